@@ -1,0 +1,30 @@
+// The human summary `ortkeep inspect` prints without --json.
+
+const mib = (n) => `${(n / 1048576).toFixed(n >= 10485760 ? 1 : 2)} MiB`;
+
+/** @returns {string} a few lines describing the model report */
+export function formatSummary(file, r) {
+  const opsets = Object.entries(r.opsetImports).map(([d, v]) => `${d || 'ai.onnx'} ${v}`).join(', ');
+  const flow = Object.entries(r.controlFlow).filter(([, n]) => n > 0).map(([op, n]) => `${n} ${op}`).join(', ') || 'none';
+  const lines = [
+    `${file}`,
+    `  sha256       ${r.sha256}`,
+    `  producer     ${r.producerName || '(none)'}${r.producerVersion ? ` ${r.producerVersion}` : ''}, IR ${r.irVersion}, opsets ${opsets}`,
+    `  graphs       ${r.totals.graphs} (${r.totals.graphs - 1} subgraphs), ${r.totals.nodes} nodes, control flow: ${flow}`,
+    `  weights      ${r.totals.initializers} initializers, ${mib(r.totals.initializerBytes)}` +
+      (r.totals.subgraphInitializers ? ` (${r.totals.subgraphInitializers} in subgraphs, ${mib(r.totals.subgraphInitializerBytes)})` : ''),
+  ];
+  for (const io of ['inputs', 'outputs']) {
+    if (!r[io]?.length) continue;
+    const list = r[io].map((v) => `${v.name}[${(v.dims ?? []).map((d) => d ?? '?').join(',')}]`).join(' ');
+    lines.push(`  ${io.padEnd(12)} ${list}`);
+  }
+  if (r.externalData.length) lines.push(`  external     ${r.externalData.length} initializers in ${[...new Set(r.externalData.map((e) => e.location))].join(', ')}`);
+  if (r.sharedInitializers.length) {
+    lines.push(`  shared       ${r.sharedInitializers.length} initializers used by several graphs (onnxruntime may duplicate them in RAM):`);
+    for (const s of r.sharedInitializers.slice(0, 5)) lines.push(`               ${s.name} (${mib(s.bytes)}) in ${s.graphs.join(', ')}`);
+  }
+  const meta = Object.keys(r.metadata);
+  if (meta.length) lines.push(`  metadata     ${meta.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}

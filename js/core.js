@@ -1,0 +1,136 @@
+// Loads the C core (Emscripten ES module + .wasm) once per realm and wraps its
+// exported ABI (wasm/ortkeep_abi.c) in plain JS. Everything here moves bytes
+// in and out of wasm memory; decisions stay in C.
+import createOrtkeepCore from '../dist/ortkeep-core.mjs';
+import { coreError, OrtkeepError } from './errors.js';
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+
+let coreUrlOverride = null;
+let corePromise = null;
+
+/**
+ * Where to fetch ortkeep-core.wasm from, for apps that host it elsewhere
+ * (like onnxruntime-web's env.wasm.wasmPaths). Call before the first load().
+ * @param {string|URL} url
+ */
+export function setCoreWasmUrl(url) {
+  coreUrlOverride = new URL(String(url), globalThis.location?.href);
+  corePromise = null;
+}
+
+function defaultCoreUrl() {
+  // import.meta.url is the module's own URL in ESM; the script-tag bundle
+  // sets the override from document.currentScript instead.
+  return new URL('../dist/ortkeep-core.wasm', import.meta.url);
+}
+
+async function readCoreBytes(url) {
+  if (isNode && url.protocol === 'file:') {
+    const { readFile } = await import('node:fs/promises');
+    const { fileURLToPath } = await import('node:url');
+    return readFile(fileURLToPath(url));
+  }
+  const response = await fetch(url);
+  if (!response.ok) {
+    throw new OrtkeepError('CORE_LOAD', `ortkeep: could not fetch ${url} (HTTP ${response.status}); serve ortkeep-core.wasm next to the bundle or call setCoreWasmUrl()`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** @returns {Promise<Core>} the shared core instance */
+export function getCore() {
+  corePromise ??= (async () => {
+    const url = coreUrlOverride ?? defaultCoreUrl();
+    let wasmBinary;
+    try {
+      wasmBinary = await readCoreBytes(url);
+    } catch (e) {
+      if (e instanceof OrtkeepError) throw e;
+      throw new OrtkeepError('CORE_LOAD', `ortkeep: could not load the core from ${url}: ${e.message}`, { cause: e });
+    }
+    const module = await createOrtkeepCore({ wasmBinary, print: () => {}, printErr: () => {} });
+    return new Core(module);
+  })();
+  corePromise.catch(() => { corePromise = null; });
+  return corePromise;
+}
+
+/** The wrapped ABI. One instance per realm; not thread-safe across workers. */
+export class Core {
+  constructor(m) {
+    this.m = m;
+  }
+
+  /** Copies bytes into wasm memory; caller frees with this.free(ptr). */
+  copyIn(bytes) {
+    const ptr = this.m._malloc(Math.max(1, bytes.byteLength));
+    if (!ptr) throw new OrtkeepError('NOMEM', `ortkeep: out of wasm memory copying ${bytes.byteLength} bytes`);
+    this.m.HEAPU8.set(bytes, ptr);
+    return ptr;
+  }
+
+  free(ptr) {
+    if (ptr) this.m._free(ptr);
+  }
+
+  lastError() {
+    const m = this.m;
+    return coreError(m._ok_abi_last_error_code(), m.UTF8ToString(m._ok_abi_last_error_message()), Number(m._ok_abi_last_error_offset()));
+  }
+
+  /**
+   * Reads an ONNX model (the C reader) and returns what it found, with the
+   * SHA-256 of the bytes. Throws an OrtkeepError with the byte offset on a
+   * malformed model.
+   * @param {Uint8Array} bytes
+   */
+  inspect(bytes) {
+    const m = this.m;
+    const ptr = this.copyIn(bytes);
+    try {
+      const jsonPtr = m._ok_abi_inspect(ptr, bytes.byteLength);
+      if (!jsonPtr) throw this.lastError();
+      try {
+        return JSON.parse(m.UTF8ToString(jsonPtr));
+      } finally {
+        m._free(jsonPtr);
+      }
+    } finally {
+      m._free(ptr);
+    }
+  }
+
+  /** A streaming SHA-256 whose state lives in wasm memory. */
+  sha256() {
+    const m = this.m;
+    const state = m._ok_abi_sha256_new();
+    if (!state) throw new OrtkeepError('NOMEM', 'ortkeep: out of wasm memory for a hash state');
+    const core = this;
+    let scratch = 0;
+    let scratchSize = 0;
+    return {
+      update(bytes) {
+        // Reuse one scratch buffer so hashing a stream does not churn malloc.
+        if (bytes.byteLength > scratchSize) {
+          core.free(scratch);
+          scratchSize = Math.max(bytes.byteLength, 1 << 20);
+          scratch = m._malloc(scratchSize);
+          if (!scratch) throw new OrtkeepError('NOMEM', 'ortkeep: out of wasm memory for hashing');
+        }
+        m.HEAPU8.set(bytes, scratch);
+        m._ok_abi_sha256_update(state, scratch, bytes.byteLength);
+      },
+      /** @returns {string} lowercase hex digest; the state is released */
+      digestHex() {
+        const out = m._malloc(65);
+        m._ok_abi_sha256_final_hex(state, out);
+        const hex = m.UTF8ToString(out);
+        m._free(out);
+        core.free(scratch);
+        m._free(state);
+        return hex;
+      },
+    };
+  }
+}

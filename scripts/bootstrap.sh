@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh Debian 12 machine: system packages, npm
+# dependencies, the three C builds and the script-tag bundle. Each step runs
+# only when what it makes is missing or stale, so a second run costs ~1 s.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log() { printf 'bootstrap: %s\n' "$*" >&2; }
+
+# 1. Debian packages (toolchains, Chromium, python3-onnx for test fixtures).
+APT_PACKAGES=(cmake gcc clang-14 lld-14 emscripten binaryen wasi-libc libclang-rt-14-dev
+  libclang-rt-14-dev-wasm32 chromium python3-onnx python3-numpy)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# 2. npm dependencies, reinstalled only when package-lock.json changed.
+lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f node_modules/.ortkeep-lock ] || [ "$(cat node_modules/.ortkeep-lock)" != "$lock_sum" ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_sum" > node_modules/.ortkeep-lock
+fi
+
+# 3. The C core, three ways. Configure once; make rebuilds what changed.
+export NODE_PATH=/usr/share/nodejs   # emcc's optimizer needs acorn from Debian
+unset EM_CACHE                       # Debian's cache is frozen; never relocate it
+for preset in native-asan wasm-wasi wasm-em; do
+  if [ ! -f "build/$preset/CMakeCache.txt" ]; then
+    log "configuring $preset"
+    cmake --preset "$preset" >/dev/null
+  fi
+  cmake --build --preset "$preset" -j2 -- --no-print-directory >/dev/null || {
+    log "build $preset failed"; cmake --build --preset "$preset" -j1; exit 1; }
+done
+
+# 4. What the npm package ships: the core module and the script-tag bundle.
+mkdir -p dist
+for f in ortkeep-core.mjs ortkeep-core.wasm; do
+  cmp -s "build/wasm-em/$f" "dist/$f" || cp "build/wasm-em/$f" "dist/$f"
+done
+newest_js=$(ls -t js/*.js dist/ortkeep-core.mjs | head -1)
+if [ ! -f dist/ortkeep.iife.js ] || [ "$newest_js" -nt dist/ortkeep.iife.js ]; then
+  log "bundling dist/ortkeep.iife.js"
+  # A classic script has no import.meta: the bundle's own URL stands in for
+  # it (document.currentScript), so relative URLs resolve next to the bundle.
+  node_modules/.bin/esbuild js/browser-global.js --bundle --format=iife --target=es2022 \
+    --external:onnxruntime-web --external:'node:*' --log-level=error \
+    --banner:js='var __ortkeepBundleUrl = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : undefined;' \
+    --define:import.meta.url=__ortkeepBundleUrl --outfile=dist/ortkeep.iife.js
+fi

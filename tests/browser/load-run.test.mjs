@@ -1,0 +1,68 @@
+// load(url).run() in real Chromium through both ways a web app can ship
+// ortkeep — the ESM build (import map) and the script-tag bundle
+// (window.ortkeep) — compared with onnxruntime-web called directly.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { REAL_MODELS } from '../models.mjs';
+import { useBrowser } from './browser-env.mjs';
+
+const env = useBrowser();
+const url = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
+
+async function compareWithOrt(page, name) {
+  return page.evaluate(async ({ name, url }) => {
+    const { ortkeep, ortDirect: ort, feeds } = window;
+    const progress = [];
+    const session = await ortkeep.load(url, { onProgress: (p) => progress.push(p.phase) });
+    const reference = await ort.InferenceSession.create(url);
+    const diffs = [];
+    for (const seed of [1, 2, 3]) {
+      const ours = await session.run(feeds.FEEDS[name](ort, seed));
+      const theirs = await reference.run(feeds.FEEDS[name](ort, seed));
+      diffs.push(feeds.maxAbsDiff(ours, theirs));
+    }
+    const result = { diffs, inputNames: session.inputNames, graphs: session.info.model.totals.graphs, sha256: session.info.source.sha256, phases: [...new Set(progress)] };
+    await session.dispose();
+    await reference.release();
+    return result;
+  }, { name, url: url(name) });
+}
+
+for (const [label, pagePath] of [['ESM build', '/tests/browser/pages/esm.html'], ['script-tag bundle', '/tests/browser/pages/script-tag.html']]) {
+  describe(`${label} in Chromium`, () => {
+    for (const name of ['silero_vad_v5', 'silero_vad_legacy', 'ppocr_v4_det']) {
+      test(`${name}: outputs equal onnxruntime-web's`, async () => {
+        const page = await env.newPage(pagePath);
+        const r = await compareWithOrt(page, name);
+        assert.deepEqual(r.diffs, [0, 0, 0]);
+        assert.match(r.sha256, /^[0-9a-f]{64}$/);
+        assert.ok(r.graphs >= 1);
+        assert.deepEqual(r.phases, ['download', 'verify', 'create-session']);
+        await page.context().close();
+      });
+    }
+  });
+}
+
+describe('errors in Chromium', () => {
+  test('HTTP 404 and a truncated download are typed errors', async () => {
+    env.handler = (req, res, { pathname }) => {
+      if (pathname !== '/cut/model.onnx') return false;
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(Buffer.alloc(3000, 0x0a)); // nested length-delimited fields that run off the end
+      return true;
+    };
+    const page = await env.newPage('/tests/browser/pages/esm.html');
+    const codes = await page.evaluate(async () => {
+      const out = [];
+      for (const u of ['/no/such/model.onnx', '/cut/model.onnx']) {
+        try { await window.ortkeep.load(u); out.push('loaded'); } catch (e) { out.push(`${e.name}:${e.code}`); }
+      }
+      return out;
+    });
+    env.handler = null;
+    assert.equal(codes[0], 'OrtkeepError:NETWORK');
+    assert.match(codes[1], /^OrtkeepError:(TRUNCATED|BAD_WIRE_TYPE|NOT_ONNX|TOO_DEEP)$/);
+    await page.context().close();
+  });
+});

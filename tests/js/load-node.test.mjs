@@ -1,0 +1,69 @@
+// load()/run() in Node with onnxruntime-web's wasm backend: the same API the
+// browser uses, on bytes instead of URLs. Outputs must equal ORT's own.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import * as ort from 'onnxruntime-web';
+import { load, OrtkeepError } from '../../js/index.js';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { FEEDS, maxAbsDiff } from '../browser/pages/feeds.js';
+import { REAL_MODELS } from '../models.mjs';
+
+ort.env.wasm.numThreads = 1;
+const modelBytes = (name) => readFile(path.join(REPO_ROOT, REAL_MODELS.find((m) => m.name === name).path));
+
+for (const name of ['silero_vad_v5', 'silero_vad_legacy', 'ppocr_v2_cls']) {
+  test(`${name}: load(bytes).run() equals onnxruntime-web`, async () => {
+    const bytes = await modelBytes(name);
+    const session = await load(bytes, { ort });
+    const reference = await ort.InferenceSession.create(bytes);
+    assert.deepEqual([...session.inputNames], [...reference.inputNames]);
+    assert.deepEqual([...session.outputNames], [...reference.outputNames]);
+    assert.equal(session.info.model.sha256, session.info.source.sha256);
+    for (const seed of [1, 2]) {
+      const ours = await session.run(FEEDS[name](ort, seed));
+      const theirs = await reference.run(FEEDS[name](ort, seed));
+      assert.equal(maxAbsDiff(ours, theirs), 0);
+    }
+    await session.dispose();
+    await reference.release();
+  });
+}
+
+test('bad feeds give typed errors naming the input, and the session still works', async () => {
+  const session = await load(await modelBytes('silero_vad_v5'), { ort });
+  const good = FEEDS.silero_vad_v5(ort, 1);
+  const expectError = async (feeds, code, re) => {
+    await assert.rejects(session.run(feeds), (e) => e instanceof OrtkeepError && e.code === code && re.test(e.message));
+  };
+  await expectError({ input: good.input, state: good.state }, 'BAD_FEED', /'sr' is missing/);
+  await expectError({ ...good, bogus: good.sr }, 'BAD_FEED', /'bogus' is not an input/);
+  await expectError({ ...good, sr: new ort.Tensor('float32', new Float32Array([16000]), []) }, 'SHAPE', /'sr' must be int64/);
+  await expectError({ ...good, state: new ort.Tensor('float32', new Float32Array(256), [2, 128]) }, 'SHAPE', /'state' must have rank 3/);
+  await expectError({ ...good, state: new ort.Tensor('float32', new Float32Array(2 * 64), [2, 1, 64]) }, 'SHAPE', /'state' dim 2 must be 128/);
+  const out = await session.run(good);
+  assert.ok(out.output.data[0] >= 0 && out.output.data[0] <= 1);
+  await session.dispose();
+  await assert.rejects(session.run(good), (e) => e.code === 'DISPOSED');
+});
+
+test('a truncated model rejects with TRUNCATED before onnxruntime sees it', async () => {
+  const bytes = await modelBytes('silero_vad_v5');
+  await assert.rejects(load(bytes.subarray(0, bytes.length - 1000), { ort }), (e) => e instanceof OrtkeepError && e.code === 'TRUNCATED');
+});
+
+test('integrity: a matching sha256 loads, a wrong one is refused', async () => {
+  const bytes = await modelBytes('ppocr_v2_cls');
+  const { createHash } = await import('node:crypto');
+  const good = `sha256-${createHash('sha256').update(bytes).digest('base64')}`;
+  const session = await load(bytes, { ort, integrity: good });
+  await session.dispose();
+  const bad = `sha256-${createHash('sha256').update('other').digest('base64')}`;
+  await assert.rejects(load(bytes, { ort, integrity: bad }), (e) => e.code === 'INTEGRITY');
+  await assert.rejects(load(bytes, { ort, integrity: 'md5-abc' }), (e) => e.code === 'INVALID_ARG');
+});
+
+test('a source of the wrong kind is a typed error', async () => {
+  await assert.rejects(load(42, { ort }), (e) => e.code === 'INVALID_SOURCE');
+});

@@ -1,0 +1,668 @@
+/* Tensor pool policy (see tensor_pool.h for the contract and action layout).
+ *
+ * State is one array of tensor entries plus one pin per slot. Sessions hold
+ * tens of tensors, so every lookup is a linear scan: no hash tables, no
+ * intrusive lists to keep consistent, and the free list is simply "entries
+ * in state FREE" ordered by their tick.
+ *
+ * Failure atomicity: every mutating call first reserves what it may need (one
+ * tensor entry, one action record per live entry + slack), and only then
+ * mutates. So OK_ERR_NOMEM and every validation error leave the pool as it
+ * was, with an empty action list.
+ *
+ * Size classes (CPU and WebGPU): 256, 512, 768, 1024, then four geometric
+ * steps per power of two (1, 1.25, 1.5, 1.75) x 2^k. Why: waste is < 25%
+ * where power-of-two classes waste up to 50%, yet a KV cache growing by one
+ * token per step stays in one class for many steps; every class is a
+ * multiple of 256, so WebGPU's multiple-of-4 size rule (and 256-byte copy
+ * alignment) always holds. A free tensor fits a request of `need` bytes when
+ * need <= capacity <= class(need): for pool-created tensors that is exactly
+ * "same class"; adopted ORT buffers (arbitrary sizes) fit the same way.
+ * WebNN: an MLTensor is created for one exact dtype+shape, so there a free
+ * tensor fits only with identical dtype and dims, and capacity = exact bytes.
+ */
+#include "tensor_pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Byte sizes above 2^53 cannot round-trip through a JS number. */
+#define MAX_BYTES ((uint64_t)1 << 53)
+#define MAX_HANDLE 0x7FFFFFFFu
+
+enum { T_PINNED = 1, T_KEPT = 2, T_FREE = 3 };
+
+typedef struct tensor {
+    uint32_t handle;     /* 0: unused entry */
+    uint8_t state;       /* T_* */
+    uint8_t backend;
+    uint8_t external;    /* caller-owned: never destroyed, never free-listed */
+    uint8_t caller_ref;  /* kept and not yet released */
+    int32_t dtype;
+    int32_t rank;
+    uint32_t slot_kind;  /* when T_PINNED */
+    uint32_t slot_index;
+    uint64_t cap;        /* bytes allocated on the device */
+    uint64_t tick;       /* when it entered the free list (LRU order) */
+    uint64_t run_used;   /* run id it was last handed out / bound in */
+    int64_t dims[OK_POOL_MAX_RANK];
+} tensor;
+
+typedef struct slot {
+    uint32_t handle;     /* pinned tensor, 0 = none */
+    uint32_t generation; /* bumps whenever the binding or its dims change */
+    int32_t decl_dtype;  /* -1 = any */
+    int32_t decl_rank;   /* -1 = any */
+} slot;
+
+struct ok_pool {
+    tensor *t;
+    uint32_t n_t, cap_t;  /* entries in use (incl. holes) / allocated */
+    uint32_t *act;
+    uint32_t n_act, cap_act; /* in records */
+    slot *slots[2];
+    uint32_t n_slots[2];
+    uint64_t budget;
+    uint64_t clock;       /* free-list ticks */
+    uint64_t run_id;
+    int run_open;
+    int disposed;
+    uint32_t next_handle;
+    uint64_t stats[OK_BACKEND_COUNT][OK_POOL_STAT_COUNT];
+};
+
+/* ---- allocation, with a failure hook for tests ---- */
+
+static int alloc_fail_after = -1;
+
+void ok_pool_set_alloc_fail_after(int n) { alloc_fail_after = n < 0 ? -1 : n; }
+
+static int alloc_allowed(void) {
+    if (alloc_fail_after == 0) return 0;
+    if (alloc_fail_after > 0) alloc_fail_after--;
+    return 1;
+}
+
+static void *pool_calloc(size_t n, size_t size) {
+    return alloc_allowed() ? calloc(n ? n : 1, size) : NULL;
+}
+
+static void *pool_realloc(void *q, size_t size) {
+    return alloc_allowed() ? realloc(q, size) : NULL;
+}
+
+/* ---- sizes ---- */
+
+/* ONNX TensorProto.DataType -> bits per element; 0 = unsupported (string). */
+static int dtype_bits(int32_t dtype) {
+    switch (dtype) {
+    case 1: case 6: case 12: return 32;            /* float, int32, uint32 */
+    case 2: case 3: case 9: return 8;              /* uint8, int8, bool */
+    case 17: case 18: case 19: case 20: return 8;  /* float8 variants */
+    case 4: case 5: case 10: case 16: return 16;   /* u/int16, float16, bfloat16 */
+    case 7: case 11: case 13: case 14: return 64;  /* int64, double, uint64, complex64 */
+    case 15: return 128;                           /* complex128 */
+    case 21: case 22: case 23: return 4;           /* uint4, int4, float4e2m1 */
+    default: return 0;
+    }
+}
+
+ok_status ok_pool_tensor_bytes(int32_t dtype, const int64_t *dims, int32_t rank, uint64_t *out) {
+    int bits = dtype_bits(dtype);
+    if (!bits || !out || rank < 0 || (rank > 0 && !dims)) return OK_ERR_INVALID_ARG;
+    if (rank > OK_POOL_MAX_RANK) return OK_ERR_LIMIT;
+    uint64_t elems = 1;
+    int zero = 0;
+    for (int32_t i = 0; i < rank; i++) {
+        if (dims[i] < 0) return OK_ERR_INVALID_ARG; /* symbolic dims must be resolved */
+        if (dims[i] == 0) zero = 1;
+    }
+    if (zero) {
+        *out = 0;
+        return OK_OK;
+    }
+    for (int32_t i = 0; i < rank; i++) {
+        uint64_t d = (uint64_t)dims[i];
+        if (d > MAX_BYTES || elems > MAX_BYTES / d) return OK_ERR_LIMIT;
+        elems *= d;
+    }
+    uint64_t bytes = (elems * (uint64_t)bits + 7) / 8; /* <= 2^53 * 128: no overflow */
+    if (bytes > MAX_BYTES) return OK_ERR_LIMIT;
+    *out = bytes;
+    return OK_OK;
+}
+
+uint64_t ok_pool_size_class(uint64_t n) {
+    if (n > MAX_BYTES) return 0;
+    if (n <= 1024) return n <= 256 ? 256 : (n + 255) & ~(uint64_t)255;
+    uint64_t pw = 1024;
+    while (pw * 2 <= n) pw *= 2;
+    uint64_t step = pw / 4;
+    return (n + step - 1) / step * step;
+}
+
+/* ---- lookup and bookkeeping ---- */
+
+static tensor *find(const ok_pool *p, uint32_t handle) {
+    if (!handle) return NULL;
+    for (uint32_t i = 0; i < p->n_t; i++)
+        if (p->t[i].handle == handle) return &p->t[i];
+    return NULL;
+}
+
+static uint32_t live_entries(const ok_pool *p) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_t; i++) n += p->t[i].handle != 0;
+    return n;
+}
+
+static int quarantined(const ok_pool *p, const tensor *t) {
+    return p->run_open && t->run_used == p->run_id;
+}
+
+/* Reserve room so the mutation that follows cannot fail: one new entry if
+ * want_entry, and enough action records for any eviction cascade. */
+static ok_status reserve(ok_pool *p, int want_entry) {
+    uint32_t live = live_entries(p);
+    if (want_entry) {
+        if (p->next_handle >= MAX_HANDLE) return OK_ERR_LIMIT;
+        if (live == p->n_t && p->n_t == p->cap_t) {
+            uint32_t nc = p->cap_t ? p->cap_t * 2 : 8;
+            tensor *nt = pool_realloc(p->t, (size_t)nc * sizeof *nt);
+            if (!nt) return OK_ERR_NOMEM;
+            p->t = nt;
+            p->cap_t = nc;
+        }
+    }
+    uint32_t need = live + 4;
+    if (need > p->cap_act) {
+        uint32_t nc = p->cap_act ? p->cap_act : 16;
+        while (nc < need) nc *= 2;
+        uint32_t *na = pool_realloc(p->act, (size_t)nc * OK_POOL_ACTION_WORDS * sizeof *na);
+        if (!na) return OK_ERR_NOMEM;
+        p->act = na;
+        p->cap_act = nc;
+    }
+    return OK_OK;
+}
+
+/* Only after reserve(p, 1). */
+static tensor *new_entry(ok_pool *p) {
+    tensor *t = NULL;
+    for (uint32_t i = 0; i < p->n_t && !t; i++)
+        if (!p->t[i].handle) t = &p->t[i];
+    if (!t) t = &p->t[p->n_t++];
+    memset(t, 0, sizeof *t);
+    t->handle = p->next_handle++;
+    return t;
+}
+
+static void emit(ok_pool *p, uint32_t op, const tensor *t, uint32_t kind, uint32_t index) {
+    uint32_t *r = p->act + (size_t)p->n_act++ * OK_POOL_ACTION_WORDS;
+    uint32_t gen = 0;
+    if (kind != OK_POOL_NONE) gen = p->slots[kind][index].generation;
+    r[0] = op;
+    r[1] = t->handle;
+    r[2] = kind;
+    r[3] = index;
+    r[4] = t->backend;
+    r[5] = gen;
+    r[6] = (uint32_t)t->cap;
+    r[7] = (uint32_t)(t->cap >> 32);
+}
+
+static uint64_t *st(ok_pool *p, const tensor *t) { return p->stats[t->backend]; }
+
+static void to_free(ok_pool *p, tensor *t) {
+    t->state = T_FREE;
+    t->slot_kind = t->slot_index = OK_POOL_NONE;
+    t->tick = ++p->clock;
+    st(p, t)[OK_STAT_BYTES_FREE] += t->cap;
+}
+
+static void destroy(ok_pool *p, tensor *t) {
+    uint64_t *s = st(p, t);
+    emit(p, OK_ACT_DESTROY, t, OK_POOL_NONE, OK_POOL_NONE);
+    if (t->state == T_FREE) s[OK_STAT_BYTES_FREE] -= t->cap;
+    s[OK_STAT_BYTES_HELD] -= t->cap;
+    s[OK_STAT_LIVE_TENSORS]--;
+    s[OK_STAT_DESTROYS]++;
+    t->handle = 0;
+}
+
+/* Least recently freed first, down to the budget. Tensors handed out in the
+ * open run are skipped: ORT may still hold them for this run. */
+static void evict(ok_pool *p) {
+    uint64_t evictable = 0;
+    for (uint32_t i = 0; i < p->n_t; i++) {
+        tensor *t = &p->t[i];
+        if (t->handle && t->state == T_FREE && !quarantined(p, t)) evictable += t->cap;
+    }
+    while (evictable > p->budget) {
+        tensor *old = NULL;
+        for (uint32_t i = 0; i < p->n_t; i++) {
+            tensor *t = &p->t[i];
+            if (t->handle && t->state == T_FREE && !quarantined(p, t) &&
+                (!old || t->tick < old->tick))
+                old = t;
+        }
+        if (!old) break;
+        evictable -= old->cap;
+        destroy(p, old);
+    }
+}
+
+/* Drop the slot's binding. The old tensor goes back to its owner: the free
+ * list (pool tensor), the caller (kept), or nowhere (external: FORGET).
+ * Returns 1 when a pool-pinned tensor was displaced (a re-pin). */
+static int unpin(ok_pool *p, uint32_t kind, uint32_t index) {
+    slot *s = &p->slots[kind][index];
+    tensor *t = find(p, s->handle);
+    s->handle = 0;
+    if (!t) return 0;
+    s->generation++;
+    if (t->external) {
+        emit(p, OK_ACT_FORGET, t, kind, index);
+        t->handle = 0;
+        return 0;
+    }
+    if (t->caller_ref) {
+        t->state = T_KEPT;
+        t->slot_kind = t->slot_index = OK_POOL_NONE;
+        return 0;
+    }
+    to_free(p, t);
+    st(p, t)[OK_STAT_REPINS]++;
+    return 1;
+}
+
+static void pin(ok_pool *p, tensor *t, uint32_t kind, uint32_t index, int32_t dtype,
+                const int64_t *dims, int32_t rank) {
+    slot *s = &p->slots[kind][index];
+    t->state = T_PINNED;
+    t->slot_kind = kind;
+    t->slot_index = index;
+    t->run_used = p->run_id;
+    t->dtype = dtype;
+    t->rank = rank;
+    if (rank > 0) memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
+    s->handle = t->handle;
+    s->generation++;
+}
+
+static int same_desc(const tensor *t, int32_t dtype, const int64_t *dims, int32_t rank) {
+    if (t->dtype != dtype || t->rank != rank) return 0;
+    for (int32_t i = 0; i < rank; i++)
+        if (t->dims[i] != dims[i]) return 0;
+    return 1;
+}
+
+/* Best fit: smallest capacity that fits, newest on ties (so the tensor a
+ * re-pin just released comes straight back when its class still fits). */
+static tensor *pick_free(ok_pool *p, int backend, int32_t dtype, const int64_t *dims,
+                         int32_t rank, uint64_t need) {
+    uint64_t cls = ok_pool_size_class(need);
+    tensor *best = NULL;
+    for (uint32_t i = 0; i < p->n_t; i++) {
+        tensor *t = &p->t[i];
+        if (!t->handle || t->state != T_FREE || t->backend != backend || quarantined(p, t))
+            continue;
+        if (backend == OK_BACKEND_WEBNN) {
+            if (!same_desc(t, dtype, dims, rank)) continue;
+        } else if (t->cap < need || t->cap > cls) {
+            continue;
+        }
+        if (!best || t->cap < best->cap || (t->cap == best->cap && t->tick > best->tick))
+            best = t;
+    }
+    return best;
+}
+
+/* ---- validation ---- */
+
+static ok_status begin_call(ok_pool *p) {
+    if (!p) return OK_ERR_INVALID_ARG;
+    p->n_act = 0;
+    return p->disposed ? OK_ERR_STATE : OK_OK;
+}
+
+static ok_status check_slot(const ok_pool *p, int kind, uint32_t index) {
+    if (kind != OK_SLOT_INPUT && kind != OK_SLOT_OUTPUT) return OK_ERR_INVALID_ARG;
+    return index < p->n_slots[kind] ? OK_OK : OK_ERR_INVALID_ARG;
+}
+
+static ok_status check_decl(const ok_pool *p, int kind, uint32_t index, int32_t dtype,
+                            int32_t rank) {
+    const slot *s = &p->slots[kind][index];
+    if ((s->decl_dtype >= 0 && s->decl_dtype != dtype) ||
+        (s->decl_rank >= 0 && s->decl_rank != rank))
+        return OK_ERR_SHAPE;
+    return OK_OK;
+}
+
+static ok_status check_request(const ok_pool *p, int kind, uint32_t index, int backend,
+                               int32_t dtype, const int64_t *dims, int32_t rank,
+                               uint64_t *need) {
+    ok_status rc = check_slot(p, kind, index);
+    if (rc) return rc;
+    if (backend < 0 || backend >= OK_BACKEND_COUNT) return OK_ERR_INVALID_ARG;
+    rc = ok_pool_tensor_bytes(dtype, dims, rank, need);
+    if (rc) return rc;
+    return check_decl(p, kind, index, dtype, rank);
+}
+
+/* ---- public API ---- */
+
+ok_pool *ok_pool_create(uint64_t budget, uint32_t n_inputs, uint32_t n_outputs) {
+    if (n_inputs > 65536 || n_outputs > 65536) return NULL;
+    ok_pool *p = pool_calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->slots[0] = pool_calloc(n_inputs, sizeof(slot));
+    p->slots[1] = pool_calloc(n_outputs, sizeof(slot));
+    if (!p->slots[0] || !p->slots[1]) {
+        free(p->slots[0]);
+        free(p->slots[1]);
+        free(p);
+        return NULL;
+    }
+    p->n_slots[0] = n_inputs;
+    p->n_slots[1] = n_outputs;
+    for (int k = 0; k < 2; k++)
+        for (uint32_t i = 0; i < p->n_slots[k]; i++)
+            p->slots[k][i].decl_dtype = p->slots[k][i].decl_rank = -1;
+    p->budget = budget;
+    p->next_handle = 1;
+    return p;
+}
+
+ok_status ok_pool_destroy(ok_pool *p) {
+    ok_status rc = begin_call(p);
+    if (rc) return rc;
+    if ((rc = reserve(p, 0))) return rc;
+    for (uint32_t i = 0; i < p->n_t; i++) {
+        tensor *t = &p->t[i];
+        if (!t->handle) continue;
+        if (t->external) {
+            emit(p, OK_ACT_FORGET, t, OK_POOL_NONE, OK_POOL_NONE);
+            t->handle = 0;
+        } else {
+            destroy(p, t);
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        for (uint32_t i = 0; i < p->n_slots[k]; i++) p->slots[k][i].handle = 0;
+    p->disposed = 1;
+    p->run_open = 0;
+    return OK_OK;
+}
+
+void ok_pool_free(ok_pool *p) {
+    if (!p) return;
+    free(p->t);
+    free(p->act);
+    free(p->slots[0]);
+    free(p->slots[1]);
+    free(p);
+}
+
+const uint32_t *ok_pool_actions(const ok_pool *p, uint32_t *count) {
+    if (count) *count = p ? p->n_act : 0;
+    return p ? p->act : NULL;
+}
+
+uint32_t ok_pool_action_count(const ok_pool *p) { return p ? p->n_act : 0; }
+
+const uint64_t *ok_pool_stats(const ok_pool *p, int backend) {
+    if (!p || backend < 0 || backend >= OK_BACKEND_COUNT) return NULL;
+    return p->stats[backend];
+}
+
+uint64_t ok_pool_budget(const ok_pool *p) { return p ? p->budget : 0; }
+
+ok_status ok_pool_set_budget(ok_pool *p, uint64_t budget) {
+    ok_status rc = begin_call(p);
+    if (rc || (rc = reserve(p, 0))) return rc;
+    p->budget = budget;
+    evict(p);
+    return OK_OK;
+}
+
+ok_status ok_pool_declare(ok_pool *p, int kind, uint32_t index, int32_t dtype, int32_t rank) {
+    ok_status rc = begin_call(p);
+    if (rc || (rc = check_slot(p, kind, index))) return rc;
+    if ((dtype != -1 && !dtype_bits(dtype)) || rank < -1 || rank > OK_POOL_MAX_RANK)
+        return OK_ERR_INVALID_ARG;
+    p->slots[kind][index].decl_dtype = dtype;
+    p->slots[kind][index].decl_rank = rank;
+    return OK_OK;
+}
+
+ok_status ok_pool_run_begin(ok_pool *p) {
+    ok_status rc = begin_call(p);
+    if (rc) return rc;
+    if (p->run_open) return OK_ERR_STATE;
+    p->run_id++;
+    p->run_open = 1;
+    return OK_OK;
+}
+
+ok_status ok_pool_run_end(ok_pool *p) {
+    ok_status rc = begin_call(p);
+    if (rc) return rc;
+    if (!p->run_open) return OK_ERR_STATE;
+    if ((rc = reserve(p, 0))) return rc;
+    p->run_open = 0;
+    evict(p); /* what the run kept from eviction */
+    return OK_OK;
+}
+
+static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
+                         const int64_t *dims, int32_t rank) {
+    uint64_t need;
+    ok_status rc = begin_call(p);
+    if (rc) return rc;
+    if ((rc = check_request(p, (int)kind, index, backend, dtype, dims, rank, &need))) return rc;
+    if ((rc = reserve(p, 1))) return rc;
+
+    tensor *cur = find(p, p->slots[kind][index].handle);
+    if (cur && !cur->external && !cur->caller_ref && cur->backend == backend &&
+        same_desc(cur, dtype, dims, rank)) {
+        cur->run_used = p->run_id;
+        st(p, cur)[OK_STAT_REUSES]++;
+        emit(p, OK_ACT_REUSE, cur, kind, index);
+        return OK_OK;
+    }
+    unpin(p, kind, index);
+    tensor *t = pick_free(p, backend, dtype, dims, rank, need);
+    if (t) {
+        st(p, t)[OK_STAT_BYTES_FREE] -= t->cap;
+        pin(p, t, kind, index, dtype, dims, rank);
+        st(p, t)[OK_STAT_TAKES]++;
+        emit(p, OK_ACT_TAKE, t, kind, index);
+    } else {
+        t = new_entry(p);
+        t->backend = (uint8_t)backend;
+        t->cap = backend == OK_BACKEND_WEBNN ? need : ok_pool_size_class(need);
+        pin(p, t, kind, index, dtype, dims, rank);
+        uint64_t *s = st(p, t);
+        s[OK_STAT_CREATES]++;
+        s[OK_STAT_LIVE_TENSORS]++;
+        s[OK_STAT_BYTES_HELD] += t->cap;
+        emit(p, OK_ACT_CREATE, t, kind, index);
+    }
+    evict(p);
+    return OK_OK;
+}
+
+ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype,
+                        const int64_t *dims, int32_t rank) {
+    return request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank);
+}
+
+ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype,
+                         const int64_t *dims, int32_t rank) {
+    return request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank);
+}
+
+ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle) {
+    ok_status rc = begin_call(p);
+    if (rc || (rc = check_slot(p, OK_SLOT_INPUT, index))) return rc;
+    tensor *t = find(p, handle);
+    if (!t) return OK_ERR_NOT_FOUND;
+    if (t->state == T_PINNED) {
+        if (t->slot_kind == OK_SLOT_INPUT && t->slot_index == index && t->caller_ref) {
+            t->run_used = p->run_id; /* already bound here: same binding */
+            emit(p, OK_ACT_BIND, t, OK_SLOT_INPUT, index);
+            return OK_OK;
+        }
+        return OK_ERR_IN_USE; /* bound elsewhere, or an output pin not kept */
+    }
+    if (t->state != T_KEPT) return OK_ERR_STATE;
+    /* Kept during this very run (it was this run's output): ORT cannot read
+     * an input it is writing. Bind it in the next run. */
+    if (quarantined(p, t)) return OK_ERR_IN_USE;
+    if ((rc = check_decl(p, OK_SLOT_INPUT, index, t->dtype, t->rank))) return rc;
+    if ((rc = reserve(p, 0))) return rc;
+    unpin(p, OK_SLOT_INPUT, index);
+    int64_t dims[OK_POOL_MAX_RANK];
+    memcpy(dims, t->dims, sizeof dims);
+    pin(p, t, OK_SLOT_INPUT, index, t->dtype, dims, t->rank);
+    emit(p, OK_ACT_BIND, t, OK_SLOT_INPUT, index);
+    evict(p);
+    return OK_OK;
+}
+
+ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backend,
+                                int32_t dtype, const int64_t *dims, int32_t rank) {
+    uint64_t need;
+    ok_status rc = begin_call(p);
+    if (rc) return rc;
+    if ((rc = check_request(p, kind, index, backend, dtype, dims, rank, &need))) return rc;
+    if ((rc = reserve(p, 1))) return rc;
+    unpin(p, (uint32_t)kind, index);
+    tensor *t = new_entry(p);
+    t->backend = (uint8_t)backend;
+    t->external = 1;
+    t->cap = need; /* informational: not the pool's bytes */
+    pin(p, t, (uint32_t)kind, index, dtype, dims, rank);
+    emit(p, OK_ACT_EXTERNAL, t, (uint32_t)kind, index);
+    evict(p);
+    return OK_OK;
+}
+
+ok_status ok_pool_adopt(ok_pool *p, uint32_t index, int backend, int32_t dtype,
+                        const int64_t *dims, int32_t rank, uint64_t capacity) {
+    uint64_t need;
+    ok_status rc = begin_call(p);
+    if (rc) return rc;
+    if ((rc = check_request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank, &need)))
+        return rc;
+    if (capacity && (capacity < need || capacity > MAX_BYTES)) return OK_ERR_INVALID_ARG;
+    if ((rc = reserve(p, 1))) return rc;
+    unpin(p, OK_SLOT_OUTPUT, index);
+    tensor *t = new_entry(p);
+    t->backend = (uint8_t)backend;
+    t->cap = capacity ? capacity : need;
+    pin(p, t, OK_SLOT_OUTPUT, index, dtype, dims, rank);
+    uint64_t *s = st(p, t);
+    s[OK_STAT_ADOPTS]++;
+    s[OK_STAT_LIVE_TENSORS]++;
+    s[OK_STAT_BYTES_HELD] += t->cap;
+    emit(p, OK_ACT_ADOPT, t, OK_SLOT_OUTPUT, index);
+    evict(p);
+    return OK_OK;
+}
+
+ok_status ok_pool_keep(ok_pool *p, uint32_t out_index) {
+    ok_status rc = begin_call(p);
+    if (rc || (rc = check_slot(p, OK_SLOT_OUTPUT, out_index))) return rc;
+    slot *s = &p->slots[OK_SLOT_OUTPUT][out_index];
+    tensor *t = find(p, s->handle);
+    if (!t) return OK_ERR_NOT_FOUND;
+    if (t->external) return OK_ERR_STATE; /* the caller owns it already */
+    if ((rc = reserve(p, 0))) return rc;
+    s->handle = 0;
+    s->generation++;
+    t->state = T_KEPT;
+    t->caller_ref = 1;
+    t->slot_kind = t->slot_index = OK_POOL_NONE;
+    emit(p, OK_ACT_KEEP, t, OK_SLOT_OUTPUT, out_index);
+    return OK_OK;
+}
+
+ok_status ok_pool_release(ok_pool *p, uint32_t handle) {
+    ok_status rc = begin_call(p);
+    if (rc) return rc;
+    tensor *t = find(p, handle);
+    if (!t) return OK_ERR_NOT_FOUND;
+    if (t->external || !t->caller_ref) return OK_ERR_STATE;
+    if ((rc = reserve(p, 0))) return rc;
+    t->caller_ref = 0;
+    if (t->state == T_KEPT) to_free(p, t); /* still bound: freed when unpinned */
+    evict(p);
+    return OK_OK;
+}
+
+uint32_t ok_pool_pinned(const ok_pool *p, int kind, uint32_t index) {
+    if (!p || check_slot(p, kind, index)) return 0;
+    return p->slots[kind][index].handle;
+}
+
+int32_t ok_pool_tensor_dims(const ok_pool *p, uint32_t handle, int64_t *dims, int32_t cap) {
+    const tensor *t = p ? find(p, handle) : NULL;
+    if (!t) return -1;
+    for (int32_t i = 0; i < t->rank && i < cap; i++) dims[i] = t->dims[i];
+    return t->rank;
+}
+
+ok_status ok_pool_check(const ok_pool *p) {
+    if (!p) return OK_ERR_INVALID_ARG;
+    uint64_t held[OK_BACKEND_COUNT] = {0}, fr[OK_BACKEND_COUNT] = {0};
+    uint64_t live[OK_BACKEND_COUNT] = {0}, evictable = 0;
+    if (p->n_t > p->cap_t || p->n_act > p->cap_act) return OK_ERR_CORRUPT;
+    for (uint32_t i = 0; i < p->n_t; i++) {
+        const tensor *t = &p->t[i];
+        if (!t->handle) continue;
+        if (t->handle >= p->next_handle || t->backend >= OK_BACKEND_COUNT) return OK_ERR_CORRUPT;
+        for (uint32_t j = i + 1; j < p->n_t; j++)
+            if (p->t[j].handle == t->handle) return OK_ERR_CORRUPT;
+        if (t->external) {
+            if (t->state != T_PINNED || t->caller_ref) return OK_ERR_CORRUPT;
+        } else {
+            held[t->backend] += t->cap;
+            live[t->backend]++;
+        }
+        switch (t->state) {
+        case T_PINNED:
+            if (t->slot_kind > 1 || t->slot_index >= p->n_slots[t->slot_kind] ||
+                p->slots[t->slot_kind][t->slot_index].handle != t->handle)
+                return OK_ERR_CORRUPT;
+            break;
+        case T_KEPT:
+            if (!t->caller_ref) return OK_ERR_CORRUPT;
+            break;
+        case T_FREE:
+            if (t->caller_ref || t->external) return OK_ERR_CORRUPT;
+            fr[t->backend] += t->cap;
+            if (!quarantined(p, t)) evictable += t->cap;
+            break;
+        default:
+            return OK_ERR_CORRUPT;
+        }
+        if (t->state != T_PINNED && t->slot_kind != OK_POOL_NONE) return OK_ERR_CORRUPT;
+    }
+    for (int k = 0; k < 2; k++)
+        for (uint32_t i = 0; i < p->n_slots[k]; i++) {
+            const tensor *t = find(p, p->slots[k][i].handle);
+            if (p->slots[k][i].handle &&
+                (!t || t->state != T_PINNED || t->slot_kind != (uint32_t)k || t->slot_index != i))
+                return OK_ERR_CORRUPT;
+        }
+    for (int b = 0; b < OK_BACKEND_COUNT; b++)
+        if (p->stats[b][OK_STAT_BYTES_HELD] != held[b] || p->stats[b][OK_STAT_BYTES_FREE] != fr[b] ||
+            p->stats[b][OK_STAT_LIVE_TENSORS] != live[b])
+            return OK_ERR_CORRUPT;
+    if (evictable > p->budget) return OK_ERR_CORRUPT;
+    if (p->disposed && live_entries(p)) return OK_ERR_CORRUPT;
+    return OK_OK;
+}
