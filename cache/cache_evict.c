@@ -1,0 +1,76 @@
+/* LRU eviction under a byte budget and the browser's free quota.
+ *
+ * Only idle entries are candidates: no reference (being read or serving a
+ * live session), no download in flight. The plan is all-or-nothing: when
+ * evicting every candidate would still not make room, nothing is evicted
+ * and the caller loads uncached -- emptying the cache for a download that
+ * cannot be stored anyway would only lose data. */
+#include "cache_internal.h"
+
+static int fits(const ok_cache *c, uint64_t used, uint64_t freed,
+                uint64_t need, uint64_t quota_free) {
+    uint64_t after = used - freed;
+    if (c->budget && (need > c->budget || after > c->budget - need)) return 0;
+    if (quota_free != UINT64_MAX && freed < need && need - freed > quota_free)
+        return 0;
+    return 1;
+}
+
+static int candidate(const ok_entry *e, const ok_entry *keep) {
+    return e != keep && e->refcount == 0 && !e->writing && !e->uncached;
+}
+
+ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
+                        const ok_entry *keep, int min_one) {
+    uint64_t used = ok_cache_bytes_stored(c), freed = 0;
+    uint32_t i, picked = 0;
+
+    for (i = 0; i < c->n_entries; i++) c->entries[i]->mark = 0;
+    while (!fits(c, used, freed, need, quota_free) || (min_one && !picked)) {
+        ok_entry *lru = NULL;
+        for (i = 0; i < c->n_entries; i++) {
+            ok_entry *e = c->entries[i];
+            if (e->mark || !candidate(e, keep)) continue;
+            /* oldest use first; ties by id (older load first) */
+            if (!lru || e->last_used < lru->last_used ||
+                (e->last_used == lru->last_used && e->id < lru->id))
+                lru = e;
+        }
+        if (!lru) {
+            for (i = 0; i < c->n_entries; i++) c->entries[i]->mark = 0;
+            return OK_ERR_QUOTA;
+        }
+        lru->mark = 1;
+        freed += ok_entry_stored_bytes(lru);
+        picked++;
+    }
+    return OK_OK;
+}
+
+ok_status ok_evict_push(ok_cache *c) {
+    ok_act_mark mk = ok_act_mark_get(c);
+    ok_status st = OK_OK;
+    uint32_t i;
+    for (i = 0; i < c->n_entries && !st; i++)
+        if (c->entries[i]->mark) st = ok_act_push_drop(c, c->entries[i]);
+    if (st) ok_act_rollback(c, mk);
+    return st;
+}
+
+void ok_evict_apply(ok_cache *c) {
+    uint32_t i = 0;
+    while (i < c->n_entries) {
+        if (c->entries[i]->mark) ok_idx_remove(c, c->entries[i]);
+        else i++;
+    }
+}
+
+ok_status ok_cache_plan_space(ok_cache *c, uint64_t need_bytes,
+                              uint64_t quota_free) {
+    ok_status st;
+    if (!c) return OK_ERR_INVALID_ARG;
+    st = ok_evict_plan(c, need_bytes, quota_free, NULL, 0);
+    if (!st) st = ok_evict_push(c);
+    if (!st) ok_evict_apply(c);
+    return st;
+}

@@ -1,0 +1,204 @@
+/* Entry manifests: the bytes of one "index" record.
+ *
+ * Layout (little-endian), version 1:
+ *     0  "OKCM"                 magic
+ *     4  u16 version = 1, u16 0
+ *     8  u32 record length, CRC included
+ *    12  u32 state, form, chunk_size, chunk_count, stored_count,
+ *            integrity_count, 0
+ *    40  u64 gen, total_size, last_used, hit_count
+ *    72  [32] content sha256 (zero until committed)
+ *   104  u32 key_len, url_len, etag_len, lm_len
+ *   120  integrity_count * 32   expected sha256 digests (SRI)
+ *        key, url, etag, last-modified bytes
+ *        stored_count * 32      chunk digests
+ *   end  u32 CRC-32 (IEEE) of everything before it
+ *
+ * Decoding checks every field against the others, so a record that passes
+ * describes a self-consistent entry; anything else is a typed error. */
+#include <string.h>
+
+#include "cache_internal.h"
+
+#define MF_MAGIC "OKCM"
+#define MF_VERSION 1u
+#define MF_HEAD 120u
+
+static uint32_t crc32_ieee(const uint8_t *p, size_t n) {
+    static const uint32_t t[16] = {
+        0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u,
+        0x6B6B51F4u, 0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u,
+        0xD6D6A3E8u, 0xCB61B38Cu, 0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u,
+        0xBDBDF21Cu};
+    uint32_t c = 0xFFFFFFFFu;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        c ^= p[i];
+        c = (c >> 4) ^ t[c & 15];
+        c = (c >> 4) ^ t[c & 15];
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static void put64(uint8_t *p, uint64_t v) {
+    put32(p, (uint32_t)v);
+    put32(p + 4, (uint32_t)(v >> 32));
+}
+static uint32_t get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+static uint64_t get64(const uint8_t *p) {
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+size_t ok_manifest_size(const ok_manifest *m) {
+    return MF_HEAD + (size_t)m->integrity_count * 32 + m->key_len +
+           m->url_len + m->etag_len + m->lm_len +
+           (size_t)m->stored_count * 32 + 4;
+}
+
+ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
+    size_t need, off;
+    if (!m || !out) return OK_ERR_INVALID_ARG;
+    need = ok_manifest_size(m);
+    if (cap < need || need > 0xFFFFFFFFu) return OK_ERR_INVALID_ARG;
+    memset(out, 0, MF_HEAD);
+    memcpy(out, MF_MAGIC, 4);
+    out[4] = (uint8_t)MF_VERSION;
+    put32(out + 8, (uint32_t)need);
+    put32(out + 12, m->state);
+    put32(out + 16, m->form);
+    put32(out + 20, m->chunk_size);
+    put32(out + 24, m->chunk_count);
+    put32(out + 28, m->stored_count);
+    put32(out + 32, m->integrity_count);
+    put64(out + 40, m->gen);
+    put64(out + 48, m->total_size);
+    put64(out + 56, m->last_used);
+    put64(out + 64, m->hit_count);
+    memcpy(out + 72, m->sha256, 32);
+    put32(out + 104, m->key_len);
+    put32(out + 108, m->url_len);
+    put32(out + 112, m->etag_len);
+    put32(out + 116, m->lm_len);
+    off = MF_HEAD;
+#define MF_PUT(ptr, n)                                                    \
+    do {                                                                  \
+        size_t mf_n_ = (n);                                               \
+        if (mf_n_) memcpy(out + off, (ptr), mf_n_);                       \
+        off += mf_n_;                                                     \
+    } while (0)
+    MF_PUT(m->integrity, (size_t)m->integrity_count * 32);
+    MF_PUT(m->key, m->key_len);
+    MF_PUT(m->url, m->url_len);
+    MF_PUT(m->etag, m->etag_len);
+    MF_PUT(m->last_modified, m->lm_len);
+    MF_PUT(m->digests, (size_t)m->stored_count * 32);
+#undef MF_PUT
+    put32(out + off, crc32_ieee(out, off));
+    return OK_OK;
+}
+
+static int has_nul(const uint8_t *p, uint32_t n) {
+    return n && memchr(p, 0, n) != NULL;
+}
+
+ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
+    uint32_t rec_len, strs;
+    uint64_t body, need_chunks;
+    const uint8_t *p;
+    uint8_t *blk;
+    char *s;
+    size_t blk_len;
+
+    if (!m) return OK_ERR_INVALID_ARG;
+    memset(m, 0, sizeof *m);
+    if (!b) return len ? OK_ERR_INVALID_ARG : OK_ERR_TRUNCATED;
+    if (len < 4) return memcmp(b, MF_MAGIC, len) ? OK_ERR_CORRUPT
+                                                 : OK_ERR_TRUNCATED;
+    if (memcmp(b, MF_MAGIC, 4) != 0) return OK_ERR_CORRUPT;
+    if (len < 12) return OK_ERR_TRUNCATED;
+    if (get32(b + 4) != MF_VERSION) return OK_ERR_CORRUPT;
+    rec_len = get32(b + 8);
+    if (rec_len > len) return OK_ERR_TRUNCATED;
+    if (rec_len < len || rec_len < MF_HEAD + 4) return OK_ERR_CORRUPT;
+    if (crc32_ieee(b, len - 4) != get32(b + len - 4)) return OK_ERR_CORRUPT;
+
+    m->state = get32(b + 12);
+    m->form = get32(b + 16);
+    m->chunk_size = get32(b + 20);
+    m->chunk_count = get32(b + 24);
+    m->stored_count = get32(b + 28);
+    m->integrity_count = get32(b + 32);
+    m->gen = get64(b + 40);
+    m->total_size = get64(b + 48);
+    m->last_used = get64(b + 56);
+    m->hit_count = get64(b + 64);
+    memcpy(m->sha256, b + 72, 32);
+    m->key_len = get32(b + 104);
+    m->url_len = get32(b + 108);
+    m->etag_len = get32(b + 112);
+    m->lm_len = get32(b + 116);
+
+    if (m->state != OK_ENTRY_PENDING && m->state != OK_ENTRY_COMMITTED)
+        return OK_ERR_CORRUPT;
+    if (get32(b + 36) != 0 || b[6] || b[7]) return OK_ERR_CORRUPT;
+    if (m->chunk_size == 0 || m->total_size == 0) return OK_ERR_CORRUPT;
+    if (m->chunk_size > OK_CACHE_MAX_CHUNK_SIZE) return OK_ERR_LIMIT;
+    need_chunks = (m->total_size - 1) / m->chunk_size + 1;
+    if (need_chunks != m->chunk_count) return OK_ERR_CORRUPT;
+    if (m->chunk_count > OK_CACHE_MAX_CHUNKS) return OK_ERR_LIMIT;
+    if (m->stored_count > m->chunk_count) return OK_ERR_CORRUPT;
+    if (m->state == OK_ENTRY_COMMITTED && m->stored_count != m->chunk_count)
+        return OK_ERR_CORRUPT;
+    if (m->integrity_count > OK_CACHE_MAX_INTEGRITY) return OK_ERR_LIMIT;
+    if (m->key_len == 0) return OK_ERR_CORRUPT;
+    if (m->key_len > OK_CACHE_MAX_KEY || m->url_len > OK_CACHE_MAX_STR ||
+        m->etag_len > OK_CACHE_MAX_STR || m->lm_len > OK_CACHE_MAX_STR)
+        return OK_ERR_LIMIT;
+    strs = m->key_len + m->url_len + m->etag_len + m->lm_len;
+    body = (uint64_t)MF_HEAD + (uint64_t)m->integrity_count * 32 + strs +
+           (uint64_t)m->stored_count * 32 + 4;
+    if (body != len) return OK_ERR_CORRUPT;
+
+    p = b + MF_HEAD + (size_t)m->integrity_count * 32;
+    if (has_nul(p, m->key_len) || has_nul(p + m->key_len, m->url_len) ||
+        has_nul(p + m->key_len + m->url_len, m->etag_len) ||
+        has_nul(p + m->key_len + m->url_len + m->etag_len, m->lm_len))
+        return OK_ERR_CORRUPT;
+
+    /* One block: key\0 url\0 etag\0 lm\0 integrity digests. */
+    blk_len = (size_t)strs + 4 + (size_t)m->integrity_count * 32 +
+              (size_t)m->stored_count * 32;
+    blk = ok_cache_malloc(blk_len);
+    if (!blk) {
+        memset(m, 0, sizeof *m);
+        return OK_ERR_NOMEM;
+    }
+    s = (char *)blk;
+    memcpy(s, p, m->key_len); s[m->key_len] = 0; m->key = s;
+    p += m->key_len; s += m->key_len + 1;
+    memcpy(s, p, m->url_len); s[m->url_len] = 0; m->url = s;
+    p += m->url_len; s += m->url_len + 1;
+    memcpy(s, p, m->etag_len); s[m->etag_len] = 0; m->etag = s;
+    p += m->etag_len; s += m->etag_len + 1;
+    memcpy(s, p, m->lm_len); s[m->lm_len] = 0; m->last_modified = s;
+    p += m->lm_len; s += m->lm_len + 1;
+    memcpy(s, b + MF_HEAD, (size_t)m->integrity_count * 32);
+    m->integrity = (const uint8_t *)s;
+    s += (size_t)m->integrity_count * 32;
+    memcpy(s, p, (size_t)m->stored_count * 32);
+    m->digests = (const uint8_t *)s;
+    return OK_OK;
+}
+
+void ok_manifest_free(ok_manifest *m) {
+    if (!m) return;
+    ok_cache_free((void *)m->key);
+    memset(m, 0, sizeof *m);
+}
