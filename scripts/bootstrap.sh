@@ -45,13 +45,12 @@ mkdir -p dist
 for f in ortkeep-core.mjs ortkeep-core.wasm; do
   cmp -s "build/wasm-em/$f" "dist/$f" || cp "build/wasm-em/$f" "dist/$f"
 done
-newest_js=$(ls -t js/*.js dist/ortkeep-core.mjs | head -1)
-if [ ! -f dist/ortkeep.iife.js ] || [ "$newest_js" -nt dist/ortkeep.iife.js ]; then
+if [ ! -f dist/ortkeep.iife.js ] || [ -n "$(find js dist/ortkeep-core.mjs scripts/bootstrap.sh -newer dist/ortkeep.iife.js \( -name '*.js' -o -name '*.mjs' -o -name '*.sh' \))" ]; then
   log "bundling dist/ortkeep.iife.js"
   # A classic script has no import.meta: the bundle's own URL stands in for
   # it (document.currentScript), so relative URLs resolve next to the bundle.
   node_modules/.bin/esbuild js/browser-global.js --bundle --format=iife --target=es2022 \
-    --external:onnxruntime-web --external:'node:*' --log-level=error \
+    --external:onnxruntime-web --external:'node:*' --log-level=error --minify \
     --banner:js='var __ortkeepBundleUrl = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : undefined;' \
     --define:import.meta.url=__ortkeepBundleUrl --outfile=dist/ortkeep.iife.js
 fi

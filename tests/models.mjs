@@ -57,14 +57,4 @@ export async function assembleChunkedModel(model) {
   return out;
 }
 
-/** A deterministic PRNG (mulberry32) so every run feeds the same inputs. */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng as prng } from './browser/pages/feeds.js';

@@ -1,7 +1,8 @@
 // Deterministic inputs for the real test models, built in the page with the
 // page's own onnxruntime-web. Served to test pages, the demo and the bench.
 
-function rng(seed) {
+/** A deterministic PRNG (mulberry32) so every run feeds the same inputs. */
+export function rng(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
