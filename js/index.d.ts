@@ -21,6 +21,54 @@ export interface LoadOptions {
   integrity?: string;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
+  /** the session's tensor pool (always on; these tune it) */
+  pool?: PoolOptions;
+}
+
+export interface PoolOptions {
+  /** default: from the first execution provider ('webgpu' → webgpu, 'webnn' → webnn, else cpu) */
+  device?: 'cpu' | 'webgpu' | 'webnn';
+  /** bytes of free (unpinned) tensors kept for reuse; default 64 MiB */
+  budgetBytes?: number;
+  /** the MLContext the WebNN session runs on; default: executionProviders[i].context of the 'webnn' entry */
+  context?: unknown;
+  /** the GPUDevice to create buffers on; default: ort.env.webgpu.device */
+  gpuDevice?: unknown;
+}
+
+/** Counters of the C pool (wasm/tensor_pool.h), for the session's device. */
+export interface PoolCounters {
+  creates: number; reuses: number; repins: number; destroys: number; takes: number; adopts: number;
+  bytesHeld: number; bytesFree: number; liveTensors: number;
+}
+
+export interface PoolStats extends PoolCounters {
+  device: 'cpu' | 'webgpu' | 'webnn';
+  /** staging buffers and CPU arrays that device outputs are read back through */
+  readback: PoolCounters;
+}
+
+export interface TensorPool {
+  readonly device: 'cpu' | 'webgpu' | 'webnn';
+  /** what the pool did so far; after dispose(), its final counters */
+  stats(): PoolStats;
+  /** gives a kept output back to the pool (same as tensor.dispose() for device tensors); false if it was not kept */
+  release(tensor: ort.Tensor): boolean;
+  /** checks the C invariants and that every pool tensor has its device object; throws OrtkeepError 'CORRUPT' */
+  check(): true;
+}
+
+export interface RunOptions {
+  /** outputs to compute; default all */
+  fetches?: string[];
+  /**
+   * outputs to keep on the device: returned as ort.Tensors located on the
+   * device ('gpu-buffer' / 'ml-tensor'; CPU tensors on the cpu pool) that the
+   * caller owns until tensor.dispose() or session.pool.release(tensor); feed
+   * them back as inputs of a later run (no CPU round trip). session.dispose()
+   * destroys any not released.
+   */
+  keep?: string[];
 }
 
 export interface ValueInfo {
@@ -65,20 +113,33 @@ export interface SessionInfo {
   timings: { runtimeMs: number; bytesMs: number; readMs: number; createMs: number; totalMs: number };
 }
 
+/**
+ * A feed: CPU data (copied into the input's pinned tensor), an ort.Tensor on
+ * the CPU, a device ort.Tensor the caller owns (bound as is, never destroyed
+ * by the pool), or a kept output of this session.
+ */
 export type Feed = ort.Tensor | { data: ArrayBufferView | string[]; dims: readonly number[]; type?: ort.Tensor.Type } | ArrayBufferView;
 
 export declare class Session {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   readonly info: SessionInfo;
-  run(feeds: Record<string, Feed>, options?: { fetches?: string[] }): Promise<Record<string, ort.Tensor>>;
+  readonly pool: TensorPool;
+  /**
+   * Runs the model. Outputs come back as CPU ort.Tensors; on the webgpu and
+   * webnn pools their arrays are pooled and overwritten by the next run()
+   * (copy what you keep), except outputs named in `keep`.
+   */
+  run(feeds: Record<string, Feed>, options?: RunOptions): Promise<Record<string, ort.Tensor>>;
+  /** destroys every tensor the pool created, then releases the onnxruntime-web session */
   dispose(): Promise<void>;
 }
 
 export type ErrorCode =
   | 'EMPTY' | 'TRUNCATED' | 'BAD_WIRE_TYPE' | 'BAD_VARINT' | 'TOO_DEEP' | 'NOT_ONNX' | 'LIMIT'
   | 'INTEGRITY' | 'NETWORK' | 'ABORTED' | 'BAD_FEED' | 'SHAPE' | 'SESSION_CREATE' | 'RUN'
-  | 'ORT_MISSING' | 'CORE_LOAD' | 'INVALID_SOURCE' | 'INVALID_ARG' | 'DISPOSED' | 'NOMEM' | (string & {});
+  | 'ORT_MISSING' | 'CORE_LOAD' | 'INVALID_SOURCE' | 'INVALID_ARG' | 'DISPOSED' | 'NOMEM'
+  | 'DEVICE' | 'CORRUPT' | (string & {});
 
 export declare class OrtkeepError extends Error {
   readonly name: 'OrtkeepError';

@@ -2,7 +2,7 @@
 import { getCore, setCoreWasmUrl } from './core.js';
 import { OrtkeepError } from './errors.js';
 import { createSession, resolveOrt } from './ort-adapter.js';
-import { Session } from './session.js';
+import { Session, poolSessionOptions } from './session.js';
 import { readSource } from './sources.js';
 
 export { OrtkeepError, Session, setCoreWasmUrl };
@@ -27,14 +27,14 @@ export async function load(source, options = {}) {
   if (options.integrity) checkIntegrity(options.integrity, model.sha256, url);
   const tRead = now();
   options.onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength, phase: 'create-session' });
-  const sessionOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
+  const sessionOptions = poolSessionOptions(options, { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions });
   const ortSession = await createSession(ort, bytes, sessionOptions);
   const tSession = now();
   return new Session(ort, ortSession, {
     model,
     source: { url, bytes: bytes.byteLength, sha256: model.sha256 },
     timings: { runtimeMs: tReady - t0, bytesMs: tBytes - tReady, readMs: tRead - tBytes, createMs: tSession - tRead, totalMs: tSession - t0 },
-  });
+  }, { core, pool: options.pool, executionProviders: sessionOptions.executionProviders });
 }
 
 /**

@@ -1,0 +1,167 @@
+// The JS face of the C tensor pool (wasm/tensor_pool.h). It only moves
+// integers in and out of wasm memory: every call returns the ACTIONS the C
+// policy decided, read from the module's heap as 8-uint32 records. What to
+// create, reuse, re-pin, keep or destroy is decided in C, never here.
+import { OrtkeepError } from './errors.js';
+
+export const BACKEND = Object.freeze({ cpu: 0, webgpu: 1, webnn: 2 });
+export const BACKEND_NAMES = Object.freeze(['cpu', 'webgpu', 'webnn']);
+export const SLOT = Object.freeze({ input: 0, output: 1 });
+export const OP = Object.freeze({
+  CREATE: 1, REUSE: 2, TAKE: 3, DESTROY: 4, BIND: 5, EXTERNAL: 6, FORGET: 7, ADOPT: 8, KEEP: 9,
+});
+export const OP_NAMES = Object.freeze(['', 'CREATE', 'REUSE', 'TAKE', 'DESTROY', 'BIND', 'EXTERNAL', 'FORGET', 'ADOPT', 'KEEP']);
+export const NONE = 0xffffffff;
+const WORDS = 8;
+const MAX_RANK = 16;
+const STAT_NAMES = ['creates', 'reuses', 'repins', 'destroys', 'takes', 'adopts', 'bytesHeld', 'bytesFree', 'liveTensors'];
+
+/** C status numbers (wasm/ok_error.h) the pool returns, by name. */
+const STATUS = { 1: 'NOMEM', 2: 'INVALID_ARG', 9: 'LIMIT', 10: 'NOT_FOUND', 11: 'STATE', 12: 'CORRUPT', 15: 'SHAPE', 16: 'IN_USE' };
+
+/** ONNX TensorProto.DataType numbers by onnxruntime-web type name. */
+export const ORT_TYPE_TO_ONNX = Object.freeze({
+  float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, string: 8, bool: 9,
+  float16: 10, float64: 11, uint32: 12, uint64: 13, uint4: 21, int4: 22,
+});
+
+/** A failed pool call: `status` is the C code name (e.g. 'SHAPE', 'IN_USE'). */
+export class PoolStatus extends Error {
+  constructor(status, call) {
+    super(`ortkeep: tensor pool ${call} failed: ${STATUS[status] ?? status}`);
+    this.status = STATUS[status] ?? `CORE_${status}`;
+  }
+}
+
+/**
+ * One C pool. Mutating calls return the number of action records, readable
+ * with op(k), handle(k) … until the next call (they are copied out of wasm
+ * memory, so wasm memory growth cannot move them).
+ */
+export class PoolCore {
+  /**
+   * @param {import('./core.js').Core} core
+   * @param {{inputs: number, outputs: number, budgetBytes?: number}} shape
+   */
+  constructor(core, { inputs, outputs, budgetBytes = 64 * 1024 * 1024 }) {
+    this.m = core.m;
+    this.p = this.m._ok_pool_create(BigInt(budgetBytes), inputs, outputs);
+    if (!this.p) throw new OrtkeepError('NOMEM', 'ortkeep: out of wasm memory creating a tensor pool');
+    // One scratch area for dims (16 x int64) and an out-param (uint64), kept
+    // for the pool's lifetime: no malloc per call.
+    this.scratch = this.m._malloc(MAX_RANK * 8 + 8);
+    if (!this.scratch) throw new OrtkeepError('NOMEM', 'ortkeep: out of wasm memory for the pool');
+    this.acts = new Uint32Array(WORDS * 16);
+    this.count = 0;
+    this.freed = false;
+  }
+
+  #status(rc, call) {
+    this.#readActions();
+    if (rc !== 0) throw new PoolStatus(rc, call);
+    return this.count;
+  }
+
+  #readActions() {
+    const m = this.m;
+    const n = m._ok_pool_action_count(this.p);
+    if (n * WORDS > this.acts.length) this.acts = new Uint32Array(Math.max(n * WORDS, this.acts.length * 2));
+    if (n) {
+      const base = m._ok_pool_actions(this.p, 0) >>> 2;
+      const heap = m.HEAPU32;
+      for (let i = 0; i < n * WORDS; i++) this.acts[i] = heap[base + i];
+    }
+    this.count = n;
+  }
+
+  /** Writes dims into the scratch area as int64 (non-negative, < 2^53). */
+  #dims(dims) {
+    if (dims.length > MAX_RANK) throw new PoolStatus(9, 'dims');
+    const heap = this.m.HEAPU32;
+    const base = this.scratch >>> 2;
+    for (let i = 0; i < dims.length; i++) {
+      const d = dims[i];
+      heap[base + 2 * i] = d >>> 0;
+      heap[base + 2 * i + 1] = d >= 0 ? Math.floor(d / 4294967296) : 0xffffffff;
+    }
+    return this.scratch;
+  }
+
+  op(k) { return this.acts[k * WORDS]; }
+  handle(k) { return this.acts[k * WORDS + 1]; }
+  slotKind(k) { return this.acts[k * WORDS + 2]; }
+  slotIndex(k) { return this.acts[k * WORDS + 3]; }
+  backend(k) { return this.acts[k * WORDS + 4]; }
+  generation(k) { return this.acts[k * WORDS + 5]; }
+  bytes(k) { return this.acts[k * WORDS + 6] + this.acts[k * WORDS + 7] * 4294967296; }
+
+  /** The current action list as objects (tests and debugging). */
+  actions() {
+    const out = [];
+    for (let k = 0; k < this.count; k++) {
+      out.push({ op: OP_NAMES[this.op(k)], handle: this.handle(k), slotKind: this.slotKind(k), slotIndex: this.slotIndex(k),
+        backend: BACKEND_NAMES[this.backend(k)], generation: this.generation(k), bytes: this.bytes(k) });
+    }
+    return out;
+  }
+
+  declare(kind, index, dtype, rank) { return this.#status(this.m._ok_pool_declare(this.p, kind, index, dtype, rank), 'declare'); }
+  runBegin() { return this.#status(this.m._ok_pool_run_begin(this.p), 'run_begin'); }
+  runEnd() { return this.#status(this.m._ok_pool_run_end(this.p), 'run_end'); }
+  input(index, backend, dtype, dims) {
+    return this.#status(this.m._ok_pool_input(this.p, index, backend, dtype, this.#dims(dims), dims.length), 'input');
+  }
+  output(index, backend, dtype, dims) {
+    return this.#status(this.m._ok_pool_output(this.p, index, backend, dtype, this.#dims(dims), dims.length), 'output');
+  }
+  inputBind(index, handle) { return this.#status(this.m._ok_pool_input_bind(this.p, index, handle), 'input_bind'); }
+  bindExternal(kind, index, backend, dtype, dims) {
+    return this.#status(this.m._ok_pool_bind_external(this.p, kind, index, backend, dtype, this.#dims(dims), dims.length), 'bind_external');
+  }
+  adopt(index, backend, dtype, dims, capacity = 0) {
+    return this.#status(this.m._ok_pool_adopt(this.p, index, backend, dtype, this.#dims(dims), dims.length, BigInt(capacity)), 'adopt');
+  }
+  keep(outIndex) { return this.#status(this.m._ok_pool_keep(this.p, outIndex), 'keep'); }
+  release(handle) { return this.#status(this.m._ok_pool_release(this.p, handle), 'release'); }
+  setBudget(bytes) { return this.#status(this.m._ok_pool_set_budget(this.p, BigInt(bytes)), 'set_budget'); }
+  /** One DESTROY per pool-created tensor, one FORGET per external one. */
+  destroy() { return this.#status(this.m._ok_pool_destroy(this.p), 'destroy'); }
+
+  budget() { return Number(this.m._ok_pool_budget(this.p)); }
+  pinned(kind, index) { return this.m._ok_pool_pinned(this.p, kind, index); }
+
+  /** The dims the pool recorded for a handle, or null. */
+  tensorDims(handle) {
+    const rank = this.m._ok_pool_tensor_dims(this.p, handle, this.scratch, MAX_RANK);
+    if (rank < 0) return null;
+    const heap = this.m.HEAPU32;
+    const base = this.scratch >>> 2;
+    const dims = new Array(rank);
+    for (let i = 0; i < rank; i++) dims[i] = heap[base + 2 * i] + heap[base + 2 * i + 1] * 4294967296;
+    return dims;
+  }
+
+  /** ok_pool_check: throws CORRUPT when the C invariants do not hold. */
+  check() {
+    const rc = this.m._ok_pool_check(this.p);
+    if (rc !== 0) throw new OrtkeepError('CORRUPT', `ortkeep: tensor pool invariant violated (${STATUS[rc] ?? rc})`);
+  }
+
+  /** @returns {Record<string, number>} the C counters for one backend */
+  stats(backend) {
+    const ptr = this.m._ok_pool_stats(this.p, backend);
+    const heap = this.m.HEAPU32;
+    const base = ptr >>> 2;
+    const out = {};
+    STAT_NAMES.forEach((name, i) => { out[name] = heap[base + 2 * i] + heap[base + 2 * i + 1] * 4294967296; });
+    return out;
+  }
+
+  /** Releases the C memory (after destroy()). Safe to call twice. */
+  free() {
+    if (this.freed) return;
+    this.freed = true;
+    this.m._ok_pool_free(this.p);
+    this.m._free(this.scratch);
+  }
+}

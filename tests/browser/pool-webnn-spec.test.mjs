@@ -1,0 +1,100 @@
+// ortkeep's WebNN pool adapter (js/devices/webnn.js) against a WebNN
+// MLContext/MLTensor implemented from the specification
+// (tests/browser/pages/webnn-spec-context.js), because this Chromium ships no
+// WebNN backend: navigator.ml.createContext fails on every device. The
+// adapter code is the one a real WebNN device runs (createTensor, writeTensor,
+// readTensor into pooled arrays, ort.Tensor.fromMLTensor as feeds and
+// preallocated fetches); what stands in is the context and onnxruntime-web's
+// WebNN EP, whose dispatch computes the model on CPU. Same suite as WebGPU.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { makeDecoder } from '../decoder-model.mjs';
+import { useBrowser } from './browser-env.mjs';
+import { assertBadFeeds } from './pool-assertions.mjs';
+
+const env = useBrowser();
+let page;
+
+describe('tensor pool on WebNN (specification-interface MLContext, CPU dispatch)', () => {
+  before(async () => {
+    makeDecoder();
+    page = await env.newPage('/tests/browser/pages/pool.html');
+    page.setDefaultTimeout(60000);
+    await page.evaluate(async () => {
+      const { ort, ortkeep } = window;
+      const suite = await import('/tests/browser/pages/pool-suite.js');
+      const { SpecMLContext, SpecDispatchSession } = await import('/tests/browser/pages/webnn-spec-context.js');
+      const context = new SpecMLContext();
+      window.suite = suite;
+      window.webnnContext = context;
+      window.dev = {
+        async open(url) {
+          const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+          const shim = await SpecDispatchSession.create(ort, context, url);
+          const model = await ortkeep.inspect(bytes);
+          return new ortkeep.Session(ort, shim, { model }, { pool: { device: 'webnn', context } });
+        },
+        created: () => context.created,
+        liveOurs: () => [...context.live].filter((t) => t.label !== 'caller').length,
+        async makeExternal(data, dims) {
+          const t = await context.createTensor({ dataType: 'float32', shape: dims, readable: true, writable: true, label: 'caller' });
+          context.writeTensor(t, data);
+          return ort.Tensor.fromMLTensor(t, { dataType: 'float32', dims });
+        },
+        isAlive: (t) => !t.mlTensor.destroyed,
+      };
+    });
+  });
+
+  test('after warm-up, 200 runs of a real model create zero MLTensors and equal the wasm EP; dispose destroys every pool tensor', async () => {
+    const r = await page.evaluate(() => window.suite.steadyState(window.ort, window.dev, 200));
+    console.log(`# webnn (spec interface) steady state: ${r.ms.toFixed(2)} ms/run, ${r.createdInLoop} MLTensors created in 200 runs, max diff ${r.diff}`);
+    assert.equal(r.createdInLoop, 0);
+    assert.ok(r.diff < 1e-6, `max diff ${r.diff}`);
+    assert.ok(r.stats.reuses >= 400);
+    assert.equal(r.stats.device, 'webnn');
+    assert.ok(r.liveBefore > 0);
+    assert.equal(r.liveAfter, 0);
+  });
+
+  test('a shape change mid-stream re-pins (exact-descriptor tensors) and stays equal to the wasm EP', async () => {
+    const r = await page.evaluate(() => window.suite.shapeChange(window.ort, window.dev));
+    assert.ok(r.diff < 1e-6, `max diff ${r.diff}`);
+    assert.ok(r.stats.repins > 0, JSON.stringify(r.stats));
+    assert.equal(r.liveAfter, 0);
+  });
+
+  test('a chained decoder loop (MLTensors kept and fed back) matches the CPU reference', async () => {
+    const r = await page.evaluate(() => window.suite.chain(window.ort, window.dev, 8));
+    assert.ok(r.diff < 1e-6, `max diff ${r.diff}`);
+    assert.deepEqual(r.dims, [1, 9, 8]);
+    assert.deepEqual(r.locations, ['ml-tensor']);
+    assert.equal(r.liveAfter, 0);
+  });
+
+  test('bad feeds give typed errors naming the input; later runs still work; caller-owned MLTensors survive', async () => {
+    const r = await page.evaluate(() => window.suite.badFeeds(window.ort, window.dev));
+    assertBadFeeds(r);
+  });
+
+  test('the spec context itself refuses what the spec refuses', async () => {
+    const r = await page.evaluate(async () => {
+      const c = window.webnnContext;
+      const out = [];
+      const attempt = async (f) => { try { await f(); out.push('ok'); } catch (e) { out.push(e.name); } };
+      await attempt(() => c.createTensor({ dataType: 'float32', shape: [0, 2] }));
+      await attempt(() => c.createTensor({ dataType: 'complex', shape: [2] }));
+      const t = await c.createTensor({ dataType: 'float32', shape: [2] });
+      await attempt(() => c.writeTensor(t, new Float32Array(2))); // not writable
+      await attempt(() => c.readTensor(t)); // not readable
+      t.destroy();
+      t.destroy();
+      const u = await c.createTensor({ dataType: 'float32', shape: [2], readable: true, writable: true });
+      await attempt(() => c.writeTensor(u, new Float32Array(3)));
+      u.destroy();
+      await attempt(() => c.readTensor(u));
+      return out;
+    });
+    assert.deepEqual(r, ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError']);
+  });
+});
