@@ -446,6 +446,25 @@ ok_status ok_cache_chunk_read(ok_cache *c, uint32_t entry, uint32_t idx,
     return OK_OK;
 }
 
+/* Same decision as ok_cache_chunk_read, with the digest computed by the
+ * caller (WebCrypto on the read path: native and off the wasm thread). len
+ * is the length of the bytes that were hashed; digest == NULL means the
+ * chunk is missing. */
+ok_status ok_cache_chunk_read_digest(ok_cache *c, uint32_t entry, uint32_t idx,
+                                     size_t len, const uint8_t *digest) {
+    ok_entry *e;
+    if (!c) return OK_ERR_INVALID_ARG;
+    e = ok_idx_find_id(c, entry);
+    if (!e) return OK_ERR_NOT_FOUND;
+    if (e->state != OK_ENTRY_COMMITTED) return OK_ERR_STATE;
+    if (idx >= e->chunk_count) return OK_ERR_INVALID_ARG;
+    if (!digest || (uint64_t)len != ok_entry_chunk_len(e, idx))
+        return drop_corrupt(c, e);
+    if (memcmp(digest, e->digests + (size_t)idx * 32, 32) != 0)
+        return drop_corrupt(c, e);
+    return OK_OK;
+}
+
 ok_status ok_cache_acquire(ok_cache *c, uint32_t entry) {
     ok_entry *e;
     if (!c) return OK_ERR_INVALID_ARG;

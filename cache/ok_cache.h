@@ -172,6 +172,12 @@ ok_status ok_cache_revalidated(ok_cache *c, uint32_t entry, uint64_t now,
  * OK_ERR_CORRUPT: never serve those bytes. */
 ok_status ok_cache_chunk_read(ok_cache *c, uint32_t entry, uint32_t idx,
                               const uint8_t *bytes, size_t len);
+/* The same decision with the chunk's SHA-256 computed by the caller (JS
+ * hashes with WebCrypto on the read path); len is the length of the bytes
+ * hashed; digest == NULL means the chunk is missing. Same effects and
+ * returns as ok_cache_chunk_read. */
+ok_status ok_cache_chunk_read_digest(ok_cache *c, uint32_t entry, uint32_t idx,
+                                     size_t len, const uint8_t *digest);
 ok_status ok_cache_acquire(ok_cache *c, uint32_t entry);
 ok_status ok_cache_release(ok_cache *c, uint32_t entry);
 

@@ -21,6 +21,18 @@ export interface LoadOptions {
   integrity?: string;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
+  /** model cache mode for URL sources, like fetch()'s: default = serve a stored copy without the network */
+  cache?: 'default' | 'no-cache' | 'reload' | 'no-store' | 'only-if-cached';
+  /** warnings that do not fail the load: QUOTA (loaded uncached), CORRUPT (evicted, refetched), RESUMING, UNCACHED, CACHE_UNAVAILABLE, CACHE_ERROR */
+  onWarning?: (warning: { code: string; message: string }) => void;
+  /** bytes per stored chunk (default 4 MiB) */
+  chunkSize?: number;
+  /** ask navigator.storage.persist() after the first model is stored */
+  persist?: boolean;
+  /** false: do not share a live session with other load()s of the same model in this page */
+  memory?: boolean;
+  /** benchmarking only: skip the per-chunk digest check of an IndexedDB read */
+  verify?: boolean;
   /** the session's tensor pool (always on; these tune it) */
   pool?: PoolOptions;
 }
@@ -107,7 +119,32 @@ export interface ModelReport {
   outputs: ValueInfo[];
 }
 
+export interface CacheInfo {
+  tier: 'memory' | 'indexeddb' | 'network';
+  bytes: number;
+  key: string | null;
+  /** network tier: whether the model is now stored (false: quota, no-store, no Content-Length) */
+  stored?: boolean;
+  reason?: string;
+  timings: { waitMs?: number; lookupMs?: number; readMs?: number; downloadMs?: number; resumedFrom?: number; totalMs: number };
+}
+
+export interface CacheEntry {
+  key: string; url: string; bytes: number; lastUsed: number; form: 'original' | string;
+  hits: number; sha256: string; etag: string | null; lastModified: string | null;
+}
+
+export declare const cache: {
+  list(): Promise<CacheEntry[]>;
+  delete(keyOrUrl: string): Promise<boolean>;
+  clear(): Promise<void>;
+  estimate(): Promise<{ quota: number | null; usage: number | null; cachedBytes: number; entries: number }>;
+  persist(): Promise<boolean>;
+};
+
 export interface SessionInfo {
+  /** null for Uint8Array/ArrayBuffer/Blob sources loaded fresh */
+  cache: CacheInfo | null;
   model: ModelReport;
   source: { url: string | null; bytes: number; sha256: string };
   timings: { runtimeMs: number; bytesMs: number; readMs: number; createMs: number; totalMs: number };

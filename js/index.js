@@ -3,9 +3,12 @@ import { getCore, setCoreWasmUrl } from './core.js';
 import { OrtkeepError } from './errors.js';
 import { createSession, resolveOrt } from './ort-adapter.js';
 import { Session, poolSessionOptions } from './session.js';
-import { readSource } from './sources.js';
+import { cache } from './cache.js';
+import { inspectKnown } from './cache/cache-core.js';
+import { acquire as acquireLive, memoryKey } from './cache/memory-tier.js';
+import { cacheKeyFor, normalizeUrl, readModel } from './cache/model-cache.js';
 
-export { OrtkeepError, Session, setCoreWasmUrl };
+export { OrtkeepError, Session, cache, setCoreWasmUrl };
 
 const now = () => (globalThis.performance ?? Date).now();
 
@@ -16,14 +19,34 @@ const now = () => (globalThis.performance ?? Date).now();
  * @returns {Promise<Session>}
  */
 export async function load(source, options = {}) {
+  // The memory tier: the same model with the same session options, still
+  // live in this page, is shared (reference-counted) instead of re-created.
+  const mode = options.cache ?? 'default';
+  if ((mode === 'default' || mode === 'only-if-cached') && options.memory !== false) {
+    const key = await sourceKey(source, options);
+    if (key) return acquireLive(memoryKey(key, options), () => loadFresh(source, options));
+  }
+  return loadFresh(source, options);
+}
+
+async function sourceKey(source, options) {
+  if (typeof source === 'string' || source instanceof URL) return cacheKeyFor(normalizeUrl(source), options.integrity);
+  const bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : ArrayBuffer.isView(source) ? source : null;
+  if (!bytes || !globalThis.crypto?.subtle) return null;
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return `sha256:${Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('')}|form:original`;
+}
+
+async function loadFresh(source, options) {
   const t0 = now();
   const ort = await resolveOrt(options);
   const core = await getCore();
   const tReady = now();
-  const { bytes, url } = await readSource(source, options);
+  const { bytes, url, sha256: knownSha256, cache: cacheInfo } = await readModel(source, options);
   const tBytes = now();
   options.onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength, phase: 'verify' });
-  const model = core.inspect(bytes);
+  // A cache entry's (or a cached download's) SHA-256 is known: no second hash.
+  const model = (knownSha256 && inspectKnown(core.m, bytes, knownSha256)) || core.inspect(bytes);
   if (options.integrity) checkIntegrity(options.integrity, model.sha256, url);
   const tRead = now();
   options.onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength, phase: 'create-session' });
@@ -32,7 +55,8 @@ export async function load(source, options = {}) {
   const tSession = now();
   return new Session(ort, ortSession, {
     model,
-    source: { url, bytes: bytes.byteLength, sha256: model.sha256 },
+    source: { url: url ?? (typeof source === 'string' || source instanceof URL ? normalizeUrl(source) : null), bytes: bytes.byteLength, sha256: model.sha256 },
+    cache: cacheInfo,
     timings: { runtimeMs: tReady - t0, bytesMs: tBytes - tReady, readMs: tRead - tBytes, createMs: tSession - tRead, totalMs: tSession - t0 },
   }, { core, pool: options.pool, executionProviders: sessionOptions.executionProviders });
 }

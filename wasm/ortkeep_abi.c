@@ -68,3 +68,78 @@ OK_EXPORT void ok_abi_sha256_final_hex(ok_sha256_ctx *s, char *out) {
     ok_sha256_final(s, digest);
     ok_hex(digest, sizeof digest, out);
 }
+
+/* ---- model cache (cache/ok_cache.h) ----
+ * The flat ok_cache_* functions are exported directly (wasm/exports.txt);
+ * only the entry info, a struct of pointers, gets a wrapper: it comes out as
+ * malloc'd JSON (free with free()), or NULL when i is out of range. */
+#include "json_buf.h"
+#include "ok_cache.h"
+
+static void jkey(ok_jbuf *b, const char *k) { ok_jbuf_puts(b, k); }
+
+static void jstr(ok_jbuf *b, const char *s) {
+    if (s) ok_jbuf_str(b, (const uint8_t *)s, strlen(s));
+    else ok_jbuf_puts(b, "null");
+}
+
+OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
+    ok_cache_entry_info e;
+    ok_jbuf b;
+    char hex[65];
+    if (ok_cache_entry_at(c, i, &e) != OK_OK) return NULL;
+    ok_jbuf_init(&b, 1u << 20);
+    jkey(&b, "{\"id\":"); ok_jbuf_u64(&b, e.id);
+    jkey(&b, ",\"state\":"); ok_jbuf_u64(&b, e.state);
+    jkey(&b, ",\"form\":"); ok_jbuf_u64(&b, e.form);
+    jkey(&b, ",\"chunkSize\":"); ok_jbuf_u64(&b, e.chunk_size);
+    jkey(&b, ",\"chunkCount\":"); ok_jbuf_u64(&b, e.chunk_count);
+    jkey(&b, ",\"storedCount\":"); ok_jbuf_u64(&b, e.stored_count);
+    jkey(&b, ",\"refcount\":"); ok_jbuf_u64(&b, e.refcount);
+    jkey(&b, ",\"writing\":"); ok_jbuf_u64(&b, e.writing);
+    jkey(&b, ",\"gen\":"); ok_jbuf_u64(&b, e.gen);
+    jkey(&b, ",\"totalSize\":"); ok_jbuf_u64(&b, e.total_size);
+    jkey(&b, ",\"storedBytes\":"); ok_jbuf_u64(&b, e.stored_bytes);
+    jkey(&b, ",\"lastUsed\":"); ok_jbuf_u64(&b, e.last_used);
+    jkey(&b, ",\"hitCount\":"); ok_jbuf_u64(&b, e.hit_count);
+    jkey(&b, ",\"key\":"); jstr(&b, e.key);
+    jkey(&b, ",\"url\":"); jstr(&b, e.url);
+    jkey(&b, ",\"etag\":"); jstr(&b, e.etag);
+    jkey(&b, ",\"lastModified\":"); jstr(&b, e.last_modified);
+    jkey(&b, ",\"name\":"); jstr(&b, e.name);
+    jkey(&b, ",\"sha256\":");
+    if (e.sha256 && e.state == OK_ENTRY_COMMITTED) {
+        ok_hex(e.sha256, 32, hex);
+        jstr(&b, hex);
+    } else {
+        ok_jbuf_puts(&b, "null");
+    }
+    ok_jbuf_puts(&b, "}");
+    if (b.failed) {
+        ok_jbuf_free(&b);
+        set_error((ok_status)b.failed, "cache entry info did not fit");
+        return NULL;
+    }
+    return b.p;
+}
+
+/* ok_abi_inspect for bytes whose SHA-256 is already known (a cache entry
+ * verified chunk by chunk, or a download hashed as it streamed): the same
+ * report without hashing the model a second time. sha256_hex: 64 hex digits
+ * and a NUL. */
+OK_EXPORT char *ok_abi_inspect_known(const uint8_t *buf, uint32_t len,
+                                     const char *sha256_hex) {
+    ok_model *model = NULL;
+    char *json = NULL;
+    size_t json_len = 0;
+
+    memset(&last_error, 0, sizeof last_error);
+    if (!sha256_hex || strlen(sha256_hex) != 64) {
+        set_error(OK_ERR_INVALID_ARG, "sha256_hex must be 64 hex digits");
+        return NULL;
+    }
+    if (ok_onnx_read(buf, len, &model, &last_error) != OK_OK) return NULL;
+    if (ok_inspect_json(model, sha256_hex, &json, &json_len, &last_error) != OK_OK) json = NULL;
+    ok_model_free(model);
+    return json;
+}

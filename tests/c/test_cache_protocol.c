@@ -151,6 +151,67 @@ static void test_corrupt_chunk(int missing) {
     fs_free(&s);
 }
 
+/* ok_cache_chunk_read_digest: the read-path decision with the digest
+ * computed by JS (WebCrypto). Good digests pass; a wrong digest, a wrong
+ * length or a missing chunk drop the entry and ask for a refetch, exactly
+ * like ok_cache_chunk_read. */
+static void test_read_digest(int fault) {
+    fstore s = {0};
+    fs_js js;
+    ok_cache *c;
+    uint32_t id, i, n;
+    ok_cache_lookup_result r;
+    ok_cache_entry_info info;
+    const ok_cache_action *a;
+    int drops = 0, refetch = 0;
+    uint8_t d[32];
+
+    ok_cache_open(&c, 0);
+    js_init(&js, &s, c);
+    CHECK_EQ_INT(write_model(&js, "k", "e", NULL, model_a, sizeof model_a, 1,
+                             &id),
+                 OK_OK);
+    ok_cache_entry_info_get(c, id, &info);
+    CHECK_EQ_INT(ok_cache_lookup(c, "k", OK_MODE_DEFAULT, 2, &r), OK_OK);
+    CHECK_EQ_INT(r.kind, OK_LOOKUP_HIT);
+    ok_cache_actions_clear(c);
+    for (i = 0; i < r.chunk_count; i++) {
+        fs_rec *rec = fs_find_chk(&s, info.name, i);
+        CHECK(rec != NULL);
+        ok_sha256(rec->bytes, rec->len, d);
+        if (fault && i == 3) {
+            ok_status st;
+            if (fault == 1) d[5] ^= 1;
+            st = ok_cache_chunk_read_digest(c, id, i,
+                                            rec->len - (fault == 2),
+                                            fault == 3 ? NULL : d);
+            CHECK_EQ_INT(st, OK_ERR_CORRUPT);
+            break;
+        }
+        CHECK_EQ_INT(ok_cache_chunk_read_digest(c, id, i, rec->len, d), OK_OK);
+    }
+    a = ok_cache_actions(c, &n);
+    for (i = 0; i < n; i++) {
+        drops += a[i].type == OK_ACT_DROP_ENTRY;
+        refetch += a[i].type == OK_ACT_REFETCH;
+    }
+    CHECK_EQ_INT(drops, fault ? 1 : 0);
+    CHECK_EQ_INT(refetch, fault ? 1 : 0);
+    if (!fault) {
+        CHECK_EQ_INT(r.chunk_count, 11);
+        CHECK_EQ_INT(ok_cache_chunk_read_digest(c, id, 11, 1, d),
+                     OK_ERR_INVALID_ARG);
+        CHECK_EQ_INT(ok_cache_release(c, id), OK_OK);
+    } else {
+        CHECK_EQ_INT(ok_cache_count(c), 0);
+        CHECK_EQ_INT(ok_cache_chunk_read_digest(c, id, 0, 1, d),
+                     OK_ERR_NOT_FOUND);
+    }
+    ok_cache_close(c);
+    js_drop_queue(&js);
+    fs_free(&s);
+}
+
 /* Stream only the first `upto` chunks of a download. */
 static void partial(fs_js *js, uint32_t id, const uint8_t *b, uint32_t upto) {
     uint32_t i;
@@ -496,6 +557,10 @@ int main(void) {
     test_write_then_hit();
     test_corrupt_chunk(0);
     test_corrupt_chunk(1);
+    test_read_digest(0);
+    test_read_digest(1);
+    test_read_digest(2);
+    test_read_digest(3);
     test_resume(0, 0);
     test_resume(1, 0);
     test_resume(1, 1);

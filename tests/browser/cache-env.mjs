@@ -1,0 +1,52 @@
+// Model-cache browser tests: one static server on a FIXED port (IndexedDB is
+// per origin, so a restarted browser must see the same origin and port) and
+// one headless Chromium with an on-disk (persistent) profile.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before } from 'node:test';
+import { launchPersistent } from '../../scripts/chromium.mjs';
+import { REPO_ROOT, startServer } from '../../scripts/static-server.mjs';
+import { REAL_MODELS } from '../models.mjs';
+
+export const PAGE = '/tests/browser/pages/cache.html';
+export const modelPath = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
+export const modelBytes = (name) => readFile(path.join(REPO_ROOT, modelPath(name)));
+
+/** Registers before/after hooks; `env` holds server, context, origin, newPage(), restart(). */
+export function useCacheBrowser(port) {
+  const env = { handler: null };
+  before(async () => {
+    env.dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-cache-'));
+    env.server = await startServer({ port, handler: (...a) => env.handler?.(...a) ?? false });
+    env.origin = env.server.origin;
+    env.context = await launchPersistent(env.dir);
+  });
+  after(async () => {
+    await env.context?.close();
+    await env.server?.close();
+    await rm(env.dir, { recursive: true, force: true });
+  });
+  env.newPage = async () => {
+    const page = await env.context.newPage();
+    page.on('pageerror', (e) => console.error('[page error]', e.message));
+    await page.goto(env.origin + PAGE);
+    await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
+    return page;
+  };
+  /** Closes the browser and starts it again on the same profile. */
+  env.restart = async () => {
+    await env.context.close();
+    env.context = await launchPersistent(env.dir);
+  };
+  /** A fresh cache and counters between tests. */
+  env.reset = async () => {
+    env.handler = null;
+    for (const p of env.context.pages()) await p.close();
+    const page = await env.newPage();
+    await page.evaluate(() => window.ortkeep.cache.clear());
+    await page.close();
+    env.server.resetCounts();
+  };
+  return env;
+}

@@ -1,0 +1,168 @@
+// Faults a user can meet: a page closed mid-download, a connection cut at
+// 50%, a corrupted stored chunk, a wrong integrity, a model update (new
+// ETag), two pages loading one URL at once. Each ends with a correct model
+// (outputs equal onnxruntime-web's) or a typed error, and no torn entry.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { modelBytes, modelPath, useCacheBrowser } from './cache-env.mjs';
+
+const env = useCacheBrowser(18432);
+const MiB = 1 << 20;
+const DET = modelPath('ppocr_v4_det'); // 4.7 MB: 5 chunks of 1 MiB
+
+/** Serves `bytes` at `path` (Range/If-Range/ETag aware); `plan(n)` → options for the n-th request. */
+function serve(path, bytes, plan = () => ({})) {
+  const seen = [];
+  env.handler = (req, res, { pathname, serveBytes }) => {
+    if (pathname !== path) return false;
+    seen.push({ range: req.headers.range ?? null, ifRange: req.headers['if-range'] ?? null, inm: req.headers['if-none-match'] ?? null });
+    serveBytes(req, res, bytes, { etag: '"v1"', ...plan(seen.length) });
+    return true;
+  };
+  return seen;
+}
+
+test('a page closed mid-download, then reopened: a correct model and no torn entry', async () => {
+  await env.reset();
+  const bytes = await modelBytes('ppocr_v4_det');
+  // The first request stalls after 2.5 MiB (two chunks stored) until the page is gone.
+  let release;
+  const stalled = new Promise((r) => { release = r; });
+  env.handler = (req, res, { pathname, serveBytes }) => {
+    if (pathname !== '/m/closed.onnx') return false;
+    if (env.server.count('/m/closed.onnx') === 1) {
+      res.writeHead(200, { 'content-length': bytes.length, etag: '"v1"', 'accept-ranges': 'bytes' });
+      res.write(bytes.subarray(0, 2.5 * MiB));
+      stalled.then(() => res.destroy());
+      return true;
+    }
+    serveBytes(req, res, bytes, { etag: '"v1"' });
+    return true;
+  };
+  const page = await env.newPage();
+  page.evaluate(() => window.ortkeep.load('/m/closed.onnx', { chunkSize: 1 << 20 })).catch(() => {});
+  await page.waitForFunction(async () => (await window.raw.dump()).chunks.length >= 2, null, { timeout: 10000, polling: 100 });
+  await page.close(); // the tab dies holding the download lock
+  release();
+  const page2 = await env.newPage();
+  const r = await page2.evaluate((ref) => window.check('/m/closed.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref), DET);
+  assert.deepEqual(r.diffs, [0, 0]);
+  assert.equal(r.cache.tier, 'network');
+  const dump = await page2.evaluate(() => window.raw.dump());
+  assert.equal(dump.index.length, 1);
+  assert.equal(dump.chunks.length, 5);
+  const list = await page2.evaluate(() => window.ortkeep.cache.list());
+  assert.equal(list.length, 1);
+  assert.equal(list[0].bytes, bytes.length);
+  // and it is served from IndexedDB afterwards
+  const again = await page2.evaluate(() => window.tryLoad('/m/closed.onnx'));
+  assert.equal(again.cache.tier, 'indexeddb');
+  await page2.close();
+});
+
+test('network cut at 50%: the load resumes with a Range request and is correct', async () => {
+  await env.reset();
+  const bytes = await modelBytes('ppocr_v4_det');
+  const seen = serve('/m/cut.onnx', bytes, (n) => (n === 1 ? { cutAt: Math.floor(bytes.length / 2) } : {}));
+  const page = await env.newPage();
+  const r = await page.evaluate((ref) => window.check('/m/cut.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref), DET);
+  assert.deepEqual(r.diffs, [0, 0]);
+  assert.ok(r.warnings.includes('RESUMING'), JSON.stringify(r.warnings));
+  assert.equal(seen.length, 2); // the cut GET and the Range resume
+  assert.match(seen[1].range, /^bytes=\d+-$/);
+  assert.ok(Number(/\d+/.exec(seen[1].range)[0]) >= 2 * MiB, seen[1].range);
+  assert.equal(seen[1].ifRange, '"v1"');
+  assert.equal(r.cache.timings.resumedFrom, Number(/\d+/.exec(seen[1].range)[0]));
+  const second = await page.evaluate(() => window.tryLoad('/m/cut.onnx'));
+  assert.equal(second.cache.tier, 'indexeddb');
+  await page.close();
+});
+
+test('a stored chunk with flipped bytes is detected, evicted and refetched, never served', async () => {
+  await env.reset();
+  const page = await env.newPage();
+  await page.evaluate((u) => window.tryLoad(u, { chunkSize: 1 << 20 }), DET);
+  await page.evaluate(() => window.raw.flip('url:', 3));
+  await page.reload();
+  await page.waitForFunction(() => window.ready === true);
+  env.server.resetCounts();
+  const r = await page.evaluate((u) => window.check(u, 'ppocr_v4_det', { chunkSize: 1 << 20 }), DET);
+  assert.deepEqual(r.diffs, [0, 0]);
+  assert.ok(r.warnings.includes('CORRUPT'));
+  assert.equal(r.cache.tier, 'network');
+  assert.equal(env.server.count(DET), 2); // the refetch + the reference fetch
+  const again = await page.evaluate((u) => window.tryLoad(u), DET);
+  assert.equal(again.cache.tier, 'indexeddb');
+  await page.close();
+});
+
+test('a wrong integrity is a typed INTEGRITY error and nothing is stored', async () => {
+  await env.reset();
+  const page = await env.newPage();
+  const wrong = `sha256-${Buffer.alloc(32, 7).toString('base64')}`;
+  const r = await page.evaluate(([u, integrity]) => window.tryLoad(u, { integrity, chunkSize: 1 << 20 }), [DET, wrong]);
+  assert.equal(r.ok, false);
+  assert.equal(r.name, 'OrtkeepError');
+  assert.equal(r.code, 'INTEGRITY');
+  assert.deepEqual(await page.evaluate(() => window.raw.dump()), { index: [], chunks: [] });
+  // the right integrity loads, content-addressed
+  const bytes = await modelBytes('ppocr_v4_det');
+  const good = `sha256-${(await import('node:crypto')).createHash('sha256').update(bytes).digest('base64')}`;
+  const ok = await page.evaluate(([u, integrity]) => window.tryLoad(u, { integrity }), [DET, good]);
+  assert.equal(ok.ok, true);
+  assert.match(ok.cache.key, /^sha256:[0-9a-f]{64}\|form:original$/);
+  await page.close();
+});
+
+test("the server's model changes (new ETag): new bytes fetched, the old entry evicted", async () => {
+  await env.reset();
+  const v1 = await modelBytes('silero_vad_v5');
+  const v2 = await modelBytes('silero_vad_legacy');
+  let current = { bytes: v1, etag: '"v1"' };
+  env.handler = (req, res, { pathname, serveBytes }) => {
+    if (pathname !== '/m/model.onnx') return false;
+    serveBytes(req, res, current.bytes, { etag: current.etag });
+    return true;
+  };
+  const page = await env.newPage();
+  const a = await page.evaluate((ref) => window.check('/m/model.onnx', 'silero_vad_v5', { cache: 'no-cache' }, ref), modelPath('silero_vad_v5'));
+  assert.deepEqual(a.diffs, [0, 0]);
+  const b = await page.evaluate(() => window.tryLoad('/m/model.onnx', { cache: 'no-cache' }));
+  assert.equal(b.cache.tier, 'indexeddb'); // revalidated: 304
+  current = { bytes: v2, etag: '"v2"' };
+  const c = await page.evaluate((ref) => window.check('/m/model.onnx', 'silero_vad_legacy', { cache: 'no-cache' }, ref), modelPath('silero_vad_legacy'));
+  assert.deepEqual(c.diffs, [0, 0]);
+  assert.equal(c.cache.tier, 'network');
+  const list = await page.evaluate(() => window.ortkeep.cache.list());
+  assert.equal(list.length, 1);
+  assert.equal(list[0].etag, '"v2"');
+  assert.equal(list[0].bytes, v2.length);
+  assert.equal((await page.evaluate(() => window.raw.dump())).index.length, 1);
+  const d = await page.evaluate(() => window.tryLoad('/m/model.onnx'));
+  assert.equal(d.cache.tier, 'indexeddb');
+  await page.close();
+});
+
+test('two pages load one URL at once: one download at the server', async () => {
+  await env.reset();
+  const bytes = await modelBytes('ppocr_v4_det');
+  // Slow enough that both pages are waiting while the first downloads.
+  env.handler = async (req, res, { pathname }) => {
+    if (pathname !== '/m/shared.onnx') return false;
+    res.writeHead(200, { 'content-length': bytes.length, etag: '"v1"' });
+    for (let at = 0; at < bytes.length; at += 512 * 1024) {
+      res.write(bytes.subarray(at, at + 512 * 1024));
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    res.end();
+    return true;
+  };
+  const [p1, p2] = [await env.newPage(), await env.newPage()];
+  const run = (p) => p.evaluate((ref) => window.check('/m/shared.onnx', 'ppocr_v4_det', {}, ref), DET);
+  const [r1, r2] = await Promise.all([run(p1), run(p2)]);
+  assert.equal(env.server.count('/m/shared.onnx'), 1);
+  assert.deepEqual([r1.diffs, r2.diffs], [[0, 0], [0, 0]]);
+  assert.deepEqual([r1.cache.tier, r2.cache.tier].sort(), ['indexeddb', 'network']);
+  await p1.close();
+  await p2.close();
+});

@@ -1,0 +1,104 @@
+// The tiers: network → IndexedDB (zero network bytes, across a browser
+// restart) → memory (same page, reference-counted), and the management API.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { modelPath, useCacheBrowser } from './cache-env.mjs';
+
+const env = useCacheBrowser(18431);
+const VAD = modelPath('silero_vad_v5');
+const DET = modelPath('ppocr_v4_det');
+
+test('second load comes from IndexedDB with zero network requests; outputs equal onnxruntime-web', async () => {
+  await env.reset();
+  const page = await env.newPage();
+  const first = await page.evaluate((u) => window.check(u, 'silero_vad_v5'), VAD);
+  assert.deepEqual(first.diffs, [0, 0]);
+  assert.equal(first.cache.tier, 'network');
+  assert.equal(first.cache.stored, true);
+  assert.deepEqual(first.phases, ['download', 'verify', 'create-session']);
+  assert.equal(env.server.count(VAD), 2); // ortkeep + the reference fetch in check()
+  await page.close();
+
+  const page2 = await env.newPage();
+  env.server.resetCounts();
+  const second = await page2.evaluate((u) => window.tryLoad(u), VAD);
+  assert.equal(env.server.count(VAD), 0, 'no request for the model');
+  assert.equal(second.cache.tier, 'indexeddb');
+  assert.equal(second.cache.bytes, 2327524);
+  assert.match(second.cache.key, /^url:http:\/\/127\.0\.0\.1:18431\/.*silero_vad_v5\.onnx\|form:original$/);
+  assert.ok(second.cache.timings.totalMs > 0);
+  const again = await page2.evaluate((u) => window.check(u, 'silero_vad_v5'), VAD);
+  assert.deepEqual(again.diffs, [0, 0]);
+  assert.equal(again.cache.tier, 'indexeddb');
+  assert.ok(again.phases.includes('read-cache'));
+  assert.equal(again.sha256, first.sha256);
+  await page2.close();
+});
+
+test('the cache survives a browser restart', async () => {
+  await env.reset();
+  let page = await env.newPage();
+  await page.evaluate((u) => window.tryLoad(u), DET);
+  await env.restart();
+  env.server.resetCounts();
+  page = await env.newPage();
+  const r = await page.evaluate((u) => window.check(u, 'ppocr_v4_det'), DET);
+  assert.equal(r.cache.tier, 'indexeddb');
+  assert.deepEqual(r.diffs, [0, 0]);
+  assert.equal(env.server.count(DET), 1); // only the reference fetch in check()
+  await page.close();
+});
+
+test('memory tier: the same key in one page shares the live session; dispose of the last reference releases it', async () => {
+  await env.reset();
+  const page = await env.newPage();
+  const r = await page.evaluate(async (u) => {
+    const a = await window.ortkeep.load(u);
+    const b = await window.ortkeep.load(u);
+    const c = await window.ortkeep.load(u, { cache: 'reload' });
+    const same = a.ortSession === b.ortSession;
+    const fresh = c.ortSession !== a.ortSession;
+    await a.dispose();
+    let bRuns = true;
+    try { await b.run(window.feeds.FEEDS.silero_vad_v5(window.ortDirect, 1)); } catch { bRuns = false; }
+    let aRuns = true;
+    try { await a.run(window.feeds.FEEDS.silero_vad_v5(window.ortDirect, 1)); } catch (e) { aRuns = e.code; }
+    await b.dispose();
+    const d = await window.ortkeep.load(u);
+    const afterRelease = d.ortSession !== b.ortSession;
+    await c.dispose();
+    await d.dispose();
+    return { same, fresh, tiers: [a.info.cache.tier, b.info.cache.tier, c.info.cache.tier, d.info.cache.tier], bRuns, aRuns, afterRelease };
+  }, VAD);
+  assert.deepEqual(r, { same: true, fresh: true, tiers: ['network', 'memory', 'network', 'indexeddb'], bRuns: true, aRuns: 'DISPOSED', afterRelease: true });
+  await page.close();
+});
+
+test('management API: list, delete by URL, clear, estimate', async () => {
+  await env.reset();
+  const page = await env.newPage();
+  const r = await page.evaluate(async ([a, b]) => {
+    const { cache } = window.ortkeep;
+    await window.tryLoad(a);
+    await window.tryLoad(b);
+    const list = await cache.list();
+    const est = await cache.estimate();
+    const deleted = await cache.delete(a);
+    const deletedAgain = await cache.delete(a);
+    const afterDelete = (await cache.list()).map((e) => e.url);
+    await cache.clear();
+    return { list, est, deleted, deletedAgain, afterDelete, afterClear: await cache.list(), raw: await window.raw.dump() };
+  }, [VAD, DET]);
+  assert.equal(r.list.length, 2);
+  for (const e of r.list) {
+    assert.equal(e.form, 'original');
+    assert.ok(e.bytes > 1e6 && e.lastUsed > 1.7e12 && /^[0-9a-f]{64}$/.test(e.sha256));
+  }
+  assert.ok(r.est.cachedBytes >= r.list[0].bytes + r.list[1].bytes && r.est.entries === 2 && r.est.quota > 0);
+  assert.equal(r.deleted, true);
+  assert.equal(r.deletedAgain, false);
+  assert.deepEqual(r.afterDelete, [env.origin + DET]);
+  assert.deepEqual(r.afterClear, []);
+  assert.deepEqual(r.raw, { index: [], chunks: [] });
+  await page.close();
+});
