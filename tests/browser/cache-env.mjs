@@ -1,5 +1,5 @@
-// Model-cache browser tests: one static server on a FIXED port (IndexedDB is
-// per origin, so a restarted browser must see the same origin and port) and
+// Model-cache browser tests: one static server that lives through the whole
+// file (IndexedDB is per origin: a restarted browser must see the same port) and
 // one headless Chromium with an on-disk (persistent) profile.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,11 +14,14 @@ export const modelPath = (name) => `/${REAL_MODELS.find((m) => m.name === name).
 export const modelBytes = (name) => readFile(path.join(REPO_ROOT, modelPath(name)));
 
 /** Registers before/after hooks; `env` holds server, context, origin, newPage(), restart(). */
-export function useCacheBrowser(port) {
+export function useCacheBrowser() {
   const env = { handler: null };
   before(async () => {
     env.dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-cache-'));
-    env.server = await startServer({ port, handler: (...a) => env.handler?.(...a) ?? false });
+    // Port 0: the server outlives every browser restart in the file, so the
+    // origin a restarted profile sees stays the same without a fixed port
+    // (fixed ports collide with any other run on the machine).
+    env.server = await startServer({ port: 0, handler: (...a) => env.handler?.(...a) ?? false });
     env.origin = env.server.origin;
     env.context = await launchPersistent(env.dir);
   });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { modelBytes, modelPath, useCacheBrowser } from './cache-env.mjs';
 
-const env = useCacheBrowser(18433);
+const env = useCacheBrowser();
 const DET = modelPath('ppocr_v4_det');
 
 async function withQuota(page, quotaSize, fn) {

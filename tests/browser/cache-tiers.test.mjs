@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { modelPath, useCacheBrowser } from './cache-env.mjs';
 
-const env = useCacheBrowser(18431);
+const env = useCacheBrowser();
 const VAD = modelPath('silero_vad_v5');
 const DET = modelPath('ppocr_v4_det');
 
