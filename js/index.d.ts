@@ -126,7 +126,8 @@ export interface CacheInfo {
   /** network tier: whether the model is now stored (false: quota, no-store, no Content-Length) */
   stored?: boolean;
   reason?: string;
-  timings: { waitMs?: number; lookupMs?: number; readMs?: number; downloadMs?: number; resumedFrom?: number; totalMs: number };
+  /** verifyMs (IndexedDB hits): from the chunks assembled to every chunk digest decided; it overlaps session creation. */
+  timings: { waitMs?: number; lookupMs?: number; readMs?: number; verifyMs?: number; downloadMs?: number; resumedFrom?: number; totalMs: number };
 }
 
 export interface CacheEntry {
@@ -147,7 +148,8 @@ export interface SessionInfo {
   cache: CacheInfo | null;
   model: ModelReport;
   source: { url: string | null; bytes: number; sha256: string };
-  timings: { runtimeMs: number; bytesMs: number; readMs: number; createMs: number; totalMs: number };
+  /** verifyWaitMs: how long the session, once created, waited for the cache's chunk verification. */
+  timings: { runtimeMs: number; bytesMs: number; readMs: number; createMs: number; verifyWaitMs: number; totalMs: number };
 }
 
 /**

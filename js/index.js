@@ -6,7 +6,7 @@ import { Session, poolSessionOptions } from './session.js';
 import { cache } from './cache.js';
 import { inspectKnown } from './cache/cache-core.js';
 import { acquire as acquireLive, memoryKey } from './cache/memory-tier.js';
-import { cacheKeyFor, normalizeUrl, readModel } from './cache/model-cache.js';
+import { cacheKeyFor, normalizeUrl, readModel, warn } from './cache/model-cache.js';
 
 export { OrtkeepError, Session, cache, setCoreWasmUrl };
 
@@ -37,27 +37,60 @@ async function sourceKey(source, options) {
   return `sha256:${Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('')}|form:original`;
 }
 
-async function loadFresh(source, options) {
+async function loadFresh(source, options, corruptRetries = 2) {
   const t0 = now();
   const ort = await resolveOrt(options);
   const core = await getCore();
   const tReady = now();
-  const { bytes, url, sha256: knownSha256, cache: cacheInfo } = await readModel(source, options);
+  const { bytes, url, sha256: knownSha256, cache: cacheInfo, verified } = await readModel(source, options);
   const tBytes = now();
-  options.onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength, phase: 'verify' });
-  // A cache entry's (or a cached download's) SHA-256 is known: no second hash.
-  const model = (knownSha256 && inspectKnown(core.m, bytes, knownSha256)) || core.inspect(bytes);
-  if (options.integrity) checkIntegrity(options.integrity, model.sha256, url);
-  const tRead = now();
-  options.onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength, phase: 'create-session' });
+  let model;
+  let ortSession = null;
+  let tRead = tBytes;
   const sessionOptions = poolSessionOptions(options, { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions });
-  const ortSession = await createSession(ort, bytes, sessionOptions);
-  const tSession = now();
+  // An IndexedDB hit may come back before its chunk digests are checked
+  // (`verified` pending): the session is created meanwhile, and returned
+  // only once every chunk is verified. Nothing built from unverified bytes
+  // ever reaches the caller.
+  const work = (async () => {
+    options.onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength, phase: 'verify' });
+    // A cache entry's (or a cached download's) SHA-256 is known: no second hash.
+    model = (knownSha256 && inspectKnown(core.m, bytes, knownSha256)) || core.inspect(bytes);
+    if (options.integrity) checkIntegrity(options.integrity, model.sha256, url);
+    tRead = now();
+    options.onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength, phase: 'create-session' });
+    ortSession = await createSession(ort, bytes, sessionOptions);
+  })();
+  let tSession;
+  let verifyWaitMs = 0;
+  if (verified) {
+    const [w, v] = await Promise.allSettled([work.finally(() => { tSession = now(); }), verified]);
+    verifyWaitMs = now() - tSession;
+    if (v.status === 'rejected' || v.value !== true) {
+      // Built from bytes that did not verify (or could not be): never served.
+      await ortSession?.release().catch(() => {});
+      if (v.status === 'rejected') {
+        const e = v.reason;
+        if ((options.cache ?? 'default') === 'only-if-cached') throw e;
+        warn(options, 'CACHE_ERROR', `ortkeep: the model cache failed while verifying (${e?.message ?? e}); loading ${normalizeUrl(source)} from the network uncached`);
+        return loadFresh(source, { ...options, cache: 'no-store' }, corruptRetries);
+      }
+      // CORRUPT (already warned): the core dropped the entry and asked for a
+      // refetch, so loading again misses and downloads. A session-create
+      // error on those bytes is the corruption's, not reported.
+      if (corruptRetries <= 0) throw new OrtkeepError('CORRUPT', `ortkeep: ${normalizeUrl(source)} kept failing its chunk digests in the model cache; try again`);
+      return loadFresh(source, options, corruptRetries - 1);
+    }
+    if (w.status === 'rejected') throw w.reason;
+  } else {
+    await work;
+    tSession = now();
+  }
   return new Session(ort, ortSession, {
     model,
     source: { url: url ?? (typeof source === 'string' || source instanceof URL ? normalizeUrl(source) : null), bytes: bytes.byteLength, sha256: model.sha256 },
     cache: cacheInfo,
-    timings: { runtimeMs: tReady - t0, bytesMs: tBytes - tReady, readMs: tRead - tBytes, createMs: tSession - tRead, totalMs: tSession - t0 },
+    timings: { runtimeMs: tReady - t0, bytesMs: tBytes - tReady, readMs: tRead - tBytes, createMs: tSession - tRead, verifyWaitMs, totalMs: now() - t0 },
   }, { core, pool: options.pool, executionProviders: sessionOptions.executionProviders });
 }
 

@@ -23,7 +23,11 @@ const LINKS = [
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
-/** One measurement on a fresh page; returns ms from runtime ready to session ready. */
+/**
+ * One measurement on a fresh page: {ms} from runtime ready to session ready;
+ * warm loads add verifyMs (chunks assembled → all digests decided, overlapping
+ * session creation) and waitMs (how long the created session waited for it).
+ */
 async function measure(context, origin, url, mode, conditions) {
   const page = await context.newPage();
   try {
@@ -60,8 +64,10 @@ async function measure(context, origin, url, mode, conditions) {
         if (mode !== 'cold' && session.info.cache?.tier !== 'indexeddb') throw new Error(`expected an IndexedDB hit, got ${session.info.cache?.tier}`);
       }
       const ms = performance.now() - t0;
+      const verifyMs = session.info?.cache?.timings?.verifyMs ?? null;
+      const waitMs = session.info?.timings?.verifyWaitMs ?? null;
       await (session.release ? session.release() : session.dispose());
-      return ms;
+      return { ms, verifyMs, waitMs };
     }, { url, mode });
   } finally {
     await page.close();
@@ -87,27 +93,32 @@ export async function run({ log = console.log } = {}) {
   try {
     const context = await browser.newContext();
     log('medians of fresh pages, ms from runtime ready to session ready (lower is better)');
-    log(`${'model'.padEnd(22)}${'link'.padEnd(13)}${['plain', 'cacheapi', 'cold', 'warm', 'warm-nv'].map((h) => h.padStart(9)).join('')}   warm/plain warm/cacheapi cold/plain verify-cost`);
+    log(`${'model'.padEnd(22)}${'link'.padEnd(13)}${['plain', 'cacheapi', 'cold', 'warm', 'warm-nv'].map((h) => h.padStart(9)).join('')}   warm/plain warm/cacheapi cold/plain verify-cost verifyMs(wait)`);
     for (const m of MODELS) {
       const url = `/${m.path}`;
       for (const link of LINKS) {
         const t = { plain: [], cacheapi: [], cold: [], warm: [], 'warm-nv': [] };
+        const v = { verifyMs: [], waitMs: [] };
+        const ms = (x) => x.ms;
         await clearCaches(context, server.origin);
         // Prime the Cache API entry (its cold load is the plain load plus a put).
         await measure(context, server.origin, url, 'cacheapi', link.conditions);
         for (let i = 0; i < m.repeats; i++) {
-          t.plain.push(await measure(context, server.origin, url, 'plain', link.conditions));
-          t.cacheapi.push(await measure(context, server.origin, url, 'cacheapi', link.conditions));
+          t.plain.push(ms(await measure(context, server.origin, url, 'plain', link.conditions)));
+          t.cacheapi.push(ms(await measure(context, server.origin, url, 'cacheapi', link.conditions)));
           await clearCaches(context, server.origin);
-          t.cold.push(await measure(context, server.origin, url, 'cold', link.conditions));
-          t.warm.push(await measure(context, server.origin, url, 'warm', link.conditions));
-          t['warm-nv'].push(await measure(context, server.origin, url, 'warm-nv', link.conditions));
+          t.cold.push(ms(await measure(context, server.origin, url, 'cold', link.conditions)));
+          const w = await measure(context, server.origin, url, 'warm', link.conditions);
+          t.warm.push(w.ms);
+          v.verifyMs.push(w.verifyMs ?? NaN);
+          v.waitMs.push(w.waitMs ?? NaN);
+          t['warm-nv'].push(ms(await measure(context, server.origin, url, 'warm-nv', link.conditions)));
         }
         const med = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]));
-        const row = { model: m.label, link: link.label, ...med };
+        const row = { model: m.label, link: link.label, ...med, verifyMs: median(v.verifyMs), verifyWaitMs: median(v.waitMs) };
         rows.push(row);
         const ratio = (a, b) => (a / b).toFixed(2).padStart(10);
-        log(`${m.label.padEnd(22)}${link.label.padEnd(13)}${['plain', 'cacheapi', 'cold', 'warm', 'warm-nv'].map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(((med.warm - med['warm-nv']) / med['warm-nv']) * 100).toFixed(1).padStart(8)}%`);
+        log(`${m.label.padEnd(22)}${link.label.padEnd(13)}${['plain', 'cacheapi', 'cold', 'warm', 'warm-nv'].map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(((med.warm - med['warm-nv']) / med['warm-nv']) * 100).toFixed(1).padStart(8)}%  ${row.verifyMs.toFixed(0).padStart(6)}(${row.verifyWaitMs.toFixed(0)})`);
       }
     }
     await context.close();

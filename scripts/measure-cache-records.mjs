@@ -50,15 +50,17 @@ try {
     const { ortkeep } = window;
     await ortkeep.cache.clear();
     await (await ortkeep.load(url)).dispose();
-    const warm = { verify: [], noVerify: [], readVerify: [], readNoVerify: [] };
+    const warm = { verify: [], noVerify: [], readVerify: [], readNoVerify: [], createVerify: [], createNoVerify: [], verifyMs: [], verifyWaitMs: [] };
     for (let k = 0; k < 7; k++) {
-      for (const verify of [true, false]) {
+      for (const verify of (k % 2 ? [true, false] : [false, true])) {
         const t0 = performance.now();
         const s = await ortkeep.load(url, { verify });
         const total = performance.now() - t0;
         if (s.info.cache.tier !== 'indexeddb') throw new Error(`not warm: ${s.info.cache.tier}`);
         (verify ? warm.verify : warm.noVerify).push(total);
         (verify ? warm.readVerify : warm.readNoVerify).push(s.info.cache.timings.readMs);
+        (verify ? warm.createVerify : warm.createNoVerify).push(s.info.timings.createMs);
+        if (verify) { warm.verifyMs.push(s.info.cache.timings.verifyMs ?? NaN); warm.verifyWaitMs.push(s.info.timings.verifyWaitMs ?? NaN); }
         await s.dispose();
       }
     }

@@ -13,7 +13,7 @@ import { freeQuota, isQuotaError, persist } from './quota.js';
 
 export const DEFAULT_CHUNK_SIZE = 4 << 20;
 const FORM_ORIGINAL = 0;
-const READ_WINDOW = 8; // chunks read (and held) at once on a hit
+const READ_WINDOW = 8; // chunks read at once on a hit
 const now = () => (globalThis.performance ?? Date).now();
 
 const settings = { dbName: DB_NAME, recordForm: 'blob', budget: 0 };
@@ -250,28 +250,43 @@ export class ModelCache {
 
   /**
    * READ_CHUNKs of a hit: read a window of chunks at a time into the one
-   * preallocated buffer, hash each natively (WebCrypto, off this thread,
-   * overlapping the next reads), then let C decide chunk by chunk, in order.
+   * preallocated buffer, then hash each chunk of the assembled buffer
+   * natively (WebCrypto, off this thread; it copies the bytes when called,
+   * so what is hashed is what was handed on) and let C decide chunk by chunk,
+   * in order. Hashing after the reads, not between them, keeps it off the
+   * read path: it overlaps session creation instead (load()).
    */
   async readChunks(batch) {
     const entry = batch[0].entry;
     const name = batch[0].name;
     const ctx = this.ctx.get(entry);
     const hashing = ctx.verify && subtle();
-    const got = new Map(); // idx → Promise<{len, digest, bytes}>
+    const got = new Map(); // idx → {len, bytes?}, then Promise<{len, digest | bytes}>
     for (let i = 0; i < batch.length; i += READ_WINDOW) {
       const part = batch.slice(i, i + READ_WINDOW).map((a) => a.chunk);
       await this.store.readChunks(name, part, (idx, bytes) => {
         if (!bytes) return;
-        if (bytes.byteLength === ctx.chunkLen(idx)) ctx.buffer.set(bytes, idx * ctx.chunkSize);
         const len = bytes.byteLength;
-        got.set(idx, hashing
-          ? subtle().digest('SHA-256', bytes).then((d) => ({ len, digest: new Uint8Array(d) }))
-          : Promise.resolve({ len, bytes: ctx.verify ? bytes : null }));
+        const fits = len === ctx.chunkLen(idx);
+        if (fits) {
+          ctx.buffer.set(bytes, idx * ctx.chunkSize);
+          ctx.filled = (ctx.filled ?? 0) + 1;
+        }
+        // A chunk of the wrong length is not in the buffer: keep it for its digest.
+        got.set(idx, { len, bytes: !fits || (ctx.verify && !hashing) ? bytes : null });
         ctx.loaded += len;
         ctx.progress?.(ctx.loaded);
       });
     }
+    for (const [idx, g] of got) {
+      got.set(idx, hashing
+        ? subtle().digest('SHA-256', g.bytes ?? ctx.chunk(idx)).then((d) => ({ len: g.len, digest: new Uint8Array(d) }))
+        : Promise.resolve({ len: g.len, bytes: ctx.verify ? g.bytes : null }));
+    }
+    // Every chunk is in the buffer (right lengths, nothing written to it
+    // after this): load() may hand the bytes on while the digests below are
+    // checked; nothing is served until the C core has decided every chunk.
+    if (ctx.verify && ctx.filled === ctx.count) ctx.assembled?.();
     for (const a of batch) {
       const g = await got.get(a.chunk);
       let st;
@@ -283,8 +298,22 @@ export class ModelCache {
     }
   }
 
-  /** The IndexedDB tier for one key, under the key's lock (one download across tabs). */
+  /**
+   * The IndexedDB tier for one key, under the key's lock (one download across tabs).
+   * A verified hit resolves as soon as its chunks are assembled, with
+   * `verified: Promise<boolean>`: the digests are still being checked (the C
+   * core decides each chunk, in order, in the mutex) and both locks stay held
+   * until they are. `false`: a chunk was corrupt, the core dropped the entry
+   * (a CORRUPT warning was given); load again and the lookup misses.
+   */
   load(url, key, mode, options, t0) {
+    let resolveEarly;
+    const early = new Promise((resolve) => { resolveEarly = resolve; });
+    const locked = this.loadLocked(url, key, mode, options, t0, resolveEarly);
+    return Promise.race([early, locked]);
+  }
+
+  loadLocked(url, key, mode, options, t0, resolveEarly) {
     const { signal } = options;
     return withLock(keyLock(key), 'exclusive', () => withLock(CACHE_LOCK, 'shared', async () => {
       const timings = { waitMs: now() - t0 };
@@ -295,11 +324,40 @@ export class ModelCache {
         await this.syncKey(key);
         let readCtx = null;
         let tRead = 0;
-        const r = await this.event(() => this.cc.lookup(key, mode, Date.now()), (res) => {
+        let hit = null;
+        let assembled;
+        const assembledP = new Promise((resolve) => { assembled = resolve; });
+        const lookup = this.event(() => this.cc.lookup(key, mode, Date.now()), (res) => {
           tRead = now();
           timings.lookupMs = tRead - tLookup;
-          if (res.kind === LOOKUP.HIT) readCtx = this.hitContext(res, options);
+          if (res.kind === LOOKUP.HIT) {
+            hit = res;
+            readCtx = this.hitContext(res, options);
+            readCtx.assembled = assembled;
+          }
         });
+        if (await Promise.race([lookup.then(() => false), assembledP.then(() => true)])) {
+          // Assembled, digests pending: hand the bytes on, verify under the locks.
+          const tAssembled = now();
+          timings.readMs = tAssembled - tRead;
+          timings.totalMs = tAssembled - t0;
+          let settle;
+          const verified = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+          verified.catch(() => {}); // the caller awaits it; never an unhandled rejection here
+          resolveEarly({ bytes: readCtx.buffer, url: null, sha256: readCtx.sha256, cache: { tier: 'indexeddb', bytes: readCtx.total, key, timings }, verified });
+          try {
+            await lookup;
+            const out = await this.finishHit(hit, readCtx, key, {}, t0);
+            timings.verifyMs = now() - tAssembled;
+            if (!out) warn(options, 'CORRUPT', `ortkeep: a stored chunk of ${url} failed its digest; the entry was evicted and the model is fetched again`);
+            settle.resolve(!!out);
+          } catch (e) {
+            this.ctx.delete(hit.entry);
+            settle.reject(e);
+          }
+          return null; // the locks are released now, after verification
+        }
+        const r = await lookup;
         if (r.kind === LOOKUP.HIT) timings.readMs = now() - tRead;
         try {
           switch (r.kind) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { modelBytes, modelPath, useCacheBrowser } from './cache-env.mjs';
 
-const env = useCacheBrowser(18432);
+const env = useCacheBrowser();
 const MiB = 1 << 20;
 const DET = modelPath('ppocr_v4_det'); // 4.7 MB: 5 chunks of 1 MiB
 
@@ -93,6 +93,58 @@ test('a stored chunk with flipped bytes is detected, evicted and refetched, neve
   assert.equal(env.server.count(DET), 2); // the refetch + the reference fetch
   const again = await page.evaluate((u) => window.tryLoad(u), DET);
   assert.equal(again.cache.tier, 'indexeddb');
+  await page.close();
+});
+
+test('verification overlapping session creation: a flipped stored chunk never yields a session', async () => {
+  await env.reset();
+  const page = await env.newPage();
+  await page.evaluate((u) => window.tryLoad(u, { chunkSize: 1 << 20 }), DET);
+  await page.evaluate(() => window.raw.flip('url:', 3));
+  await page.reload();
+  await page.waitForFunction(() => window.ready === true);
+  env.server.resetCounts();
+  const r = await page.evaluate(async (u) => {
+    const { ortkeep, ortDirect: ort, feeds } = window;
+    // Count every onnxruntime-web session created and released in this page.
+    const created = [];
+    const released = new Set();
+    const create = ort.InferenceSession.create;
+    ort.InferenceSession.create = async function (...args) {
+      const s = await create.apply(this, args);
+      const id = created.push(s) - 1;
+      const release = s.release.bind(s);
+      s.release = () => { released.add(id); return release(); };
+      return s;
+    };
+    const warnings = [];
+    let session;
+    try {
+      session = await ortkeep.load(u, { chunkSize: 1 << 20, onWarning: (w) => warnings.push(w.code) });
+    } finally {
+      ort.InferenceSession.create = create;
+    }
+    const atReturn = { created: created.length, released: [...released], returned: created.indexOf(session.ortSession) };
+    const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
+    const diffs = [];
+    for (const seed of [1, 2]) {
+      diffs.push(feeds.maxAbsDiff(await session.run(feeds.FEEDS.ppocr_v4_det(ort, seed)), await reference.run(feeds.FEEDS.ppocr_v4_det(ort, seed))));
+    }
+    await reference.release();
+    const cache = session.info.cache;
+    await session.dispose();
+    return { atReturn, diffs, warnings, cache };
+  }, DET);
+  assert.deepEqual(r.diffs, [0, 0]);
+  assert.ok(r.warnings.includes('CORRUPT'), JSON.stringify(r.warnings));
+  assert.equal(r.cache.tier, 'network');
+  // Session 0 was built (overlapping verification) from the corrupt bytes and
+  // released before load() returned; the caller got session 1, from the network.
+  assert.deepEqual(r.atReturn, { created: 2, released: [0], returned: 1 });
+  assert.equal(env.server.count(DET), 2); // the refetch + the reference fetch
+  const again = await page.evaluate((u) => window.tryLoad(u), DET);
+  assert.equal(again.cache.tier, 'indexeddb');
+  assert.equal(typeof again.cache.timings.verifyMs, 'number');
   await page.close();
 });
 
