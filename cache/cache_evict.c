@@ -47,30 +47,12 @@ ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
     return OK_OK;
 }
 
-ok_status ok_evict_push(ok_cache *c) {
-    ok_act_mark mk = ok_act_mark_get(c);
-    ok_status st = OK_OK;
-    uint32_t i;
-    for (i = 0; i < c->n_entries && !st; i++)
-        if (c->entries[i]->mark) st = ok_act_push_drop(c, c->entries[i]);
-    if (st) ok_act_rollback(c, mk);
-    return st;
-}
-
-void ok_evict_apply(ok_cache *c) {
-    uint32_t i = 0;
-    while (i < c->n_entries) {
-        if (c->entries[i]->mark) ok_idx_remove(c, c->entries[i]);
-        else i++;
-    }
-}
-
 ok_status ok_cache_plan_space(ok_cache *c, uint64_t need_bytes,
                               uint64_t quota_free) {
     ok_status st;
     if (!c) return OK_ERR_INVALID_ARG;
     st = ok_evict_plan(c, need_bytes, quota_free, NULL, 0);
-    if (!st) st = ok_evict_push(c);
-    if (!st) ok_evict_apply(c);
+    if (!st) st = ok_idx_push_drop_marked(c);
+    if (!st) ok_idx_remove_marked(c);
     return st;
 }

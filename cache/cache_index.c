@@ -39,6 +39,12 @@ int ok_entry_resumable(const ok_entry *e) {
            (e->etag[0] || e->lm[0] || e->integrity_count);
 }
 
+int ok_entry_chunk_ok(const ok_entry *e, uint32_t idx, size_t len,
+                      const uint8_t *digest) {
+    return digest && (uint64_t)len == ok_entry_chunk_len(e, idx) &&
+           memcmp(digest, e->digests + (size_t)idx * 32, 32) == 0;
+}
+
 ok_status ok_entry_set_name(ok_entry *e) {
     char num[24];
     size_t kl = strlen(e->key);
@@ -86,26 +92,26 @@ ok_entry *ok_idx_find_id(const ok_cache *c, uint32_t id) {
     return NULL;
 }
 
-ok_entry *ok_idx_find_committed(const ok_cache *c, const char *key) {
+/* The first entry of key in the given state that is still current: not
+ * superseded by a newer commit, not a store-nothing (uncached) download. */
+static ok_entry *find_current(const ok_cache *c, const char *key,
+                              uint32_t state) {
     uint32_t i;
     for (i = 0; i < c->n_entries; i++) {
         ok_entry *e = c->entries[i];
-        if (e->state == OK_ENTRY_COMMITTED && !e->superseded &&
+        if (e->state == state && !e->superseded && !e->uncached &&
             strcmp(e->key, key) == 0)
             return e;
     }
     return NULL;
 }
 
+ok_entry *ok_idx_find_committed(const ok_cache *c, const char *key) {
+    return find_current(c, key, OK_ENTRY_COMMITTED);
+}
+
 ok_entry *ok_idx_find_pending(const ok_cache *c, const char *key) {
-    uint32_t i;
-    for (i = 0; i < c->n_entries; i++) {
-        ok_entry *e = c->entries[i];
-        if (e->state == OK_ENTRY_PENDING && !e->uncached &&
-            strcmp(e->key, key) == 0)
-            return e;
-    }
-    return NULL;
+    return find_current(c, key, OK_ENTRY_PENDING);
 }
 
 uint64_t ok_idx_max_gen(const ok_cache *c, const char *key) {
@@ -150,6 +156,24 @@ void ok_idx_remove(ok_cache *c, ok_entry *e) {
         }
     }
     ok_entry_free(e);
+}
+
+ok_status ok_idx_push_drop_marked(ok_cache *c) {
+    ok_act_mark mk = ok_act_mark_get(c);
+    ok_status st = OK_OK;
+    uint32_t i;
+    for (i = 0; i < c->n_entries && !st; i++)
+        if (c->entries[i]->mark) st = ok_act_push_drop(c, c->entries[i]);
+    if (st) ok_act_rollback(c, mk);
+    return st;
+}
+
+void ok_idx_remove_marked(ok_cache *c) {
+    uint32_t i = 0;
+    while (i < c->n_entries) {
+        if (c->entries[i]->mark) ok_idx_remove(c, c->entries[i]);
+        else i++;
+    }
 }
 
 /* ---- lifecycle ---- */
@@ -309,11 +333,7 @@ ok_status ok_cache_recover(ok_cache *c) {
         ok_act_rollback(c, mk);
         return st;
     }
-    i = 0;
-    while (i < c->n_entries) {
-        if (c->entries[i]->mark) ok_idx_remove(c, c->entries[i]);
-        else i++;
-    }
+    ok_idx_remove_marked(c);
     return OK_OK;
 }
 
@@ -429,27 +449,9 @@ static ok_status drop_corrupt(ok_cache *c, ok_entry *e) {
     return OK_ERR_CORRUPT;
 }
 
-ok_status ok_cache_chunk_read(ok_cache *c, uint32_t entry, uint32_t idx,
-                              const uint8_t *bytes, size_t len) {
-    ok_entry *e;
-    uint8_t d[32];
-    if (!c) return OK_ERR_INVALID_ARG;
-    e = ok_idx_find_id(c, entry);
-    if (!e) return OK_ERR_NOT_FOUND;
-    if (e->state != OK_ENTRY_COMMITTED) return OK_ERR_STATE;
-    if (idx >= e->chunk_count) return OK_ERR_INVALID_ARG;
-    if (!bytes || (uint64_t)len != ok_entry_chunk_len(e, idx))
-        return drop_corrupt(c, e);
-    ok_sha256(bytes, len, d);
-    if (memcmp(d, e->digests + (size_t)idx * 32, 32) != 0)
-        return drop_corrupt(c, e);
-    return OK_OK;
-}
-
-/* Same decision as ok_cache_chunk_read, with the digest computed by the
- * caller (WebCrypto on the read path: native and off the wasm thread). len
- * is the length of the bytes that were hashed; digest == NULL means the
- * chunk is missing. */
+/* The read-path decision with the digest computed by the caller (WebCrypto:
+ * native and off the wasm thread). len is the length of the bytes that were
+ * hashed; digest == NULL means the chunk is missing. */
 ok_status ok_cache_chunk_read_digest(ok_cache *c, uint32_t entry, uint32_t idx,
                                      size_t len, const uint8_t *digest) {
     ok_entry *e;
@@ -458,11 +460,15 @@ ok_status ok_cache_chunk_read_digest(ok_cache *c, uint32_t entry, uint32_t idx,
     if (!e) return OK_ERR_NOT_FOUND;
     if (e->state != OK_ENTRY_COMMITTED) return OK_ERR_STATE;
     if (idx >= e->chunk_count) return OK_ERR_INVALID_ARG;
-    if (!digest || (uint64_t)len != ok_entry_chunk_len(e, idx))
-        return drop_corrupt(c, e);
-    if (memcmp(digest, e->digests + (size_t)idx * 32, 32) != 0)
-        return drop_corrupt(c, e);
+    if (!ok_entry_chunk_ok(e, idx, len, digest)) return drop_corrupt(c, e);
     return OK_OK;
+}
+
+ok_status ok_cache_chunk_read(ok_cache *c, uint32_t entry, uint32_t idx,
+                              const uint8_t *bytes, size_t len) {
+    uint8_t d[32];
+    if (bytes) ok_sha256(bytes, len, d);
+    return ok_cache_chunk_read_digest(c, entry, idx, len, bytes ? d : NULL);
 }
 
 ok_status ok_cache_acquire(ok_cache *c, uint32_t entry) {
@@ -499,52 +505,31 @@ static int idle(const ok_entry *e) {
 }
 
 ok_status ok_cache_delete(ok_cache *c, const char *key) {
-    ok_act_mark mk;
-    ok_status st = OK_OK;
+    ok_status st;
     uint32_t i, found = 0;
     if (!c || !key) return OK_ERR_INVALID_ARG;
     for (i = 0; i < c->n_entries; i++) {
         ok_entry *e = c->entries[i];
-        if (strcmp(e->key, key) != 0 || e->uncached) continue;
+        e->mark = strcmp(e->key, key) == 0 && !e->uncached;
+        if (!e->mark) continue;
         found++;
         if (!idle(e)) return OK_ERR_IN_USE;
     }
     if (!found) return OK_ERR_NOT_FOUND;
-    mk = ok_act_mark_get(c);
-    for (i = 0; i < c->n_entries && !st; i++)
-        if (strcmp(c->entries[i]->key, key) == 0 && !c->entries[i]->uncached)
-            st = ok_act_push_drop(c, c->entries[i]);
-    if (st) {
-        ok_act_rollback(c, mk);
-        return st;
-    }
-    i = 0;
-    while (i < c->n_entries) {
-        ok_entry *e = c->entries[i];
-        if (strcmp(e->key, key) == 0 && !e->uncached) ok_idx_remove(c, e);
-        else i++;
-    }
-    return OK_OK;
+    st = ok_idx_push_drop_marked(c);
+    if (!st) ok_idx_remove_marked(c);
+    return st;
 }
 
 ok_status ok_cache_clear(ok_cache *c) {
-    ok_act_mark mk;
-    ok_status st = OK_OK;
+    ok_status st;
     uint32_t i;
     if (!c) return OK_ERR_INVALID_ARG;
-    mk = ok_act_mark_get(c);
-    for (i = 0; i < c->n_entries && !st; i++)
-        if (idle(c->entries[i])) st = ok_act_push_drop(c, c->entries[i]);
-    if (st) {
-        ok_act_rollback(c, mk);
-        return st;
-    }
-    i = 0;
-    while (i < c->n_entries) {
-        if (idle(c->entries[i])) ok_idx_remove(c, c->entries[i]);
-        else i++;
-    }
-    return OK_OK;
+    for (i = 0; i < c->n_entries; i++)
+        c->entries[i]->mark = idle(c->entries[i]);
+    st = ok_idx_push_drop_marked(c);
+    if (!st) ok_idx_remove_marked(c);
+    return st;
 }
 
 /* ---- inspection ---- */

@@ -76,23 +76,28 @@ uint64_t ok_idx_max_gen(const ok_cache *c, const char *key);
 ok_status ok_idx_reserve(ok_cache *c, uint32_t extra);
 void ok_idx_insert(ok_cache *c, ok_entry *e); /* after ok_idx_reserve */
 void ok_idx_remove(ok_cache *c, ok_entry *e); /* and free it */
+/* Entries with `mark` set: queue DROP_ENTRY for each (all rolled back on
+ * failure), then remove them from the index. */
+ok_status ok_idx_push_drop_marked(ok_cache *c);
+void ok_idx_remove_marked(ok_cache *c);
 void ok_entry_free(ok_entry *e);
 uint64_t ok_entry_stored_bytes(const ok_entry *e);
 uint64_t ok_entry_chunk_len(const ok_entry *e, uint32_t idx);
 int ok_entry_resumable(const ok_entry *e);
+/* Chunk idx as read back (len bytes hashing to digest; digest NULL =
+ * missing) is exactly the one recorded in the entry. */
+int ok_entry_chunk_ok(const ok_entry *e, uint32_t idx, size_t len,
+                      const uint8_t *digest);
 ok_status ok_entry_set_name(ok_entry *e);
 void ok_entry_to_manifest(const ok_entry *e, ok_manifest *m);
 
 /* eviction (cache_evict.c), in three steps so a caller can queue more
  * actions before anything is removed:
- *   plan:  mark LRU idle entries (never `keep`) until `need` fits budget and
- *          quota (min_one: at least one); OK_ERR_QUOTA, nothing marked, if
- *          it cannot fit;
- *   push:  queue DROP_ENTRY for the marked (rolled back on failure);
- *   apply: remove the marked from the index. */
+ *   ok_evict_plan: mark LRU idle entries (never `keep`) until `need` fits
+ *          budget and quota (min_one: at least one); OK_ERR_QUOTA, nothing
+ *          marked, if it cannot fit;
+ *   ok_idx_push_drop_marked, then ok_idx_remove_marked. */
 ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
                         const ok_entry *keep, int min_one);
-ok_status ok_evict_push(ok_cache *c);
-void ok_evict_apply(ok_cache *c);
 
 #endif

@@ -36,6 +36,17 @@ static int same_download(const ok_entry *p, const char *url, const char *etag,
             memcmp(p->integrity, integ, (size_t)n_integ * 32) == 0);
 }
 
+/* STORE_CHUNK idx: the chunk together with the manifest that lists it, i.e.
+ * the manifest as it will be once the write lands (stored_count idx + 1). */
+static ok_status push_store_chunk(ok_cache *c, ok_entry *e, uint32_t idx) {
+    uint32_t old = e->stored_count;
+    ok_status st;
+    e->stored_count = idx + 1;
+    st = ok_act_push_manifest(c, OK_ACT_STORE_CHUNK, e, idx);
+    e->stored_count = old;
+    return st;
+}
+
 static void start_writer(ok_entry *e) {
     e->writing = 1;
     e->uncached = 0;
@@ -173,10 +184,8 @@ ok_status ok_cache_chunk_rehash(ok_cache *c, uint32_t entry, uint32_t idx,
     e = writer(c, entry, &st);
     if (st) return st;
     if (!e->rehashing || idx != e->rehash_next) return OK_ERR_STATE;
-    if (!bytes || (uint64_t)len != ok_entry_chunk_len(e, idx))
-        return truncate_at(c, e, idx);
-    ok_sha256(bytes, len, d);
-    if (memcmp(d, e->digests + (size_t)idx * 32, 32) != 0)
+    if (bytes) ok_sha256(bytes, len, d);
+    if (!ok_entry_chunk_ok(e, idx, len, bytes ? d : NULL))
         return truncate_at(c, e, idx);
     saved = e->hash;
     ok_sha256_update(&e->hash, bytes, len);
@@ -203,7 +212,6 @@ ok_status ok_cache_chunk_arrived(ok_cache *c, uint32_t entry, uint32_t idx,
     ok_entry *e;
     struct ok_sha256 saved;
     uint8_t d[32], old_d[32];
-    uint32_t old_stored;
     if (!c || !bytes) return OK_ERR_INVALID_ARG;
     e = writer(c, entry, &st);
     if (st) return st;
@@ -220,10 +228,7 @@ ok_status ok_cache_chunk_arrived(ok_cache *c, uint32_t entry, uint32_t idx,
     memcpy(old_d, e->digests + (size_t)idx * 32, 32);
     memcpy(e->digests + (size_t)idx * 32, d, 32);
     if (!e->uncached) {
-        old_stored = e->stored_count;
-        e->stored_count = idx + 1; /* as it will be once the write lands */
-        st = ok_act_push_manifest(c, OK_ACT_STORE_CHUNK, e, idx);
-        e->stored_count = old_stored;
+        st = push_store_chunk(c, e, idx);
         if (st) {
             e->hash = saved;
             memcpy(e->digests + (size_t)idx * 32, old_d, 32);
@@ -310,16 +315,14 @@ ok_status ok_cache_manifest_written(ok_cache *c, uint32_t entry) {
     /* model update: older generations of the key go, now that this one is
      * durable; one still being read is dropped at its last release */
     mk = ok_act_mark_get(c);
+    for (i = 0; i < c->n_entries; i++) {
+        ok_entry *o = c->entries[i];
+        o->mark = o != e && strcmp(o->key, e->key) == 0 && !o->writing &&
+                  !o->refcount;
+    }
     st = ok_act_push(c, OK_ACT_COMMITTED, e->id, 0, e->chunk_count, e->name,
                      NULL, 0, e->total_size);
-    for (i = 0; i < c->n_entries && !st; i++) {
-        ok_entry *o = c->entries[i];
-        o->mark = 0;
-        if (o == e || strcmp(o->key, e->key) != 0 || o->writing) continue;
-        if (o->refcount) continue;
-        o->mark = 1;
-        st = ok_act_push_drop(c, o);
-    }
+    if (!st) st = ok_idx_push_drop_marked(c);
     if (st) {
         ok_act_rollback(c, mk);
         return st;
@@ -327,17 +330,12 @@ ok_status ok_cache_manifest_written(ok_cache *c, uint32_t entry) {
     e->state = OK_ENTRY_COMMITTED;
     e->writing = 0;
     e->commit_sent = 0;
-    i = 0;
-    while (i < c->n_entries) {
+    for (i = 0; i < c->n_entries; i++) {
         ok_entry *o = c->entries[i];
-        if (o->mark) {
-            ok_idx_remove(c, o);
-            continue;
-        }
         if (o != e && strcmp(o->key, e->key) == 0 && !o->writing)
-            o->superseded = 1;
-        i++;
+            o->superseded = 1; /* the marked ones go right below */
     }
+    ok_idx_remove_marked(c);
     return OK_OK;
 }
 
@@ -368,7 +366,7 @@ ok_status ok_cache_write_failed(ok_cache *c, uint32_t entry, uint32_t idx,
     ok_act_mark mk;
     ok_status st;
     uint64_t need;
-    uint32_t old_stored, old_state;
+    uint32_t old_state;
     if (!c) return OK_ERR_INVALID_ARG;
     e = ok_idx_find_id(c, entry);
     if (!e) return OK_ERR_NOT_FOUND;
@@ -388,23 +386,20 @@ ok_status ok_cache_write_failed(ok_cache *c, uint32_t entry, uint32_t idx,
     st = ok_evict_plan(c, need, 0, e, 1);
     if (st == OK_ERR_QUOTA) return go_uncached(c, e);
     mk = ok_act_mark_get(c);
-    st = ok_evict_push(c);
+    st = ok_idx_push_drop_marked(c);
     if (!st && idx == OK_CACHE_MANIFEST) {
         old_state = e->state;
         if (e->commit_sent) e->state = OK_ENTRY_COMMITTED;
         st = ok_act_push_manifest(c, OK_ACT_WRITE_MANIFEST, e, 0);
         e->state = old_state;
     } else if (!st) {
-        old_stored = e->stored_count;
-        e->stored_count = idx + 1;
-        st = ok_act_push_manifest(c, OK_ACT_STORE_CHUNK, e, idx);
-        e->stored_count = old_stored;
+        st = push_store_chunk(c, e, idx);
     }
     if (st) {
         ok_act_rollback(c, mk);
         return st;
     }
-    ok_evict_apply(c);
+    ok_idx_remove_marked(c);
     return OK_OK;
 }
 

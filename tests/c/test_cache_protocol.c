@@ -386,6 +386,7 @@ static void test_integrity(void) {
     CHECK_EQ_INT(ok_cache_parse_integrity(NULL, d, 4, &n), OK_OK);
     CHECK_EQ_INT(n, 0);
     CHECK_EQ_INT(ok_cache_parse_integrity("  ", d, 4, &n), OK_OK);
+    CHECK_EQ_INT(n, 0);
     CHECK_EQ_INT(ok_cache_parse_integrity("sha384-abc", d, 4, &n),
                  OK_ERR_INVALID_ARG);
     CHECK_EQ_INT(ok_cache_parse_integrity("sha256-abc", d, 4, &n),

@@ -183,6 +183,13 @@ static inline void js_set_source(fs_js *js, uint32_t entry, const uint8_t *b,
     js->src[i].len = len;
 }
 
+/* Length of chunk idx of a source split into chunk_size pieces. */
+static inline uint64_t fs_src_chunk_len(const fs_source *src, uint32_t idx,
+                                        uint32_t chunk_size) {
+    uint64_t off = (uint64_t)idx * chunk_size;
+    return src->len - off < chunk_size ? src->len - off : chunk_size;
+}
+
 static inline const fs_source *js_source(fs_js *js, uint32_t entry) {
     int i;
     for (i = 0; i < js->n_src; i++)
@@ -269,8 +276,7 @@ static inline void js_run(fs_js *js) {
                 ok_cache_entry_info info;
                 if (ok_cache_entry_info_get(js->c, a.entry, &info)) abort();
                 off = (uint64_t)a.chunk * info.chunk_size;
-                len = src->len - off < info.chunk_size ? src->len - off
-                                                       : info.chunk_size;
+                len = fs_src_chunk_len(src, a.chunk, info.chunk_size);
             }
             old = fs_find_chk(s, a.name, a.chunk);
             if (s->quota &&
@@ -354,8 +360,7 @@ static inline ok_status js_download(fs_js *js, uint32_t entry) {
     if (ok_cache_entry_info_get(js->c, entry, &info)) return OK_ERR_NOT_FOUND;
     for (i = (uint32_t)js->fetch_from; i < info.chunk_count; i++) {
         uint64_t off = (uint64_t)i * info.chunk_size;
-        uint64_t len = src->len - off < info.chunk_size ? src->len - off
-                                                        : info.chunk_size;
+        uint64_t len = fs_src_chunk_len(src, i, info.chunk_size);
         if (js->crashed) return OK_ERR_STATE;
         st = js_call(js, ok_cache_chunk_arrived(js->c, entry, i,
                                                 src->bytes + off, (size_t)len));
