@@ -8,7 +8,7 @@
 // output whose shape is known, carries out the actions it answers on the
 // session's device (js/devices/*.js), runs ORT on those bindings, and reads
 // outputs back to CPU arrays unless the caller keeps them on the device.
-import { CpuDevice, TYPED_ARRAYS, byteLength, elementCount, viewOf } from './devices/cpu.js';
+import { CpuDevice, TYPED_ARRAYS, byteLength, elementCount } from './devices/cpu.js';
 import { WebGpuDevice } from './devices/webgpu.js';
 import { WebNNDevice } from './devices/webnn.js';
 import { OrtkeepError } from './errors.js';
@@ -160,8 +160,8 @@ export class Session {
     // getData() on kept tensors. Same C policy, separate free lists.
     const rb = new PoolCore(core, { inputs: 0, outputs: 2 * nOut + 1, budgetBytes });
     this.inputSpecs.forEach((spec, i) => {
-      const dtype = ORT_TYPE_TO_ONNX[ONNX_TO_ORT_TYPE[spec.elemType]];
-      pool.declare(SLOT.input, i, dtype && dtype !== 8 ? dtype : -1, spec.dims ? spec.dims.length : -1);
+      const known = ONNX_TO_ORT_TYPE[spec.elemType] && ONNX_TO_ORT_TYPE[spec.elemType] !== 'string';
+      pool.declare(SLOT.input, i, known ? spec.elemType : -1, spec.dims ? spec.dims.length : -1);
     });
     const devs = [cpu, null, null];
     devs[dev.backend] = dev;
@@ -227,7 +227,7 @@ export class Session {
   }
 
   /** Hooks every device binding carries: getData() and dispose() on kept tensors. */
-  hooksFor(entry) {
+  _hooksFor(entry) {
     entry.download = () => this._download(entry);
     entry.dispose = () => { if (this._i.keptHandle.get(entry.tensor) === entry.handle) this._release(entry.tensor); };
   }
@@ -447,7 +447,7 @@ async function applyActions(pool, map, devs, ctx, slotInfo, owner) {
     switch (op) {
       case OP.CREATE:
         entry = { handle, backend: pool.backend(k), bytes: pool.bytes(k), obj: null, buffer: null, tensor: null, type: null, dims: null };
-        if (owner) owner.hooksFor(entry);
+        if (owner) owner._hooksFor(entry);
         map.set(handle, entry);
         (pending ??= []).push(entry);
         result = entry;
@@ -488,7 +488,7 @@ async function applyActions(pool, map, devs, ctx, slotInfo, owner) {
         const dev = devs[pool.backend(k)];
         const obj = dev.adopted(ctx.adopted);
         entry = { handle, backend: pool.backend(k), adopted: true, obj, buffer: dev.bufferOf?.(obj) ?? null, tensor: null, type: ctx.type, dims: ctx.dims };
-        if (owner) owner.hooksFor(entry);
+        if (owner) owner._hooksFor(entry);
         entry.tensor = dev.backend === BACKEND.cpu ? ctx.adopted : dev.bind(entry.buffer, ctx.type, ctx.dims, entry.download, entry.dispose);
         map.set(handle, entry);
         result = entry;

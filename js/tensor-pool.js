@@ -2,34 +2,26 @@
 // integers in and out of wasm memory: every call returns the ACTIONS the C
 // policy decided, read from the module's heap as 8-uint32 records. What to
 // create, reuse, re-pin, keep or destroy is decided in C, never here.
-import { OrtkeepError } from './errors.js';
+import { CORE_CODES, OrtkeepError } from './errors.js';
+import { ONNX_TO_ORT_TYPE } from './ort-adapter.js';
 
 export const BACKEND = Object.freeze({ cpu: 0, webgpu: 1, webnn: 2 });
-export const BACKEND_NAMES = Object.freeze(['cpu', 'webgpu', 'webnn']);
 export const SLOT = Object.freeze({ input: 0, output: 1 });
 export const OP = Object.freeze({
   CREATE: 1, REUSE: 2, TAKE: 3, DESTROY: 4, BIND: 5, EXTERNAL: 6, FORGET: 7, ADOPT: 8, KEEP: 9,
 });
-export const OP_NAMES = Object.freeze(['', 'CREATE', 'REUSE', 'TAKE', 'DESTROY', 'BIND', 'EXTERNAL', 'FORGET', 'ADOPT', 'KEEP']);
-export const NONE = 0xffffffff;
 const WORDS = 8;
 const MAX_RANK = 16;
 const STAT_NAMES = ['creates', 'reuses', 'repins', 'destroys', 'takes', 'adopts', 'bytesHeld', 'bytesFree', 'liveTensors'];
 
-/** C status numbers (wasm/ok_error.h) the pool returns, by name. */
-const STATUS = { 1: 'NOMEM', 2: 'INVALID_ARG', 9: 'LIMIT', 10: 'NOT_FOUND', 11: 'STATE', 12: 'CORRUPT', 15: 'SHAPE', 16: 'IN_USE' };
-
-/** ONNX TensorProto.DataType numbers by onnxruntime-web type name. */
-export const ORT_TYPE_TO_ONNX = Object.freeze({
-  float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, string: 8, bool: 9,
-  float16: 10, float64: 11, uint32: 12, uint64: 13, uint4: 21, int4: 22,
-});
+/** ONNX TensorProto.DataType numbers by onnxruntime-web type name (the inverse of ONNX_TO_ORT_TYPE). */
+export const ORT_TYPE_TO_ONNX = Object.freeze(Object.fromEntries(Object.entries(ONNX_TO_ORT_TYPE).map(([code, type]) => [type, Number(code)])));
 
 /** A failed pool call: `status` is the C code name (e.g. 'SHAPE', 'IN_USE'). */
 export class PoolStatus extends Error {
   constructor(status, call) {
-    super(`ortkeep: tensor pool ${call} failed: ${STATUS[status] ?? status}`);
-    this.status = STATUS[status] ?? `CORE_${status}`;
+    super(`ortkeep: tensor pool ${call} failed: ${CORE_CODES[status] ?? status}`);
+    this.status = CORE_CODES[status] ?? `CORE_${status}`;
   }
 }
 
@@ -87,23 +79,11 @@ export class PoolCore {
     return this.scratch;
   }
 
+  // Record words: op, handle, slot kind, slot index, backend, generation, bytes lo, bytes hi.
   op(k) { return this.acts[k * WORDS]; }
   handle(k) { return this.acts[k * WORDS + 1]; }
-  slotKind(k) { return this.acts[k * WORDS + 2]; }
-  slotIndex(k) { return this.acts[k * WORDS + 3]; }
   backend(k) { return this.acts[k * WORDS + 4]; }
-  generation(k) { return this.acts[k * WORDS + 5]; }
   bytes(k) { return this.acts[k * WORDS + 6] + this.acts[k * WORDS + 7] * 4294967296; }
-
-  /** The current action list as objects (tests and debugging). */
-  actions() {
-    const out = [];
-    for (let k = 0; k < this.count; k++) {
-      out.push({ op: OP_NAMES[this.op(k)], handle: this.handle(k), slotKind: this.slotKind(k), slotIndex: this.slotIndex(k),
-        backend: BACKEND_NAMES[this.backend(k)], generation: this.generation(k), bytes: this.bytes(k) });
-    }
-    return out;
-  }
 
   declare(kind, index, dtype, rank) { return this.#status(this.m._ok_pool_declare(this.p, kind, index, dtype, rank), 'declare'); }
   runBegin() { return this.#status(this.m._ok_pool_run_begin(this.p), 'run_begin'); }
@@ -123,28 +103,15 @@ export class PoolCore {
   }
   keep(outIndex) { return this.#status(this.m._ok_pool_keep(this.p, outIndex), 'keep'); }
   release(handle) { return this.#status(this.m._ok_pool_release(this.p, handle), 'release'); }
-  setBudget(bytes) { return this.#status(this.m._ok_pool_set_budget(this.p, BigInt(bytes)), 'set_budget'); }
   /** One DESTROY per pool-created tensor, one FORGET per external one. */
   destroy() { return this.#status(this.m._ok_pool_destroy(this.p), 'destroy'); }
 
-  budget() { return Number(this.m._ok_pool_budget(this.p)); }
   pinned(kind, index) { return this.m._ok_pool_pinned(this.p, kind, index); }
-
-  /** The dims the pool recorded for a handle, or null. */
-  tensorDims(handle) {
-    const rank = this.m._ok_pool_tensor_dims(this.p, handle, this.scratch, MAX_RANK);
-    if (rank < 0) return null;
-    const heap = this.m.HEAPU32;
-    const base = this.scratch >>> 2;
-    const dims = new Array(rank);
-    for (let i = 0; i < rank; i++) dims[i] = heap[base + 2 * i] + heap[base + 2 * i + 1] * 4294967296;
-    return dims;
-  }
 
   /** ok_pool_check: throws CORRUPT when the C invariants do not hold. */
   check() {
     const rc = this.m._ok_pool_check(this.p);
-    if (rc !== 0) throw new OrtkeepError('CORRUPT', `ortkeep: tensor pool invariant violated (${STATUS[rc] ?? rc})`);
+    if (rc !== 0) throw new OrtkeepError('CORRUPT', `ortkeep: tensor pool invariant violated (${CORE_CODES[rc] ?? rc})`);
   }
 
   /** @returns {Record<string, number>} the C counters for one backend */

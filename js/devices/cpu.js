@@ -51,7 +51,6 @@ export class CpuDevice {
 
   /** An output onnxruntime-web returned, as pool storage (ADOPT). */
   adopted(tensor) { return { buffer: tensor.data.buffer, byteOffset: tensor.data.byteOffset, tensor }; }
-  adoptedTensor(obj) { return obj.tensor; }
   capacityOf(tensor) { return tensor.data.byteLength; }
   destroyAdopted() {}
 }

@@ -14,3 +14,19 @@ export function assertBadFeeds(r) {
   assert.equal(r.externalAlive, true, 'the caller-owned tensor was not destroyed');
   assert.equal(r.liveAfter, 0);
 }
+
+/** The shape-change check of pages/pool-suite.js: re-pins, equal to the wasm EP within `tolerance`. */
+export function assertShapeChange(r, tolerance) {
+  assert.ok(r.diff < tolerance, `max diff ${r.diff}`);
+  assert.ok(r.stats.repins > 0, JSON.stringify(r.stats));
+  assert.equal(r.liveAfter, 0);
+}
+
+/** The chained-decoder check of pages/pool-suite.js: kept outputs stay at `location` and match the CPU reference. */
+export function assertChain(r, location, tolerance) {
+  assert.ok(r.diff < tolerance, `max diff ${r.diff}`);
+  assert.deepEqual(r.dims, [1, 9, 8]);
+  assert.deepEqual(r.locations, [location]);
+  assert.ok(r.liveBefore > 0, 'kept tensors were live before dispose()');
+  assert.equal(r.liveAfter, 0);
+}
