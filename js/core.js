@@ -84,12 +84,15 @@ export class Core {
    * SHA-256 of the bytes. Throws an OrtkeepError with the byte offset on a
    * malformed model.
    * @param {Uint8Array} bytes
+   * @param {string} [sha256Hex] the content hash when already known (a
+   *   verified cache entry), so the model is not hashed a second time
    */
-  inspect(bytes) {
+  inspect(bytes, sha256Hex) {
     const m = this.m;
     const ptr = this.copyIn(bytes);
+    const hexPtr = sha256Hex ? this.copyIn(new TextEncoder().encode(`${sha256Hex}\0`)) : 0;
     try {
-      const jsonPtr = m._ok_abi_inspect(ptr, bytes.byteLength);
+      const jsonPtr = m._ok_abi_inspect(ptr, bytes.byteLength, hexPtr);
       if (!jsonPtr) throw this.lastError();
       try {
         return JSON.parse(m.UTF8ToString(jsonPtr));
@@ -98,6 +101,7 @@ export class Core {
       }
     } finally {
       m._free(ptr);
+      this.free(hexPtr);
     }
   }
 

@@ -4,9 +4,8 @@ import { OrtkeepError } from './errors.js';
 import { createSession, resolveOrt } from './ort-adapter.js';
 import { Session, poolSessionOptions } from './session.js';
 import { cache } from './cache.js';
-import { inspectKnown } from './cache/cache-core.js';
 import { acquire as acquireLive, memoryKey } from './cache/memory-tier.js';
-import { cacheKeyFor, normalizeUrl, readModel, warn } from './cache/model-cache.js';
+import { cacheKeyFor, contentKey, normalizeUrl, readModel, sriSha256Hex, toHex, warn } from './cache/model-cache.js';
 
 export { OrtkeepError, Session, cache, setCoreWasmUrl };
 
@@ -33,8 +32,7 @@ async function sourceKey(source, options) {
   if (typeof source === 'string' || source instanceof URL) return cacheKeyFor(normalizeUrl(source), options.integrity);
   const bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : ArrayBuffer.isView(source) ? source : null;
   if (!bytes || !globalThis.crypto?.subtle) return null;
-  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-  return `sha256:${Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('')}|form:original`;
+  return contentKey(toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))));
 }
 
 async function loadFresh(source, options, corruptRetries = 2) {
@@ -55,7 +53,7 @@ async function loadFresh(source, options, corruptRetries = 2) {
   const work = (async () => {
     options.onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength, phase: 'verify' });
     // A cache entry's (or a cached download's) SHA-256 is known: no second hash.
-    model = (knownSha256 && inspectKnown(core.m, bytes, knownSha256)) || core.inspect(bytes);
+    model = core.inspect(bytes, knownSha256 ?? undefined);
     if (options.integrity) checkIntegrity(options.integrity, model.sha256, url);
     tRead = now();
     options.onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength, phase: 'create-session' });
@@ -104,17 +102,10 @@ export async function inspect(bytes) {
 }
 
 function checkIntegrity(integrity, sha256Hex, url) {
-  const m = /^sha256-([A-Za-z0-9+/]+={0,2})$/.exec(String(integrity).trim());
-  if (!m) throw new OrtkeepError('INVALID_ARG', `ortkeep: integrity must look like 'sha256-<base64>', got '${integrity}'`);
-  const expected = base64ToHex(m[1]);
+  // The same SRI parse that keys the cache (model-cache.js sriSha256Hex).
+  const expected = sriSha256Hex(integrity);
+  if (!expected) throw new OrtkeepError('INVALID_ARG', `ortkeep: integrity must look like 'sha256-<base64>', got '${integrity}'`);
   if (expected !== sha256Hex) {
     throw new OrtkeepError('INTEGRITY', `ortkeep: ${url ?? 'model'} does not match its integrity (expected sha256 ${expected}, got ${sha256Hex}); refusing to use it`);
   }
-}
-
-function base64ToHex(b64) {
-  const bin = atob(b64);
-  let hex = '';
-  for (let i = 0; i < bin.length; i++) hex += bin.charCodeAt(i).toString(16).padStart(2, '0');
-  return hex;
 }

@@ -3,6 +3,7 @@
 // preallocated buffer when the server sends Content-Length, so peak memory
 // stays near one model size.
 import { OrtkeepError } from './errors.js';
+import { abortError, request } from './cache/network.js';
 
 /**
  * @param {string|URL|Uint8Array|ArrayBuffer|Blob} source
@@ -25,29 +26,19 @@ export async function readSource(source, options = {}) {
   throw new OrtkeepError('INVALID_SOURCE', `ortkeep: load() takes a URL, Uint8Array, ArrayBuffer or Blob, not ${Object.prototype.toString.call(source)}`);
 }
 
-async function fetchBytes(url, { signal, onProgress, fetch: fetchImpl = globalThis.fetch } = {}) {
-  let response;
-  try {
-    response = await fetchImpl(url, { signal });
-  } catch (e) {
-    if (signal?.aborted) throw abortError(signal, e);
-    throw new OrtkeepError('NETWORK', `ortkeep: fetching ${url} failed: ${e.message}; check the URL and the network`, { cause: e });
-  }
-  if (!response.ok) {
-    throw new OrtkeepError('NETWORK', `ortkeep: fetching ${url} returned HTTP ${response.status}; check the URL`);
-  }
-  const total = Number(response.headers.get('content-length')) || 0;
-  // A gzip'd response reports the compressed length; only trust it when it is
-  // the identity encoding.
-  const exact = total > 0 && !response.headers.get('content-encoding');
-  const report = (loaded) => onProgress?.({ loaded, total: exact ? total : 0, phase: 'download' });
-  if (!response.body) {
-    const bytes = new Uint8Array(await response.arrayBuffer());
+async function fetchBytes(url, { signal, onProgress, fetch } = {}) {
+  // network.js makes the request and types its failures (NETWORK, ABORTED);
+  // its `total` is the Content-Length only when it is the identity encoding.
+  const res = await request(url, { signal, fetch });
+  const total = res.total ?? 0;
+  const report = (loaded) => onProgress?.({ loaded, total, phase: 'download' });
+  if (!res.body) {
+    const bytes = new Uint8Array(await res.response.arrayBuffer());
     report(bytes.byteLength);
     return bytes;
   }
-  const reader = response.body.getReader();
-  let buffer = exact ? new Uint8Array(total) : null;
+  const reader = res.body.getReader();
+  let buffer = total ? new Uint8Array(total) : null;
   const parts = [];
   let loaded = 0;
   report(0);
@@ -80,6 +71,3 @@ async function fetchBytes(url, { signal, onProgress, fetch: fetchImpl = globalTh
   return bytes;
 }
 
-function abortError(signal, cause) {
-  return new OrtkeepError('ABORTED', `ortkeep: load aborted${signal.reason ? `: ${signal.reason}` : ''}`, { cause });
-}

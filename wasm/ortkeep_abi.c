@@ -28,9 +28,10 @@ OK_EXPORT uint32_t ok_abi_last_error_offset(void) { return (uint32_t)last_error.
 OK_EXPORT const char *ok_abi_last_error_message(void) { return last_error.message; }
 
 /* Reads a model and returns its report as malloc'd JSON (free with free()),
- * or NULL with last_error set. The SHA-256 is computed here, over the same
- * bytes the reader sees. */
-OK_EXPORT char *ok_abi_inspect(const uint8_t *buf, uint32_t len) {
+ * or NULL with last_error set. sha256_hex (64 hex digits) is the content
+ * hash when the caller already knows it (a cache entry verified chunk by
+ * chunk); NULL hashes the bytes here, over the same bytes the reader sees. */
+OK_EXPORT char *ok_abi_inspect(const uint8_t *buf, uint32_t len, const char *sha256_hex) {
     uint8_t digest[32];
     char hex[65];
     ok_model *model = NULL;
@@ -38,10 +39,17 @@ OK_EXPORT char *ok_abi_inspect(const uint8_t *buf, uint32_t len) {
     size_t json_len = 0;
 
     memset(&last_error, 0, sizeof last_error);
+    if (sha256_hex && strlen(sha256_hex) != 64) {
+        set_error(OK_ERR_INVALID_ARG, "sha256_hex must be 64 hex digits");
+        return NULL;
+    }
     if (ok_onnx_read(buf, len, &model, &last_error) != OK_OK) return NULL;
-    ok_sha256(buf, len, digest);
-    ok_hex(digest, sizeof digest, hex);
-    if (ok_inspect_json(model, hex, &json, &json_len, &last_error) != OK_OK) json = NULL;
+    if (!sha256_hex) {
+        ok_sha256(buf, len, digest);
+        ok_hex(digest, sizeof digest, hex);
+        sha256_hex = hex;
+    }
+    if (ok_inspect_json(model, sha256_hex, &json, &json_len, &last_error) != OK_OK) json = NULL;
     ok_model_free(model);
     return json;
 }
@@ -121,25 +129,4 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
         return NULL;
     }
     return b.p;
-}
-
-/* ok_abi_inspect for bytes whose SHA-256 is already known (a cache entry
- * verified chunk by chunk, or a download hashed as it streamed): the same
- * report without hashing the model a second time. sha256_hex: 64 hex digits
- * and a NUL. */
-OK_EXPORT char *ok_abi_inspect_known(const uint8_t *buf, uint32_t len,
-                                     const char *sha256_hex) {
-    ok_model *model = NULL;
-    char *json = NULL;
-    size_t json_len = 0;
-
-    memset(&last_error, 0, sizeof last_error);
-    if (!sha256_hex || strlen(sha256_hex) != 64) {
-        set_error(OK_ERR_INVALID_ARG, "sha256_hex must be 64 hex digits");
-        return NULL;
-    }
-    if (ok_onnx_read(buf, len, &model, &last_error) != OK_OK) return NULL;
-    if (ok_inspect_json(model, sha256_hex, &json, &json_len, &last_error) != OK_OK) json = NULL;
-    ok_model_free(model);
-    return json;
 }

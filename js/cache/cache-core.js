@@ -199,21 +199,3 @@ export function statusError(st, what) {
   const code = CORE_CODES[st] ?? `CORE_${st}`;
   return new OrtkeepError(code, `ortkeep: the model cache refused ${what} (${code})`);
 }
-
-/**
- * Reads a model whose SHA-256 is already known (a verified cache entry):
- * ortkeep's C reader without hashing the bytes a second time.
- */
-export function inspectKnown(m, bytes, sha256Hex) {
-  const ptr = m._malloc(Math.max(1, bytes.byteLength));
-  if (!ptr) throw new OrtkeepError('NOMEM', `ortkeep: out of wasm memory copying ${bytes.byteLength} bytes`);
-  m.HEAPU8.set(bytes, ptr);
-  const hex = enc.encode(`${sha256Hex}\0`);
-  const hp = m._malloc(hex.length);
-  m.HEAPU8.set(hex, hp);
-  try {
-    const json = m._ok_abi_inspect_known(ptr, bytes.byteLength, hp);
-    if (!json) return null;
-    try { return JSON.parse(m.UTF8ToString(json)); } finally { m._free(json); }
-  } finally { m._free(ptr); m._free(hp); }
-}

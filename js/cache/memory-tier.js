@@ -68,5 +68,3 @@ function handle(base, slot, key, cacheInfo) {
   });
 }
 
-/** How many live sessions the memory tier holds (tests). */
-export function liveCount() { return live.size; }

@@ -43,19 +43,26 @@ export function normalizeUrl(source) {
 /** The cache key: content-addressed when the caller gives integrity, else the URL; plus the form. */
 export function cacheKeyFor(url, integrity) {
   const sha = sriSha256Hex(integrity);
-  return sha ? `sha256:${sha}|form:original` : `url:${url}|form:original`;
+  return sha ? contentKey(sha) : `url:${url}|form:original`;
 }
 
-function sriSha256Hex(integrity) {
+/** The content-addressed cache key of bytes whose SHA-256 is `sha256Hex`. */
+export function contentKey(sha256Hex) {
+  return `sha256:${sha256Hex}|form:original`;
+}
+
+export function toHex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The first sha256 digest of an SRI string as hex; null when there is none or it is malformed. */
+export function sriSha256Hex(integrity) {
   if (!integrity) return null;
   const m = /(?:^|\s)sha256-([A-Za-z0-9+/_-]+={0,2})/.exec(String(integrity));
   if (!m) return null;
   try {
     const bin = atob(m[1].replace(/-/g, '+').replace(/_/g, '/'));
-    if (bin.length !== 32) return null;
-    let hex = '';
-    for (let i = 0; i < bin.length; i++) hex += bin.charCodeAt(i).toString(16).padStart(2, '0');
-    return hex;
+    return bin.length === 32 ? toHex(Array.from(bin, (c) => c.charCodeAt(0))) : null;
   } catch {
     return null;
   }
@@ -213,7 +220,6 @@ export class ModelCache {
           await this.store.storeChunk(a.name, a.chunk, bytes, a.blob);
         } catch (e) {
           ctx.lastWriteError = e;
-          if (isQuotaError(e)) ctx.quotaErrors = (ctx.quotaErrors ?? 0) + 1;
           cc.writeFailed(a.entry, a.chunk, isQuotaError(e));
           return;
         }

@@ -78,7 +78,8 @@ test('network cut at 50%: the load resumes with a Range request and is correct',
   await page.close();
 });
 
-test('a stored chunk with flipped bytes is detected, evicted and refetched, never served', async () => {
+/** A fresh cache holding DET in 1 MiB chunks, chunk 3 flipped on disk, the page reloaded, counters reset. */
+async function storedThenFlipped() {
   await env.reset();
   const page = await env.newPage();
   await page.evaluate((u) => window.tryLoad(u, { chunkSize: 1 << 20 }), DET);
@@ -86,6 +87,11 @@ test('a stored chunk with flipped bytes is detected, evicted and refetched, neve
   await page.reload();
   await page.waitForFunction(() => window.ready === true);
   env.server.resetCounts();
+  return page;
+}
+
+test('a stored chunk with flipped bytes is detected, evicted and refetched, never served', async () => {
+  const page = await storedThenFlipped();
   const r = await page.evaluate((u) => window.check(u, 'ppocr_v4_det', { chunkSize: 1 << 20 }), DET);
   assert.deepEqual(r.diffs, [0, 0]);
   assert.ok(r.warnings.includes('CORRUPT'));
@@ -97,13 +103,7 @@ test('a stored chunk with flipped bytes is detected, evicted and refetched, neve
 });
 
 test('verification overlapping session creation: a flipped stored chunk never yields a session', async () => {
-  await env.reset();
-  const page = await env.newPage();
-  await page.evaluate((u) => window.tryLoad(u, { chunkSize: 1 << 20 }), DET);
-  await page.evaluate(() => window.raw.flip('url:', 3));
-  await page.reload();
-  await page.waitForFunction(() => window.ready === true);
-  env.server.resetCounts();
+  const page = await storedThenFlipped();
   const r = await page.evaluate(async (u) => {
     const { ortkeep, ortDirect: ort, feeds } = window;
     // Count every onnxruntime-web session created and released in this page.
@@ -171,8 +171,10 @@ test("the server's model changes (new ETag): new bytes fetched, the old entry ev
   const v1 = await modelBytes('silero_vad_v5');
   const v2 = await modelBytes('silero_vad_legacy');
   let current = { bytes: v1, etag: '"v1"' };
+  const statuses = [];
   env.handler = (req, res, { pathname, serveBytes }) => {
     if (pathname !== '/m/model.onnx') return false;
+    res.on('finish', () => statuses.push(res.statusCode));
     serveBytes(req, res, current.bytes, { etag: current.etag });
     return true;
   };
@@ -180,11 +182,13 @@ test("the server's model changes (new ETag): new bytes fetched, the old entry ev
   const a = await page.evaluate((ref) => window.check('/m/model.onnx', 'silero_vad_v5', { cache: 'no-cache' }, ref), modelPath('silero_vad_v5'));
   assert.deepEqual(a.diffs, [0, 0]);
   const b = await page.evaluate(() => window.tryLoad('/m/model.onnx', { cache: 'no-cache' }));
-  assert.equal(b.cache.tier, 'indexeddb'); // revalidated: 304
+  assert.equal(b.cache.tier, 'indexeddb');
+  assert.deepEqual(statuses, [200, 304], 'the second load revalidated with a conditional request');
   current = { bytes: v2, etag: '"v2"' };
   const c = await page.evaluate((ref) => window.check('/m/model.onnx', 'silero_vad_legacy', { cache: 'no-cache' }, ref), modelPath('silero_vad_legacy'));
   assert.deepEqual(c.diffs, [0, 0]);
   assert.equal(c.cache.tier, 'network');
+  assert.deepEqual(statuses.slice(2), [200], 'the changed ETag was answered with the new bytes');
   const list = await page.evaluate(() => window.ortkeep.cache.list());
   assert.equal(list.length, 1);
   assert.equal(list[0].etag, '"v2"');

@@ -29,14 +29,19 @@ async function serveTwo() {
   return bytes.length;
 }
 
-test('quota smaller than two models: the least recently used is evicted, then the new one is stored', async () => {
+/** A fresh cache and both models served; runs fn(page) with the quota at `fraction` of one model's size. */
+async function underQuota(fraction, fn) {
   await env.reset();
   const size = await serveTwo();
   const page = await env.newPage();
-  const r = await withQuota(page, Math.floor(size * 1.6), () => page.evaluate(async (ref) => {
+  return { page, r: await withQuota(page, Math.floor(size * fraction), () => fn(page)) };
+}
+
+test('quota smaller than two models: the least recently used is evicted, then the new one is stored', async () => {
+  const { page, r } = await underQuota(1.6, (page) => page.evaluate(async (ref) => {
     const a = await window.check('/q/a.onnx', 'ppocr_v4_det', {}, ref);
     const b = await window.check('/q/b.onnx', 'ppocr_v4_det', {}, ref);
-    return { a, b, list: (await window.ortkeep.cache.list()).map((e) => e.url), est: await navigator.storage.estimate() };
+    return { a, b, list: (await window.ortkeep.cache.list()).map((e) => e.url) };
   }, DET));
   assert.deepEqual([r.a.diffs, r.b.diffs], [[0, 0], [0, 0]]);
   assert.equal(r.a.cache.stored, true);
@@ -47,10 +52,7 @@ test('quota smaller than two models: the least recently used is evicted, then th
 });
 
 test('quota smaller than one model: loaded uncached with a QUOTA warning', async () => {
-  await env.reset();
-  const size = await serveTwo();
-  const page = await env.newPage();
-  const r = await withQuota(page, Math.floor(size * 0.5), () => page.evaluate(async (ref) => {
+  const { page, r } = await underQuota(0.5, (page) => page.evaluate(async (ref) => {
     const a = await window.check('/q/a.onnx', 'ppocr_v4_det', {}, ref);
     return { a, list: await window.ortkeep.cache.list(), raw: await window.raw.dump() };
   }, DET));

@@ -31,6 +31,7 @@ test('second load comes from IndexedDB with zero network requests; outputs equal
   assert.deepEqual(again.diffs, [0, 0]);
   assert.equal(again.cache.tier, 'indexeddb');
   assert.ok(again.phases.includes('read-cache'));
+  assert.match(first.sha256, /^[0-9a-f]{64}$/); // so the equality below is not undefined === undefined
   assert.equal(again.sha256, first.sha256);
   await page2.close();
 });

@@ -42,3 +42,15 @@ test('inspect throws a typed error with an offset', async () => {
   assert.throws(() => core.inspect(bytes.subarray(0, 500)), (e) => e.name === 'OrtkeepError' && e.code === 'TRUNCATED' && e.offset > 0);
   assert.throws(() => core.inspect(new Uint8Array(0)), (e) => e.code === 'EMPTY');
 });
+
+test('inspect with a known sha256 gives the same report without rehashing; a bad hash is refused', async () => {
+  const core = await getCore();
+  const bytes = await readFile(path.join(REPO_ROOT, REAL_MODELS[1].path));
+  const hashed = core.inspect(bytes);
+  const known = core.inspect(bytes, hashed.sha256);
+  assert.deepEqual(known, hashed);
+  const stand = 'ab'.repeat(32); // the core takes the caller's hash as given: it is not recomputed
+  assert.equal(core.inspect(bytes, stand).sha256, stand);
+  assert.throws(() => core.inspect(bytes, 'abc'), (e) => e.code === 'INVALID_ARG');
+  assert.throws(() => core.inspect(bytes.subarray(0, 300), hashed.sha256), (e) => e.code === 'TRUNCATED');
+});
