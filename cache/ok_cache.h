@@ -39,7 +39,12 @@ typedef struct ok_cache ok_cache;
 #define OK_CACHE_MANIFEST 0xFFFFFFFFu   /* write_failed: the manifest write */
 
 /* ---- entry state (persisted) ---- */
-enum { OK_ENTRY_PENDING = 1, OK_ENTRY_COMMITTED = 2 };
+#define OK_ENTRY_STATE_LIST(X) X(PENDING, 1) X(COMMITTED, 2)
+enum {
+#define OK_ENTRY_STATE_ENUM_(name, value) OK_ENTRY_##name = value,
+    OK_ENTRY_STATE_LIST(OK_ENTRY_STATE_ENUM_)
+#undef OK_ENTRY_STATE_ENUM_
+};
 
 /* ---- actions ----
  * One record is 10 little-endian uint32 (40 bytes), read by JS straight from
@@ -58,38 +63,36 @@ enum { OK_ENTRY_PENDING = 1, OK_ENTRY_COMMITTED = 2 };
  *
  * Storage: object store "index" (key = name, value = manifest bytes) and
  * "chunks" (key = [name, chunk], value = chunk bytes). */
+/* What each action asks of JS:
+ *   WRITE_MANIFEST: index.put(name, blob).
+ *   STORE_CHUNK: ONE transaction: chunks.put([name, chunk], <the bytes JS passed to * ok_cache_chunk_arrived for this chunk>) and index.put(name, blob).
+ *   DELETE_CHUNKS: chunks.delete(IDBKeyRange.bound([name, chunk], [name, chunk_end], * false, true)) (chunk_end = OK_CACHE_CHUNK_END: to the end).
+ *   DROP_ENTRY: ONE transaction: index.delete(name) and all chunks [name, *].
+ *   CLEAR_ALL: ONE transaction: clear both stores (the index was unreadable).
+ *   READ_CHUNK: read chunks.get([name, chunk]) and feed ok_cache_chunk_rehash (resume) * or ok_cache_chunk_read (hit).
+ *   FETCH: fetch the entry's URL (blob) from byte `value` on: 0 = plain GET, * else `Range: bytes=value-` with If-Range; feed chunks from `chunk`. * chunk == chunk_end (the chunk count): nothing left, call * ok_cache_download_done.
+ *   COMMITTED: notification: the entry committed (now servable).
+ *   LOAD_UNCACHED: the cache cannot hold this download: keep streaming the chunks through * ok_cache_chunk_arrived (integrity is still checked) but nothing is * stored; JS warns the user.
+ *   REFETCH: a served entry was found corrupt and dropped: restart the load of the * key (name = key, blob = URL) from the network.
+ *   ERROR: notification: an error for entry (value = ok_status).
+ */
+/* X(NAME, value): the actions JS carries out. */
+#define OK_CACHE_ACTION_LIST(X) \
+    X(WRITE_MANIFEST, 1) \
+    X(STORE_CHUNK, 2) \
+    X(DELETE_CHUNKS, 3) \
+    X(DROP_ENTRY, 4) \
+    X(CLEAR_ALL, 5) \
+    X(READ_CHUNK, 6) \
+    X(FETCH, 7) \
+    X(COMMITTED, 8) \
+    X(LOAD_UNCACHED, 9) \
+    X(REFETCH, 10) \
+    X(ERROR, 11)
 enum ok_cache_action_type {
-    /* index.put(name, blob). */
-    OK_ACT_WRITE_MANIFEST = 1,
-    /* ONE transaction: chunks.put([name, chunk], <the bytes JS passed to
-     * ok_cache_chunk_arrived for this chunk>) and index.put(name, blob). */
-    OK_ACT_STORE_CHUNK = 2,
-    /* chunks.delete(IDBKeyRange.bound([name, chunk], [name, chunk_end],
-     * false, true)) (chunk_end = OK_CACHE_CHUNK_END: to the end). */
-    OK_ACT_DELETE_CHUNKS = 3,
-    /* ONE transaction: index.delete(name) and all chunks [name, *]. */
-    OK_ACT_DROP_ENTRY = 4,
-    /* ONE transaction: clear both stores (the index was unreadable). */
-    OK_ACT_CLEAR_ALL = 5,
-    /* read chunks.get([name, chunk]) and feed ok_cache_chunk_rehash (resume)
-     * or ok_cache_chunk_read (hit). */
-    OK_ACT_READ_CHUNK = 6,
-    /* fetch the entry's URL (blob) from byte `value` on: 0 = plain GET,
-     * else `Range: bytes=value-` with If-Range; feed chunks from `chunk`.
-     * chunk == chunk_end (the chunk count): nothing left, call
-     * ok_cache_download_done. */
-    OK_ACT_FETCH = 7,
-    /* notification: the entry committed (now servable). */
-    OK_ACT_COMMITTED = 8,
-    /* the cache cannot hold this download: keep streaming the chunks through
-     * ok_cache_chunk_arrived (integrity is still checked) but nothing is
-     * stored; JS warns the user. */
-    OK_ACT_LOAD_UNCACHED = 9,
-    /* a served entry was found corrupt and dropped: restart the load of the
-     * key (name = key, blob = URL) from the network. */
-    OK_ACT_REFETCH = 10,
-    /* notification: an error for entry (value = ok_status). */
-    OK_ACT_ERROR = 11
+#define OK_CACHE_ACTION_ENUM_(name, value) OK_ACT_##name = value,
+    OK_CACHE_ACTION_LIST(OK_CACHE_ACTION_ENUM_)
+#undef OK_CACHE_ACTION_ENUM_
 };
 
 typedef struct ok_cache_action {
@@ -130,24 +133,29 @@ void ok_cache_actions_clear(ok_cache *c);
 void ok_cache_actions_trim(ok_cache *c);
 
 /* ---- lookups and reads ---- */
+/* fetch()'s cache modes: X(NAME, value, "the name JS passes") */
+#define OK_CACHE_MODE_LIST(X)                                                  \
+    X(DEFAULT, 0, "default")               /* serve stored entry, else fetch */ \
+    X(NO_CACHE, 1, "no-cache")             /* stored entry must be revalidated first */ \
+    X(RELOAD, 2, "reload")                 /* refetch and replace */            \
+    X(NO_STORE, 3, "no-store")             /* bypass the cache entirely */      \
+    X(ONLY_IF_CACHED, 4, "only-if-cached") /* serve stored entry or fail NOT_FOUND */
 enum ok_cache_mode {
-    OK_MODE_DEFAULT = 0,        /* serve stored entry, else fetch */
-    OK_MODE_NO_CACHE = 1,       /* stored entry must be revalidated first */
-    OK_MODE_RELOAD = 2,         /* refetch and replace */
-    OK_MODE_NO_STORE = 3,       /* bypass the cache entirely */
-    OK_MODE_ONLY_IF_CACHED = 4  /* serve stored entry or fail NOT_FOUND */
+#define OK_CACHE_MODE_ENUM_(name, value, js) OK_MODE_##name = value,
+    OK_CACHE_MODE_LIST(OK_CACHE_MODE_ENUM_)
+#undef OK_CACHE_MODE_ENUM_
 };
+#define OK_LOOKUP_LIST(X)                                                        \
+    X(MISS, 0)       /* fetch, then ok_cache_begin_write */                     \
+    X(HIT, 1)        /* read chunks 0..chunk_count-1 (entry held) */            \
+    X(RESUME, 2)     /* a pending download can continue from resume_byte */     \
+    X(REVALIDATE, 3) /* conditional request: 304 => revalidated, 200 => write */ \
+    X(BYPASS, 4)     /* no-store: fetch, do not write */                        \
+    X(NOT_FOUND, 5)  /* only-if-cached and nothing servable */
 enum ok_cache_lookup_kind {
-    OK_LOOKUP_MISS = 0,       /* fetch, then ok_cache_begin_write */
-    OK_LOOKUP_HIT = 1,        /* read chunks 0..chunk_count-1 (entry held) */
-    OK_LOOKUP_RESUME = 2,     /* a pending download can continue from
-                                 resume_chunk/resume_byte if the server's
-                                 validators still match (If-Range) */
-    OK_LOOKUP_REVALIDATE = 3, /* send a conditional request with the entry's
-                                 validators: 304 => ok_cache_revalidated,
-                                 200 => ok_cache_begin_write */
-    OK_LOOKUP_BYPASS = 4,     /* no-store: fetch, do not write */
-    OK_LOOKUP_NOT_FOUND = 5   /* only-if-cached and nothing servable */
+#define OK_LOOKUP_ENUM_(name, value) OK_LOOKUP_##name = value,
+    OK_LOOKUP_LIST(OK_LOOKUP_ENUM_)
+#undef OK_LOOKUP_ENUM_
 };
 typedef struct ok_cache_lookup_result {
     uint32_t kind;          /* OK_LOOKUP_* */

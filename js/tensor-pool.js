@@ -2,17 +2,19 @@
 // integers in and out of wasm memory: every call returns the ACTIONS the C
 // policy decided, read from the module's heap as 8-uint32 records. What to
 // create, reuse, re-pin, keep or destroy is decided in C, never here.
+import { POOL_BACKEND, POOL_LIMIT, POOL_OP, POOL_SLOT, POOL_STAT } from './core-constants.js';
 import { CORE_CODES, OrtkeepError } from './errors.js';
 import { ONNX_TO_ORT_TYPE } from './ort-adapter.js';
 
-export const BACKEND = Object.freeze({ cpu: 0, webgpu: 1, webnn: 2 });
-export const SLOT = Object.freeze({ input: 0, output: 1 });
-export const OP = Object.freeze({
-  CREATE: 1, REUSE: 2, TAKE: 3, DESTROY: 4, BIND: 5, EXTERNAL: 6, FORGET: 7, ADOPT: 8, KEEP: 9,
-});
-const WORDS = 8;
-const MAX_RANK = 16;
-const STAT_NAMES = ['creates', 'reuses', 'repins', 'destroys', 'takes', 'adopts', 'bytesHeld', 'bytesFree', 'liveTensors'];
+/** Backends by the pool device names JS uses ('cpu', 'webgpu', 'webnn'). */
+export const BACKEND = Object.freeze({ cpu: POOL_BACKEND.CPU, webgpu: POOL_BACKEND.WEBGPU, webnn: POOL_BACKEND.WEBNN });
+export const SLOT = Object.freeze({ input: POOL_SLOT.INPUT, output: POOL_SLOT.OUTPUT });
+export const OP = POOL_OP;
+const WORDS = POOL_LIMIT.ACTION_WORDS;
+const MAX_RANK = POOL_LIMIT.MAX_RANK;
+const camel = (s) => s.toLowerCase().replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+/** Counter names in ok_pool_stats() order: CREATES → creates, BYTES_HELD → bytesHeld. */
+const STAT_NAMES = Object.entries(POOL_STAT).filter(([k]) => k !== 'COUNT').sort((a, b) => a[1] - b[1]).map(([k]) => camel(k));
 
 /** ONNX TensorProto.DataType numbers by onnxruntime-web type name (the inverse of ONNX_TO_ORT_TYPE). */
 export const ORT_TYPE_TO_ONNX = Object.freeze(Object.fromEntries(Object.entries(ONNX_TO_ORT_TYPE).map(([code, type]) => [type, Number(code)])));

@@ -222,7 +222,7 @@ static void to_free(ok_pool *p, tensor *t) {
 
 static void destroy(ok_pool *p, tensor *t) {
     uint64_t *s = st(p, t);
-    emit(p, OK_ACT_DESTROY, t, OK_POOL_NONE, OK_POOL_NONE);
+    emit(p, OK_POOL_DESTROY, t, OK_POOL_NONE, OK_POOL_NONE);
     if (t->state == T_FREE) s[OK_STAT_BYTES_FREE] -= t->cap;
     s[OK_STAT_BYTES_HELD] -= t->cap;
     s[OK_STAT_LIVE_TENSORS]--;
@@ -262,7 +262,7 @@ static int unpin(ok_pool *p, uint32_t kind, uint32_t index) {
     if (!t) return 0;
     s->generation++;
     if (t->external) {
-        emit(p, OK_ACT_FORGET, t, kind, index);
+        emit(p, OK_POOL_FORGET, t, kind, index);
         t->handle = 0;
         return 0;
     }
@@ -383,7 +383,7 @@ ok_status ok_pool_destroy(ok_pool *p) {
         tensor *t = &p->t[i];
         if (!t->handle) continue;
         if (t->external) {
-            emit(p, OK_ACT_FORGET, t, OK_POOL_NONE, OK_POOL_NONE);
+            emit(p, OK_POOL_FORGET, t, OK_POOL_NONE, OK_POOL_NONE);
             t->handle = 0;
         } else {
             destroy(p, t);
@@ -469,7 +469,7 @@ static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend,
         same_desc(cur, dtype, dims, rank)) {
         cur->run_used = p->run_id;
         st(p, cur)[OK_STAT_REUSES]++;
-        emit(p, OK_ACT_REUSE, cur, kind, index);
+        emit(p, OK_POOL_REUSE, cur, kind, index);
         return OK_OK;
     }
     unpin(p, kind, index);
@@ -478,7 +478,7 @@ static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend,
         st(p, t)[OK_STAT_BYTES_FREE] -= t->cap;
         pin(p, t, kind, index, dtype, dims, rank);
         st(p, t)[OK_STAT_TAKES]++;
-        emit(p, OK_ACT_TAKE, t, kind, index);
+        emit(p, OK_POOL_TAKE, t, kind, index);
     } else {
         t = new_entry(p);
         t->backend = (uint8_t)backend;
@@ -488,7 +488,7 @@ static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend,
         s[OK_STAT_CREATES]++;
         s[OK_STAT_LIVE_TENSORS]++;
         s[OK_STAT_BYTES_HELD] += t->cap;
-        emit(p, OK_ACT_CREATE, t, kind, index);
+        emit(p, OK_POOL_CREATE, t, kind, index);
     }
     evict(p);
     return OK_OK;
@@ -512,7 +512,7 @@ ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle) {
     if (t->state == T_PINNED) {
         if (t->slot_kind == OK_SLOT_INPUT && t->slot_index == index && t->caller_ref) {
             t->run_used = p->run_id; /* already bound here: same binding */
-            emit(p, OK_ACT_BIND, t, OK_SLOT_INPUT, index);
+            emit(p, OK_POOL_BIND, t, OK_SLOT_INPUT, index);
             return OK_OK;
         }
         return OK_ERR_IN_USE; /* bound elsewhere, or an output pin not kept */
@@ -527,7 +527,7 @@ ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle) {
     int64_t dims[OK_POOL_MAX_RANK];
     memcpy(dims, t->dims, sizeof dims);
     pin(p, t, OK_SLOT_INPUT, index, t->dtype, dims, t->rank);
-    emit(p, OK_ACT_BIND, t, OK_SLOT_INPUT, index);
+    emit(p, OK_POOL_BIND, t, OK_SLOT_INPUT, index);
     evict(p);
     return OK_OK;
 }
@@ -545,7 +545,7 @@ ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backen
     t->external = 1;
     t->cap = need; /* informational: not the pool's bytes */
     pin(p, t, (uint32_t)kind, index, dtype, dims, rank);
-    emit(p, OK_ACT_EXTERNAL, t, (uint32_t)kind, index);
+    emit(p, OK_POOL_EXTERNAL, t, (uint32_t)kind, index);
     evict(p);
     return OK_OK;
 }
@@ -568,7 +568,7 @@ ok_status ok_pool_adopt(ok_pool *p, uint32_t index, int backend, int32_t dtype,
     s[OK_STAT_ADOPTS]++;
     s[OK_STAT_LIVE_TENSORS]++;
     s[OK_STAT_BYTES_HELD] += t->cap;
-    emit(p, OK_ACT_ADOPT, t, OK_SLOT_OUTPUT, index);
+    emit(p, OK_POOL_ADOPT, t, OK_SLOT_OUTPUT, index);
     evict(p);
     return OK_OK;
 }
@@ -586,7 +586,7 @@ ok_status ok_pool_keep(ok_pool *p, uint32_t out_index) {
     t->state = T_KEPT;
     t->caller_ref = 1;
     t->slot_kind = t->slot_index = OK_POOL_NONE;
-    emit(p, OK_ACT_KEEP, t, OK_SLOT_OUTPUT, out_index);
+    emit(p, OK_POOL_KEEP, t, OK_SLOT_OUTPUT, out_index);
     return OK_OK;
 }
 

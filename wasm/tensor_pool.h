@@ -20,7 +20,7 @@
  * before the call. Read with ok_pool_actions(): a packed array of `count`
  * records, each OK_POOL_ACTION_WORDS (8) uint32 words, little-endian as in
  * wasm memory:
- *   word 0  op          OK_ACT_* below
+ *   word 0  op          OK_POOL_* below
  *   word 1  handle      nonzero; never reused within a pool's lifetime
  *   word 2  slot kind   0 input, 1 output, 0xFFFFFFFF none
  *   word 3  slot index  or 0xFFFFFFFF
@@ -44,35 +44,51 @@
 
 #include "ok_error.h"
 
-enum { OK_BACKEND_CPU = 0, OK_BACKEND_WEBGPU = 1, OK_BACKEND_WEBNN = 2, OK_BACKEND_COUNT = 3 };
+/* X(NAME, value): the lists JS reads too (js/core-constants.js is generated
+ * from them by wasm/gen_constants.c). */
+#define OK_BACKEND_LIST(X) X(CPU, 0) X(WEBGPU, 1) X(WEBNN, 2)
+enum {
+#define OK_BACKEND_ENUM_(name, value) OK_BACKEND_##name = value,
+    OK_BACKEND_LIST(OK_BACKEND_ENUM_)
+#undef OK_BACKEND_ENUM_
+    OK_BACKEND_COUNT = 3
+};
 enum { OK_SLOT_INPUT = 0, OK_SLOT_OUTPUT = 1 };
 #define OK_POOL_NONE 0xFFFFFFFFu
 #define OK_POOL_MAX_RANK 16
 #define OK_POOL_ACTION_WORDS 8
 
+#define OK_POOL_OP_LIST(X)                                                          \
+    X(CREATE, 1)   /* create tensor `handle` of `bytes` on backend, then write/bind it */   \
+    X(REUSE, 2)    /* the slot's pinned tensor still fits: write in place, bind same object */ \
+    X(TAKE, 3)     /* re-pin free tensor `handle` (capacity `bytes`) to the slot, write, bind */ \
+    X(DESTROY, 4)  /* destroy `handle` and drop it from the map */                        \
+    X(BIND, 5)     /* kept `handle` is now bound to the input slot (no device work) */    \
+    X(EXTERNAL, 6) /* map `handle` -> the caller's tensor, bound to the slot */           \
+    X(FORGET, 7)   /* drop external `handle` from the map; do NOT destroy it */           \
+    X(ADOPT, 8)    /* map `handle` -> the tensor ORT allocated for the output slot */     \
+    X(KEEP, 9)     /* `handle` left its output pin; the caller owns it until release */
 enum ok_pool_op {
-    OK_ACT_CREATE = 1,   /* create tensor `handle` of `bytes` on backend, then write/bind it */
-    OK_ACT_REUSE = 2,    /* the slot's pinned tensor still fits: write in place, bind same object */
-    OK_ACT_TAKE = 3,     /* re-pin free tensor `handle` (capacity `bytes`) to the slot, write, bind */
-    OK_ACT_DESTROY = 4,  /* destroy `handle` and drop it from the map */
-    OK_ACT_BIND = 5,     /* kept `handle` is now bound to the input slot (no device work) */
-    OK_ACT_EXTERNAL = 6, /* map `handle` -> the caller's tensor, bound to the slot */
-    OK_ACT_FORGET = 7,   /* drop external `handle` from the map; do NOT destroy it */
-    OK_ACT_ADOPT = 8,    /* map `handle` -> the tensor ORT allocated for the output slot */
-    OK_ACT_KEEP = 9      /* `handle` left its output pin; the caller owns it until release */
+#define OK_POOL_OP_ENUM_(name, value) OK_POOL_##name = value,
+    OK_POOL_OP_LIST(OK_POOL_OP_ENUM_)
+#undef OK_POOL_OP_ENUM_
 };
 
 /* Stats, per backend: ok_pool_stats() returns OK_POOL_STAT_COUNT uint64. */
+#define OK_POOL_STAT_LIST(X)                                                        \
+    X(CREATES, 0)      /* CREATE actions */                                              \
+    X(REUSES, 1)       /* REUSE actions (steady state) */                                \
+    X(REPINS, 2)       /* a slot's pool tensor moved off its pin for a new one */        \
+    X(DESTROYS, 3)     /* DESTROY actions */                                             \
+    X(TAKES, 4)        /* TAKE actions (served from the free list) */                    \
+    X(ADOPTS, 5)       /* ADOPT actions */                                               \
+    X(BYTES_HELD, 6)   /* capacity of live pool tensors: pinned + kept + free */         \
+    X(BYTES_FREE, 7)   /* capacity of free-list tensors */                               \
+    X(LIVE_TENSORS, 8) /* live pool tensors (external ones not counted) */
 enum ok_pool_stat {
-    OK_STAT_CREATES = 0,      /* CREATE actions */
-    OK_STAT_REUSES = 1,       /* REUSE actions (steady state) */
-    OK_STAT_REPINS = 2,       /* a slot's pool tensor moved off its pin for a new one */
-    OK_STAT_DESTROYS = 3,     /* DESTROY actions */
-    OK_STAT_TAKES = 4,        /* TAKE actions (served from the free list) */
-    OK_STAT_ADOPTS = 5,       /* ADOPT actions */
-    OK_STAT_BYTES_HELD = 6,   /* capacity of live pool tensors: pinned + kept + free */
-    OK_STAT_BYTES_FREE = 7,   /* capacity of free-list tensors */
-    OK_STAT_LIVE_TENSORS = 8, /* live pool tensors (external ones not counted) */
+#define OK_POOL_STAT_ENUM_(name, value) OK_STAT_##name = value,
+    OK_POOL_STAT_LIST(OK_POOL_STAT_ENUM_)
+#undef OK_POOL_STAT_ENUM_
     OK_POOL_STAT_COUNT = 9
 };
 

@@ -2,18 +2,16 @@
 // queued actions come out of wasm memory as plain objects (40-byte records
 // plus a byte arena, copied before the queue is cleared). No decision is
 // made here; see model-cache.js for who carries the actions out.
+import { CACHE_ACTION, CACHE_ACTION_WORD as W, CACHE_LIMIT, CACHE_MODE, LOOKUP, LOOKUP_WORD as LW, STATUS } from '../core-constants.js';
 import { CORE_CODES, OrtkeepError } from '../errors.js';
 
-export const ACT = Object.freeze({
-  WRITE_MANIFEST: 1, STORE_CHUNK: 2, DELETE_CHUNKS: 3, DROP_ENTRY: 4, CLEAR_ALL: 5,
-  READ_CHUNK: 6, FETCH: 7, COMMITTED: 8, LOAD_UNCACHED: 9, REFETCH: 10, ERROR: 11,
-});
-export const LOOKUP = Object.freeze({ MISS: 0, HIT: 1, RESUME: 2, REVALIDATE: 3, BYPASS: 4, NOT_FOUND: 5 });
+export const ACT = CACHE_ACTION;
+export { LOOKUP };
 /** fetch()'s cache modes → enum ok_cache_mode. */
-export const MODES = Object.freeze({ default: 0, 'no-cache': 1, reload: 2, 'no-store': 3, 'only-if-cached': 4 });
-export const ST = Object.freeze({ OK: 0, NOT_FOUND: 10, CORRUPT: 12, INTEGRITY: 13, QUOTA: 14, IN_USE: 16 });
-export const CHUNK_END = 0xffffffff;
-export const MANIFEST = 0xffffffff;
+export const MODES = CACHE_MODE;
+export const ST = STATUS;
+export const CHUNK_END = CACHE_LIMIT.CHUNK_END;
+export const MANIFEST = CACHE_LIMIT.MANIFEST;
 const OUTCOMES = new Set([ST.OK, ST.CORRUPT, ST.INTEGRITY, ST.QUOTA]);
 
 const enc = new TextEncoder();
@@ -79,16 +77,16 @@ export class CacheCore {
       const u32 = m.HEAPU32;
       const u8 = m.HEAPU8;
       for (let i = 0; i < count; i++) {
-        const r = (base >> 2) + i * 10;
-        const nameOff = u32[r + 4];
-        const nameLen = u32[r + 5];
-        const blobOff = u32[r + 6];
-        const blobLen = u32[r + 7];
+        const r = (base >> 2) + i * W.SIZE;
+        const nameOff = u32[r + W.name_off];
+        const nameLen = u32[r + W.name_len];
+        const blobOff = u32[r + W.blob_off];
+        const blobLen = u32[r + W.blob_len];
         out.push({
-          type: u32[r], entry: u32[r + 1], chunk: u32[r + 2], chunkEnd: u32[r + 3],
+          type: u32[r + W.type], entry: u32[r + W.entry], chunk: u32[r + W.chunk], chunkEnd: u32[r + W.chunk_end],
           name: nameLen ? dec.decode(u8.subarray(data + nameOff, data + nameOff + nameLen)) : '',
           blob: u8.slice(data + blobOff, data + blobOff + blobLen),
-          value: u32[r + 8] + u32[r + 9] * 2 ** 32,
+          value: u32[r + W.value_lo] + u32[r + W.value_hi] * 2 ** 32,
         });
       }
     }
@@ -132,10 +130,11 @@ export class CacheCore {
   readLookup() {
     const m = this.m;
     const w = this.tmp >> 2;
+    const h = m.HEAPU32;
     return {
-      kind: m.HEAPU32[w], entry: m.HEAPU32[w + 1], chunkCount: m.HEAPU32[w + 2], resumeChunk: m.HEAPU32[w + 3],
-      resumeByte: m.HEAPU32[w + 4] + m.HEAPU32[w + 5] * 2 ** 32,
-      totalSize: m.HEAPU32[w + 6] + m.HEAPU32[w + 7] * 2 ** 32,
+      kind: h[w + LW.kind], entry: h[w + LW.entry], chunkCount: h[w + LW.chunk_count], resumeChunk: h[w + LW.resume_chunk],
+      resumeByte: h[w + LW.resume_byte] + h[w + LW.resume_byte + 1] * 2 ** 32,
+      totalSize: h[w + LW.total_size] + h[w + LW.total_size + 1] * 2 ** 32,
     };
   }
 

@@ -54,27 +54,27 @@ static void apply(shadow *s) {
         if (!(op >= 1 && op <= 9 && h > 0 && h < MAXH)) continue;
         s->n_ops[op]++;
         switch (op) {
-        case OK_ACT_CREATE: case OK_ACT_ADOPT:
+        case OK_POOL_CREATE: case OK_POOL_ADOPT:
             CHECK_EQ_INT(s->h[h], H_NONE);
             s->h[h] = H_OWNED;
             break;
-        case OK_ACT_EXTERNAL:
+        case OK_POOL_EXTERNAL:
             CHECK_EQ_INT(s->h[h], H_NONE);
             s->h[h] = H_EXTERNAL;
             break;
-        case OK_ACT_DESTROY:
+        case OK_POOL_DESTROY:
             CHECK_EQ_INT(s->h[h], H_OWNED);
             CHECK(!pinned_anywhere(s->p, h, 64, 64)); /* never frees a bound tensor */
             s->h[h] = H_DESTROYED;
             break;
-        case OK_ACT_FORGET:
+        case OK_POOL_FORGET:
             CHECK_EQ_INT(s->h[h], H_EXTERNAL);
             s->h[h] = H_FORGOTTEN;
             break;
         default: /* REUSE TAKE BIND KEEP: a live pool tensor */
             CHECK_EQ_INT(s->h[h], H_OWNED);
         }
-        if (kind != OK_POOL_NONE && op != OK_ACT_FORGET && op != OK_ACT_KEEP) {
+        if (kind != OK_POOL_NONE && op != OK_POOL_FORGET && op != OK_POOL_KEEP) {
             s->last_handle = h;
             s->last_op = op;
             if (s->in_run) {
@@ -189,7 +189,7 @@ static void test_steady_state(void) {
         sh_run_begin(s);
         CHECK_EQ_INT(ok_pool_input(s->p, 0, GPU, F32, in, 2), OK_OK);
         apply(s);
-        CHECK_EQ_INT(s->last_op, r == 0 ? OK_ACT_CREATE : OK_ACT_REUSE);
+        CHECK_EQ_INT(s->last_op, r == 0 ? OK_POOL_CREATE : OK_POOL_REUSE);
         if (r == 0) hin = s->last_handle;
         CHECK_EQ_INT(s->last_handle, hin);
         CHECK_EQ_INT(ok_pool_output(s->p, 0, GPU, F32, out, 2), OK_OK);
@@ -222,14 +222,14 @@ static void test_repin(void) {
     uint32_t gen1 = ok_pool_actions(s->p, NULL)[5];
     /* dims change, same class (512): the same buffer comes straight back */
     ok_pool_input(s->p, 0, GPU, F32, b, 2); apply(s);
-    CHECK_EQ_INT(s->last_op, OK_ACT_TAKE);
+    CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, h1);
     CHECK(ok_pool_actions(s->p, NULL)[5] != gen1); /* new binding generation */
     CHECK_EQ_INT(g[OK_STAT_REPINS], 1);
     CHECK_EQ_INT(g[OK_STAT_CREATES], 1);
     /* bigger class: create, old one to the free list */
     ok_pool_input(s->p, 0, GPU, F32, c, 2); apply(s);
-    CHECK_EQ_INT(s->last_op, OK_ACT_CREATE);
+    CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
     uint32_t h2 = s->last_handle;
     CHECK(h2 != h1);
     CHECK_EQ_INT(ok_pool_actions(s->p, NULL)[6], 4096);
@@ -237,7 +237,7 @@ static void test_repin(void) {
     CHECK_EQ_INT(g[OK_STAT_BYTES_HELD], 512 + 4096);
     /* back: served from the free list */
     ok_pool_input(s->p, 0, GPU, F32, a, 2); apply(s);
-    CHECK_EQ_INT(s->last_op, OK_ACT_TAKE);
+    CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, h1);
     CHECK_EQ_INT(g[OK_STAT_BYTES_FREE], 4096);
     CHECK_EQ_INT(g[OK_STAT_TAKES], 2);
@@ -247,7 +247,7 @@ static void test_repin(void) {
     CHECK_EQ_INT(d[1], 128);
     /* another backend never takes a GPU buffer */
     ok_pool_input(s->p, 0, CPU, F32, c, 2); apply(s);
-    CHECK_EQ_INT(s->last_op, OK_ACT_CREATE);
+    CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
     sh_dispose(s);
 
     /* WebNN: exact dtype+dims, exact bytes */
@@ -258,11 +258,11 @@ static void test_repin(void) {
     uint32_t n1 = s->last_handle;
     CHECK_EQ_INT(ok_pool_actions(s->p, NULL)[6], 512);
     ok_pool_input(s->p, 0, NN, F32, y, 2); apply(s); /* same bytes, other shape */
-    CHECK_EQ_INT(s->last_op, OK_ACT_CREATE);
+    CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
     ok_pool_input(s->p, 0, NN, I64, x, 2); apply(s); /* other dtype */
-    CHECK_EQ_INT(s->last_op, OK_ACT_CREATE);
+    CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
     ok_pool_input(s->p, 0, NN, F32, x, 2); apply(s);
-    CHECK_EQ_INT(s->last_op, OK_ACT_TAKE);
+    CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, n1);
     sh_dispose(s);
 }
@@ -287,7 +287,7 @@ static void test_budget_lru(void) {
             CHECK_EQ_INT(n, 1);
         } else {
             CHECK_EQ_INT(n, 2);
-            CHECK_EQ_INT(a[OK_POOL_ACTION_WORDS], OK_ACT_DESTROY);
+            CHECK_EQ_INT(a[OK_POOL_ACTION_WORDS], OK_POOL_DESTROY);
             CHECK_EQ_INT(a[OK_POOL_ACTION_WORDS + 1], h[i - 3]);
         }
         CHECK(ok_pool_stats(s->p, CPU)[OK_STAT_BYTES_FREE] <= 3 * 1024);
@@ -298,7 +298,7 @@ static void test_budget_lru(void) {
     /* A take removes a tensor from the free list: slot 0 back to small
      * takes h4 (newest of its class). */
     ok_pool_input(s->p, 0, CPU, F32, small, 1); apply(s);
-    CHECK_EQ_INT(s->last_op, OK_ACT_TAKE);
+    CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, h[4]);
     /* slot 0's big tensor is now the newest free; lowering the budget
      * evicts h2, h3 (oldest) before it */
@@ -319,14 +319,14 @@ static void test_budget_lru(void) {
     sh_run_begin(s);
     ok_pool_input(s->p, 1, CPU, F32, small, 1); apply(s); /* h(1) big -> free, created small */
     uint32_t hs = s->last_handle;
-    CHECK_EQ_INT(s->n_ops[OK_ACT_DESTROY], 1); /* the old one was not used this run */
+    CHECK_EQ_INT(s->n_ops[OK_POOL_DESTROY], 1); /* the old one was not used this run */
     ok_pool_input(s->p, 1, CPU, F32, big, 1); apply(s);   /* hs was used this run */
-    CHECK_EQ_INT(s->n_ops[OK_ACT_DESTROY], 0);
+    CHECK_EQ_INT(s->n_ops[OK_POOL_DESTROY], 0);
     CHECK_EQ_INT(ok_pool_stats(s->p, CPU)[OK_STAT_BYTES_FREE], 1024); /* hs, quarantined */
     ok_pool_input(s->p, 2, CPU, F32, small, 1); apply(s);
     CHECK(s->last_handle != hs);
     sh_run_end(s);
-    CHECK_EQ_INT(s->n_ops[OK_ACT_DESTROY], 1);
+    CHECK_EQ_INT(s->n_ops[OK_POOL_DESTROY], 1);
     CHECK_EQ_INT(s->h[hs], H_DESTROYED);
     sh_dispose(s);
 }
@@ -356,7 +356,7 @@ static void test_interleaved(void) {
     int64_t db[] = {2, 8};
     CHECK_EQ_INT(ok_pool_input(b->p, 0, CPU, F32, db, 2), OK_OK);
     apply(b);
-    CHECK_EQ_INT(b->last_op, OK_ACT_REUSE);
+    CHECK_EQ_INT(b->last_op, OK_POOL_REUSE);
     sh_dispose(b);
 }
 
@@ -369,7 +369,7 @@ static void test_dispose(void) {
     ok_pool_input(s->p, 1, GPU, F32, d1, 2); apply(s);               /* d2 -> free */
     ok_pool_bind_external(s->p, OK_SLOT_INPUT, 2, GPU, F32, d3, 1); apply(s);
     uint32_t ext = s->last_handle;
-    CHECK_EQ_INT(s->last_op, OK_ACT_EXTERNAL);
+    CHECK_EQ_INT(s->last_op, OK_POOL_EXTERNAL);
     ok_pool_output(s->p, 0, NN, F32, d2, 2); apply(s);
     ok_pool_keep(s->p, 0); apply(s);                                  /* kept */
     ok_pool_adopt(s->p, 1, CPU, I64, d3, 1, 100); apply(s);          /* adopted */
@@ -377,13 +377,13 @@ static void test_dispose(void) {
     ok_pool_bind_external(s->p, OK_SLOT_OUTPUT, 2, CPU, F32, d3, 1); apply(s);
     /* rebinding an external slot forgets the handle, never destroys it */
     ok_pool_bind_external(s->p, OK_SLOT_OUTPUT, 2, CPU, F32, d3, 1); apply(s);
-    CHECK_EQ_INT(s->n_ops[OK_ACT_FORGET], 1);
+    CHECK_EQ_INT(s->n_ops[OK_POOL_FORGET], 1);
     CHECK_EQ_INT(stat_sum(s->p, OK_STAT_LIVE_TENSORS), 5);
     CHECK_EQ_INT(live_owned(s), 5);
     CHECK_EQ_INT(ok_pool_destroy(s->p), OK_OK);
     apply(s);
-    CHECK_EQ_INT(s->n_ops[OK_ACT_DESTROY], 5);
-    CHECK_EQ_INT(s->n_ops[OK_ACT_FORGET], 2);
+    CHECK_EQ_INT(s->n_ops[OK_POOL_DESTROY], 5);
+    CHECK_EQ_INT(s->n_ops[OK_POOL_FORGET], 2);
     CHECK_EQ_INT(s->h[ext], H_FORGOTTEN);
     CHECK_EQ_INT(live_owned(s), 0);
     CHECK_EQ_INT(ok_pool_destroy(s->p), OK_ERR_STATE);
@@ -484,7 +484,7 @@ static void test_errors(void) {
     CHECK_EQ_INT(stat_sum(p, OK_STAT_CREATES), creates);
     CHECK_EQ_INT(stat_sum(p, OK_STAT_REUSES), reuses);
     CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, d2, 2), OK_OK); apply(s);
-    CHECK_EQ_INT(s->last_op, OK_ACT_REUSE);
+    CHECK_EQ_INT(s->last_op, OK_POOL_REUSE);
     /* state errors */
     CHECK_EQ_INT(ok_pool_run_end(p), OK_ERR_STATE);
     CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
