@@ -1,166 +1,138 @@
-/* The action queue: fixed 40-byte records plus one byte arena for their
- * names and blobs, addressed by 32-bit offsets so JS reads the same layout
+/* Action queues: fixed 60-byte records plus one byte arena for their
+ * strings and blobs, addressed by 32-bit offsets so JS reads the same layout
  * from wasm32 memory as the native tests do from a 64-bit process. */
 #include <string.h>
 
 #include "cache_internal.h"
 
-ok_act_mark ok_act_mark_get(const ok_cache *c) {
+_Static_assert(sizeof(ok_action) == 15 * 4, "ok_action is 15 uint32 words");
+
+ok_act_mark ok_q_mark(const ok_actq *q) {
     ok_act_mark m;
-    m.n_acts = c->n_acts;
-    m.n_data = c->n_data;
+    m.n = q->n;
+    m.n_data = q->n_data;
     return m;
 }
 
-void ok_act_rollback(ok_cache *c, ok_act_mark m) {
-    c->n_acts = m.n_acts;
-    c->n_data = m.n_data;
+void ok_q_rollback(ok_actq *q, ok_act_mark m) {
+    q->n = m.n;
+    q->n_data = m.n_data;
 }
 
-/* Returns the (possibly new) buffer, or NULL with *st set. */
-static void *grow(void *buf, uint32_t *cap, uint64_t need, size_t elem,
-                  uint32_t used, ok_status *st) {
+void ok_q_clear(ok_actq *q) {
+    q->n = 0;
+    q->n_data = 0;
+}
+
+void ok_q_free(ok_actq *q) {
+    ok_cache_free(q->acts);
+    ok_cache_free(q->data);
+    memset(q, 0, sizeof *q);
+}
+
+/* Grow *buf (elem-sized items, cap in items) to hold need items. */
+static ok_status grow(void **buf, uint32_t *cap, uint64_t need, size_t elem) {
     uint64_t ncap;
     void *nb;
-    *st = OK_OK;
-    if (need <= *cap) return buf;
+    if (need <= *cap) return OK_OK;
     ncap = *cap ? *cap : 16;
     while (ncap < need) ncap *= 2;
-    if (ncap * elem > 0x7FFFFFFFu) {
-        *st = OK_ERR_LIMIT;
-        return NULL;
-    }
-    nb = ok_cache_malloc((size_t)(ncap * elem));
-    if (!nb) {
-        *st = OK_ERR_NOMEM;
-        return NULL;
-    }
-    if (used) memcpy(nb, buf, (size_t)used * elem);
-    ok_cache_free(buf);
+    if (ncap * elem > 0x7FFFFFFFu) return OK_ERR_LIMIT;
+    nb = ok_cache_realloc(*buf, (size_t)(ncap * elem));
+    if (!nb) return OK_ERR_NOMEM;
+    *buf = nb;
     *cap = (uint32_t)ncap;
-    return nb;
+    return OK_OK;
 }
 
-/* Reserve arena bytes; returns the offset. */
-static ok_status arena_take(ok_cache *c, size_t n, uint32_t *off) {
+/* Copy n bytes into the arena; *off is where they went. */
+static ok_status arena_put(ok_actq *q, const void *p, size_t n, uint32_t *off) {
     ok_status st;
-    uint8_t *d = grow(c->data, &c->cap_data, (uint64_t)c->n_data + n, 1,
-                      c->n_data, &st);
-    if (!d) return st;
-    c->data = d;
-    *off = c->n_data;
-    c->n_data += (uint32_t)n;
-    return OK_OK;
-}
-
-static ok_status act_new(ok_cache *c, uint32_t type, uint32_t entry,
-                         uint32_t chunk, uint32_t chunk_end, const char *name,
-                         uint64_t value, ok_cache_action **out) {
-    ok_status st;
-    ok_cache_action *a;
-    size_t nl = name ? strlen(name) : 0;
-    uint32_t off = 0;
-    a = grow(c->acts, &c->cap_acts, (uint64_t)c->n_acts + 1,
-             sizeof(ok_cache_action), c->n_acts, &st);
-    if (!a) return st;
-    c->acts = a;
-    if (nl) {
-        /* Runs of actions for one entry (READ_CHUNK per chunk) share the
-         * name bytes. */
-        const ok_cache_action *prev = c->n_acts ? &c->acts[c->n_acts - 1] : 0;
-        if (prev && prev->name_len == nl &&
-            memcmp(c->data + prev->name_off, name, nl) == 0) {
-            off = prev->name_off;
-        } else {
-            st = arena_take(c, nl, &off);
-            if (st) return st;
-            memcpy(c->data + off, name, nl);
-        }
-    }
-    a = &c->acts[c->n_acts++];
-    memset(a, 0, sizeof *a);
-    a->type = type;
-    a->entry = entry;
-    a->chunk = chunk;
-    a->chunk_end = chunk_end;
-    a->name_off = off;
-    a->name_len = (uint32_t)nl;
-    a->value_lo = (uint32_t)value;
-    a->value_hi = (uint32_t)(value >> 32);
-    *out = a;
-    return OK_OK;
-}
-
-ok_status ok_act_push(ok_cache *c, uint32_t type, uint32_t entry,
-                      uint32_t chunk, uint32_t chunk_end, const char *name,
-                      const uint8_t *blob, size_t blob_len, uint64_t value) {
-    ok_act_mark mk = ok_act_mark_get(c);
-    ok_cache_action *a;
-    uint32_t off = 0;
-    ok_status st = act_new(c, type, entry, chunk, chunk_end, name, value, &a);
+    *off = 0;
+    if (!n) return OK_OK;
+    if (n > 0x7FFFFFFFu) return OK_ERR_LIMIT;
+    st = grow((void **)&q->data, &q->cap_data, (uint64_t)q->n_data + n, 1);
     if (st) return st;
-    if (blob_len) {
-        st = arena_take(c, blob_len, &off);
-        if (st) {
-            ok_act_rollback(c, mk);
-            return st;
-        }
-        memcpy(c->data + off, blob, blob_len);
-        a = &c->acts[c->n_acts - 1];
-    }
-    a->blob_off = off;
-    a->blob_len = (uint32_t)blob_len;
+    memcpy(q->data + q->n_data, p, n);
+    *off = q->n_data;
+    q->n_data += (uint32_t)n;
     return OK_OK;
 }
 
-ok_status ok_act_push_manifest(ok_cache *c, uint32_t type, const ok_entry *e,
-                               uint32_t chunk) {
-    ok_act_mark mk = ok_act_mark_get(c);
-    ok_manifest m;
-    ok_cache_action *a;
-    uint32_t off;
-    size_t n;
-    ok_status st = act_new(c, type, e->id, chunk, chunk, e->name, 0, &a);
-    if (st) return st;
-    ok_entry_to_manifest(e, &m);
-    n = ok_manifest_size(&m);
-    st = arena_take(c, n, &off);
-    if (!st) st = ok_manifest_encode(&m, c->data + off, n);
+ok_status ok_q_push(ok_actq *q, const ok_act_args *a) {
+    ok_act_mark mk = ok_q_mark(q);
+    uint32_t name_off = 0, blob_off = 0, aux_off = 0;
+    size_t name_len = a->name ? strlen(a->name) : 0;
+    ok_action *r;
+    ok_status st = grow((void **)&q->acts, &q->cap, (uint64_t)q->n + 1,
+                        sizeof(ok_action));
+    if (!st) st = arena_put(q, a->name, name_len, &name_off);
+    if (!st) st = arena_put(q, a->blob, a->blob_len, &blob_off);
+    if (!st) st = arena_put(q, a->aux, a->aux_len, &aux_off);
     if (st) {
-        ok_act_rollback(c, mk);
+        ok_q_rollback(q, mk);
         return st;
     }
-    a = &c->acts[c->n_acts - 1];
-    a->blob_off = off;
-    a->blob_len = (uint32_t)n;
+    r = &q->acts[q->n++];
+    memset(r, 0, sizeof *r);
+    r->type = a->type;
+    r->entry = a->entry;
+    r->chunk = a->chunk;
+    r->chunk_end = a->chunk_end;
+    r->flags = a->flags;
+    r->value_lo = (uint32_t)a->value;
+    r->value_hi = (uint32_t)(a->value >> 32);
+    r->value2_lo = (uint32_t)a->value2;
+    r->value2_hi = (uint32_t)(a->value2 >> 32);
+    r->name_off = name_off;
+    r->name_len = (uint32_t)name_len;
+    r->blob_off = blob_off;
+    r->blob_len = (uint32_t)a->blob_len;
+    r->aux_off = aux_off;
+    r->aux_len = (uint32_t)a->aux_len;
     return OK_OK;
 }
 
-ok_status ok_act_push_drop(ok_cache *c, const ok_entry *e) {
-    return ok_act_push(c, OK_ACT_DROP_ENTRY, e->id, 0, OK_CACHE_CHUNK_END,
-                       e->name, NULL, 0, 0);
+ok_status ok_q_push_manifest(ok_actq *q, ok_act_args a, const ok_entry *e) {
+    ok_manifest m;
+    size_t n;
+    uint8_t *buf;
+    ok_status st;
+    ok_entry_to_manifest(e, &m);
+    n = ok_manifest_size(&m);
+    buf = ok_cache_malloc(n);
+    if (!buf) return OK_ERR_NOMEM;
+    st = ok_manifest_encode(&m, buf, n);
+    if (!st) {
+        a.entry = e->id;
+        a.name = e->name;
+        a.blob = buf;
+        a.blob_len = n;
+        st = ok_q_push(q, &a);
+    }
+    ok_cache_free(buf);
+    return st;
 }
 
-const ok_cache_action *ok_cache_actions(const ok_cache *c, uint32_t *count) {
-    if (count) *count = c ? c->n_acts : 0;
-    return c ? c->acts : NULL;
+ok_status ok_q_push_drop(ok_actq *q, const ok_entry *e) {
+    ok_act_args a;
+    memset(&a, 0, sizeof a);
+    a.type = OK_ACT_DROP_ENTRY;
+    a.entry = e->id;
+    a.chunk_end = OK_CACHE_CHUNK_END;
+    a.name = e->name;
+    return ok_q_push(q, &a);
+}
+
+const ok_action *ok_cache_actions(const ok_cache *c, uint32_t *count) {
+    if (count) *count = c ? c->own.n : 0;
+    return c ? c->own.acts : NULL;
 }
 
 const uint8_t *ok_cache_action_data(const ok_cache *c) {
-    return c ? c->data : NULL;
+    return c ? c->own.data : NULL;
 }
 
 void ok_cache_actions_clear(ok_cache *c) {
-    if (!c) return;
-    c->n_acts = 0;
-    c->n_data = 0;
-}
-
-void ok_cache_actions_trim(ok_cache *c) {
-    if (!c) return;
-    ok_cache_free(c->acts);
-    ok_cache_free(c->data);
-    c->acts = NULL;
-    c->data = NULL;
-    c->n_acts = c->cap_acts = c->n_data = c->cap_data = 0;
+    if (c) ok_q_clear(&c->own);
 }

@@ -40,6 +40,15 @@ void *ok_cache_calloc(size_t n, size_t size) {
     return p;
 }
 
+/* Like realloc; a failure leaves p as it was. */
+void *ok_cache_realloc(void *p, size_t n) {
+    void *q;
+    if (!p) return ok_cache_malloc(n);
+    if (should_fail()) return NULL;
+    q = realloc(p, n ? n : 1);
+    return q;
+}
+
 void ok_cache_free(void *p) {
     if (!p) return;
     g_live--;
@@ -52,4 +61,9 @@ char *ok_cache_strndup(const char *s, size_t n) {
     if (n) memcpy(d, s, n);
     d[n] = 0;
     return d;
+}
+
+char *ok_cache_strdup(const char *s) {
+    if (!s) s = "";
+    return ok_cache_strndup(s, strlen(s));
 }

@@ -1,7 +1,7 @@
 /* LRU eviction under a byte budget and the browser's free quota.
  *
- * Only idle entries are candidates: no reference (being read or serving a
- * live session), no download in flight. The plan is all-or-nothing: when
+ * Only idle entries are candidates: no reference (being read), no download
+ * in flight, and no other load (tab) holding the key's lock. The plan is all-or-nothing: when
  * evicting every candidate would still not make room, nothing is evicted
  * and the caller loads uncached -- emptying the cache for a download that
  * cannot be stored anyway would only lose data. */
@@ -16,8 +16,11 @@ static int fits(const ok_cache *c, uint64_t used, uint64_t freed,
     return 1;
 }
 
-static int candidate(const ok_entry *e, const ok_entry *keep) {
-    return e != keep && e->refcount == 0 && !e->writing && !e->uncached;
+/* Idle here, and no other load (tab) holds its key's lock. */
+static int candidate(const ok_cache *c, const ok_entry *e,
+                     const ok_entry *keep) {
+    return e != keep && e->refcount == 0 && !e->writing &&
+           !ok_idx_busy(c, e->key);
 }
 
 ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
@@ -30,7 +33,7 @@ ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
         ok_entry *lru = NULL;
         for (i = 0; i < c->n_entries; i++) {
             ok_entry *e = c->entries[i];
-            if (e->mark || !candidate(e, keep)) continue;
+            if (e->mark || !candidate(c, e, keep)) continue;
             /* oldest use first; ties by id (older load first) */
             if (!lru || e->last_used < lru->last_used ||
                 (e->last_used == lru->last_used && e->id < lru->id))
@@ -47,12 +50,3 @@ ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
     return OK_OK;
 }
 
-ok_status ok_cache_plan_space(ok_cache *c, uint64_t need_bytes,
-                              uint64_t quota_free) {
-    ok_status st;
-    if (!c) return OK_ERR_INVALID_ARG;
-    st = ok_evict_plan(c, need_bytes, quota_free, NULL, 0);
-    if (!st) st = ok_idx_push_drop_marked(c);
-    if (!st) ok_idx_remove_marked(c);
-    return st;
-}

@@ -1,5 +1,5 @@
-/* The index: the set of entries, loading it back from "index" records,
- * recovery after a crash, lookups, reads and listing. */
+/* The index: the set of entries, syncing it with the "index" store (other
+ * tabs write there too), recovery after a crash, listing, delete/clear. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,47 +14,50 @@ void ok_entry_free(ok_entry *e) {
     ok_cache_free(e->etag);
     ok_cache_free(e->lm);
     ok_cache_free(e->name);
-    ok_cache_free(e->digests);
+    ok_cache_free(e->integ);
+    ok_cache_free(e->sums);
     ok_cache_free(e);
 }
 
 uint64_t ok_entry_chunk_len(const ok_entry *e, uint32_t idx) {
     uint64_t start = (uint64_t)idx * e->chunk_size;
-    uint64_t left = e->total_size - start;
+    uint64_t left;
+    if (!e->total_size) return e->chunk_size; /* size unknown: all full */
+    left = e->total_size - start;
     return left < e->chunk_size ? left : e->chunk_size;
 }
 
 uint64_t ok_entry_stored_bytes(const ok_entry *e) {
-    uint64_t b;
-    if (e->uncached) return 0;
-    b = (uint64_t)e->stored_count * e->chunk_size;
-    return b < e->total_size ? b : e->total_size;
+    uint64_t b = (uint64_t)e->stored_count * e->chunk_size;
+    return e->total_size && b > e->total_size ? e->total_size : b;
 }
 
-/* A pending entry can be continued later if the bytes on the server can be
- * proven the same: a validator for If-Range, or an integrity digest that
- * the final hash must match anyway. */
 int ok_entry_resumable(const ok_entry *e) {
-    return e->state == OK_ENTRY_PENDING && !e->uncached &&
-           (e->etag[0] || e->lm[0] || e->integrity_count);
+    return e->state == OK_ENTRY_PENDING && (e->flags & OK_EF_SIZE_KNOWN) &&
+           !(e->flags & OK_EF_ENCODED) &&
+           ((e->flags & OK_EF_STRONG) || e->integ_count);
 }
 
-int ok_entry_chunk_ok(const ok_entry *e, uint32_t idx, size_t len,
-                      const uint8_t *digest) {
-    return digest && (uint64_t)len == ok_entry_chunk_len(e, idx) &&
-           memcmp(digest, e->digests + (size_t)idx * 32, 32) == 0;
+ok_status ok_entry_reserve_sums(ok_entry *e, uint32_t idx) {
+    uint32_t ncap;
+    uint64_t *ns;
+    if (idx < e->sums_cap) return OK_OK;
+    if (idx >= OK_CACHE_MAX_CHUNKS) return OK_ERR_LIMIT;
+    ncap = e->sums_cap ? e->sums_cap : 8;
+    while (ncap <= idx) ncap *= 2;
+    ns = ok_cache_realloc(e->sums, (size_t)ncap * sizeof *ns);
+    if (!ns) return OK_ERR_NOMEM;
+    memset(ns + e->sums_cap, 0, (size_t)(ncap - e->sums_cap) * sizeof *ns);
+    e->sums = ns;
+    e->sums_cap = ncap;
+    return OK_OK;
 }
 
-ok_status ok_entry_set_name(ok_entry *e) {
-    char num[24];
-    size_t kl = strlen(e->key);
-    int nl = snprintf(num, sizeof num, "#%llu", (unsigned long long)e->gen);
-    char *n = ok_cache_malloc(kl + (size_t)nl + 1);
-    if (!n) return OK_ERR_NOMEM;
-    memcpy(n, e->key, kl);
-    memcpy(n + kl, num, (size_t)nl + 1);
-    ok_cache_free(e->name);
-    e->name = n;
+ok_status ok_entry_set_str(char **slot, const char *s) {
+    char *d = ok_cache_strdup(s);
+    if (!d) return OK_ERR_NOMEM;
+    ok_cache_free(*slot);
+    *slot = d;
     return OK_OK;
 }
 
@@ -62,16 +65,20 @@ void ok_entry_to_manifest(const ok_entry *e, ok_manifest *m) {
     memset(m, 0, sizeof *m);
     m->state = e->state;
     m->form = e->form;
+    m->flags = e->flags;
     m->chunk_size = e->chunk_size;
     m->chunk_count = e->chunk_count;
     m->stored_count = e->stored_count;
-    m->integrity_count = e->integrity_count;
+    m->integrity_alg = e->integ_alg;
+    m->integrity_count = e->integ_count;
+    m->report_len = e->report_len;
     m->gen = e->gen;
     m->total_size = e->total_size;
     m->last_used = e->last_used;
     m->hit_count = e->hit_count;
+    m->report_sum = e->report_sum;
     memcpy(m->sha256, e->sha256, 32);
-    m->integrity = e->integrity[0];
+    m->integrity = e->integ;
     m->key = e->key;
     m->url = e->url;
     m->etag = e->etag;
@@ -80,7 +87,45 @@ void ok_entry_to_manifest(const ok_entry *e, ok_manifest *m) {
     m->url_len = (uint32_t)strlen(e->url);
     m->etag_len = (uint32_t)strlen(e->etag);
     m->lm_len = (uint32_t)strlen(e->lm);
-    m->digests = e->digests;
+    m->sums = e->sums;
+}
+
+static ok_status entry_from_manifest(const ok_manifest *m, const char *name,
+                                     size_t name_len, ok_entry **out) {
+    size_t ib = (size_t)m->integrity_count * ok_hash_bytes(m->integrity_alg);
+    ok_entry *e = ok_cache_calloc(1, sizeof *e);
+    if (!e) return OK_ERR_NOMEM;
+    e->state = m->state;
+    e->form = m->form;
+    e->flags = m->flags;
+    e->chunk_size = m->chunk_size;
+    e->chunk_count = m->chunk_count;
+    e->stored_count = m->stored_count;
+    e->integ_alg = m->integrity_alg;
+    e->integ_count = m->integrity_count;
+    e->report_len = m->report_len;
+    e->gen = m->gen;
+    e->total_size = m->total_size;
+    e->last_used = m->last_used;
+    e->hit_count = m->hit_count;
+    e->report_sum = m->report_sum;
+    memcpy(e->sha256, m->sha256, 32);
+    e->key = ok_cache_strndup(m->key, m->key_len);
+    e->url = ok_cache_strndup(m->url, m->url_len);
+    e->etag = ok_cache_strndup(m->etag, m->etag_len);
+    e->lm = ok_cache_strndup(m->last_modified, m->lm_len);
+    e->name = ok_cache_strndup(name, name_len);
+    e->integ = ok_cache_malloc(ib ? ib : 1);
+    if (!e->key || !e->url || !e->etag || !e->lm || !e->name || !e->integ ||
+        (m->chunk_count && ok_entry_reserve_sums(e, m->chunk_count - 1))) {
+        ok_entry_free(e);
+        return OK_ERR_NOMEM;
+    }
+    if (ib) memcpy(e->integ, m->integrity, ib);
+    if (m->stored_count)
+        memcpy(e->sums, m->sums, (size_t)m->stored_count * sizeof *e->sums);
+    *out = e;
+    return OK_OK;
 }
 
 /* ---- the set ---- */
@@ -92,18 +137,27 @@ ok_entry *ok_idx_find_id(const ok_cache *c, uint32_t id) {
     return NULL;
 }
 
-/* The first entry of key in the given state that is still current: not
- * superseded by a newer commit, not a store-nothing (uncached) download. */
-static ok_entry *find_current(const ok_cache *c, const char *key,
-                              uint32_t state) {
+static ok_entry *find_name(const ok_cache *c, const char *name, size_t n) {
     uint32_t i;
     for (i = 0; i < c->n_entries; i++) {
         ok_entry *e = c->entries[i];
-        if (e->state == state && !e->superseded && !e->uncached &&
-            strcmp(e->key, key) == 0)
-            return e;
+        if (strlen(e->name) == n && memcmp(e->name, name, n) == 0) return e;
     }
     return NULL;
+}
+
+/* The newest entry of key in `state` that is still current. */
+static ok_entry *find_current(const ok_cache *c, const char *key,
+                              uint32_t state) {
+    ok_entry *best = NULL;
+    uint32_t i;
+    for (i = 0; i < c->n_entries; i++) {
+        ok_entry *e = c->entries[i];
+        if (e->state == state && !e->superseded && strcmp(e->key, key) == 0 &&
+            (!best || e->gen > best->gen))
+            best = e;
+    }
+    return best;
 }
 
 ok_entry *ok_idx_find_committed(const ok_cache *c, const char *key) {
@@ -131,20 +185,21 @@ ok_status ok_idx_reserve(ok_cache *c, uint32_t extra) {
     if (c->n_entries + extra <= c->cap_entries) return OK_OK;
     ncap = c->cap_entries ? c->cap_entries * 2 : 8;
     while (ncap < c->n_entries + extra) ncap *= 2;
-    ne = ok_cache_malloc(sizeof(*ne) * ncap);
+    ne = ok_cache_realloc(c->entries, sizeof(*ne) * ncap);
     if (!ne) return OK_ERR_NOMEM;
-    if (c->n_entries) memcpy(ne, c->entries, sizeof(*ne) * c->n_entries);
-    ok_cache_free(c->entries);
     c->entries = ne;
     c->cap_entries = ncap;
     return OK_OK;
 }
 
 void ok_idx_insert(ok_cache *c, ok_entry *e) {
+    e->id = c->next_id++;
+    e->born = c->sync_counter;
     c->entries[c->n_entries++] = e;
 }
 
-void ok_idx_remove(ok_cache *c, ok_entry *e) {
+/* Out of the index without a tombstone: its records are gone already. */
+void ok_idx_forget(ok_cache *c, ok_entry *e) {
     uint32_t i;
     for (i = 0; i < c->n_entries; i++) {
         if (c->entries[i] == e) {
@@ -158,13 +213,28 @@ void ok_idx_remove(ok_cache *c, ok_entry *e) {
     ok_entry_free(e);
 }
 
+void ok_idx_remove(ok_cache *c, ok_entry *e) {
+    /* remember the name (best effort: a ring of the last drops) */
+    if (!c->tomb) c->tomb = ok_cache_calloc(OK_CACHE_TOMBS, sizeof(char *));
+    if (c->tomb) {
+        char *n = ok_cache_strdup(e->name);
+        if (n) {
+            uint32_t at = c->next_tomb++ % OK_CACHE_TOMBS;
+            ok_cache_free(c->tomb[at]);
+            c->tomb[at] = n;
+            if (c->n_tomb < OK_CACHE_TOMBS) c->n_tomb++;
+        }
+    }
+    ok_idx_forget(c, e);
+}
+
 ok_status ok_idx_push_drop_marked(ok_cache *c) {
-    ok_act_mark mk = ok_act_mark_get(c);
+    ok_act_mark mk = ok_q_mark(c->q);
     ok_status st = OK_OK;
     uint32_t i;
     for (i = 0; i < c->n_entries && !st; i++)
-        if (c->entries[i]->mark) st = ok_act_push_drop(c, c->entries[i]);
-    if (st) ok_act_rollback(c, mk);
+        if (c->entries[i]->mark) st = ok_q_push_drop(c->q, c->entries[i]);
+    if (st) ok_q_rollback(c->q, mk);
     return st;
 }
 
@@ -176,9 +246,51 @@ void ok_idx_remove_marked(ok_cache *c) {
     }
 }
 
+int ok_idx_busy(const ok_cache *c, const char *key) {
+    uint32_t i;
+    for (i = 0; i < c->n_busy; i++)
+        if (strcmp(c->busy[i], key) == 0) return 1;
+    return 0;
+}
+
+ok_status ok_idx_new_entry(ok_cache *c, const char *key, const char *url,
+                           uint32_t form, uint32_t chunk_size, uint64_t now,
+                           ok_entry **out) {
+    char name[OK_CACHE_MAX_NAME];
+    ok_entry *e;
+    *out = NULL;
+    /* seed (random per page) + counter: unique across tabs and page loads
+     * without coordination; a name is never reused */
+    do {
+        snprintf(name, sizeof name, "e%016llx.%llu",
+                 (unsigned long long)c->name_seed,
+                 (unsigned long long)c->name_counter++);
+    } while (find_name(c, name, strlen(name)));
+    e = ok_cache_calloc(1, sizeof *e);
+    if (!e) return OK_ERR_NOMEM;
+    e->state = OK_ENTRY_PENDING;
+    e->form = form;
+    e->chunk_size = chunk_size;
+    e->gen = ok_idx_max_gen(c, key) + 1;
+    e->last_used = now;
+    e->key = ok_cache_strdup(key);
+    e->url = ok_cache_strdup(url);
+    e->etag = ok_cache_strdup("");
+    e->lm = ok_cache_strdup("");
+    e->name = ok_cache_strdup(name);
+    e->integ = ok_cache_malloc(1);
+    if (!e->key || !e->url || !e->etag || !e->lm || !e->name || !e->integ) {
+        ok_entry_free(e);
+        return OK_ERR_NOMEM;
+    }
+    *out = e;
+    return OK_OK;
+}
+
 /* ---- lifecycle ---- */
 
-ok_status ok_cache_open(ok_cache **out, uint64_t budget_bytes) {
+ok_status ok_cache_open(ok_cache **out, uint64_t budget_bytes,
+                        uint64_t name_seed) {
     ok_cache *c;
     if (!out) return OK_ERR_INVALID_ARG;
     *out = NULL;
@@ -186,8 +298,49 @@ ok_status ok_cache_open(ok_cache **out, uint64_t budget_bytes) {
     if (!c) return OK_ERR_NOMEM;
     c->next_id = 1;
     c->budget = budget_bytes;
+    c->name_seed = name_seed;
+    c->q = &c->own;
     *out = c;
     return OK_OK;
+}
+
+static void names_free(ok_names *l) {
+    uint32_t i;
+    for (i = 0; i < l->n; i++) ok_cache_free(l->v[i]);
+    ok_cache_free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static ok_status names_add(ok_names *l, const char *s, size_t len) {
+    char *d;
+    if (l->n == l->cap) {
+        uint32_t nc = l->cap ? l->cap * 2 : 8;
+        char **nv;
+        if (nc > OK_CACHE_MAX_ENTRIES * 4) return OK_ERR_LIMIT;
+        nv = ok_cache_realloc(l->v, sizeof(char *) * nc);
+        if (!nv) return OK_ERR_NOMEM;
+        l->v = nv;
+        l->cap = nc;
+    }
+    d = ok_cache_strndup(s, len);
+    if (!d) return OK_ERR_NOMEM;
+    l->v[l->n++] = d;
+    return OK_OK;
+}
+
+static int names_has(const ok_names *l, const char *s, size_t len) {
+    uint32_t i;
+    for (i = 0; i < l->n; i++)
+        if (strlen(l->v[i]) == len && memcmp(l->v[i], s, len) == 0) return 1;
+    return 0;
+}
+
+static int tombstoned(const ok_cache *c, const char *name, size_t len) {
+    uint32_t i;
+    for (i = 0; i < c->n_tomb; i++)
+        if (strlen(c->tomb[i]) == len && memcmp(c->tomb[i], name, len) == 0)
+            return 1;
+    return 0;
 }
 
 void ok_cache_close(ok_cache *c) {
@@ -195,8 +348,11 @@ void ok_cache_close(ok_cache *c) {
     if (!c) return;
     for (i = 0; i < c->n_entries; i++) ok_entry_free(c->entries[i]);
     ok_cache_free(c->entries);
-    ok_cache_free(c->acts);
-    ok_cache_free(c->data);
+    ok_q_free(&c->own);
+    for (i = 0; i < c->n_busy; i++) ok_cache_free(c->busy[i]);
+    ok_cache_free(c->busy);
+    for (i = 0; i < c->n_tomb; i++) ok_cache_free(c->tomb[i]);
+    ok_cache_free(c->tomb);
     ok_cache_free(c);
 }
 
@@ -206,314 +362,214 @@ ok_status ok_cache_set_budget(ok_cache *c, uint64_t budget_bytes) {
     return OK_OK;
 }
 
-static ok_status entry_from_manifest(const ok_manifest *m, ok_entry **out) {
-    ok_entry *e = ok_cache_calloc(1, sizeof *e);
-    if (!e) return OK_ERR_NOMEM;
-    e->state = m->state;
-    e->form = m->form;
-    e->chunk_size = m->chunk_size;
-    e->chunk_count = m->chunk_count;
-    e->stored_count = m->stored_count;
-    e->integrity_count = m->integrity_count;
-    e->gen = m->gen;
-    e->total_size = m->total_size;
-    e->last_used = m->last_used;
-    e->hit_count = m->hit_count;
-    memcpy(e->sha256, m->sha256, 32);
-    if (m->integrity_count)
-        memcpy(e->integrity, m->integrity, (size_t)m->integrity_count * 32);
-    e->key = ok_cache_strndup(m->key, m->key_len);
-    e->url = ok_cache_strndup(m->url, m->url_len);
-    e->etag = ok_cache_strndup(m->etag, m->etag_len);
-    e->lm = ok_cache_strndup(m->last_modified, m->lm_len);
-    e->digests = ok_cache_calloc(m->chunk_count, 32);
-    if (!e->key || !e->url || !e->etag || !e->lm || !e->digests ||
-        ok_entry_set_name(e) != OK_OK) {
-        ok_entry_free(e);
-        return OK_ERR_NOMEM;
-    }
-    if (m->stored_count)
-        memcpy(e->digests, m->digests, (size_t)m->stored_count * 32);
-    *out = e;
+ok_status ok_cache_busy_key(ok_cache *c, const char *key) {
+    ok_names l;
+    ok_status st;
+    if (!c || !key) return OK_ERR_INVALID_ARG;
+    if (strncmp(key, OK_CACHE_LOCK_PREFIX, sizeof OK_CACHE_LOCK_PREFIX - 1) == 0)
+        key += sizeof OK_CACHE_LOCK_PREFIX - 1;
+    else if (strncmp(key, "ortkeep", 7) == 0)
+        return OK_OK; /* another lock of ours, not a key's */
+    if (ok_idx_busy(c, key)) return OK_OK;
+    l.v = c->busy;
+    l.n = c->n_busy;
+    l.cap = c->cap_busy;
+    st = names_add(&l, key, strlen(key));
+    c->busy = l.v;
+    c->n_busy = l.n;
+    c->cap_busy = l.cap;
+    return st;
+}
+
+void ok_cache_busy_clear(ok_cache *c) {
+    uint32_t i;
+    if (!c) return;
+    for (i = 0; i < c->n_busy; i++) ok_cache_free(c->busy[i]);
+    c->n_busy = 0;
+}
+
+/* ---- syncing with the "index" store ---- */
+
+static int live(const ok_entry *e) { return e->refcount || e->writing; }
+
+ok_status ok_cache_sync_begin(ok_cache *c, int with_chunk_names,
+                              ok_sync **out) {
+    ok_sync *s;
+    if (!c || !out) return OK_ERR_INVALID_ARG;
+    *out = NULL;
+    s = ok_cache_calloc(1, sizeof *s);
+    if (!s) return OK_ERR_NOMEM;
+    s->id = ++c->sync_counter;
+    s->with_chunk_names = with_chunk_names;
+    *out = s;
     return OK_OK;
 }
 
-static ok_status drop_name(ok_cache *c, const char *name, size_t name_len) {
+void ok_cache_sync_abandon(ok_cache *c, ok_sync *s) {
+    (void)c;
+    if (!s) return;
+    names_free(&s->chunk_names);
+    names_free(&s->foreign);
+    ok_cache_free(s);
+}
+
+static ok_status drop_name(ok_cache *c, const char *name, size_t len) {
+    ok_act_args a;
+    char *n = ok_cache_strndup(name, len);
     ok_status st;
-    char *n = ok_cache_strndup(name, name_len);
     if (!n) return OK_ERR_NOMEM;
-    st = ok_act_push(c, OK_ACT_DROP_ENTRY, 0, 0, OK_CACHE_CHUNK_END, n, NULL,
-                     0, 0);
+    memset(&a, 0, sizeof a);
+    a.type = OK_ACT_DROP_ENTRY;
+    a.chunk_end = OK_CACHE_CHUNK_END;
+    a.name = n;
+    st = ok_q_push(c->q, &a);
     ok_cache_free(n);
     return st;
 }
 
-ok_status ok_cache_load_record(ok_cache *c, const char *name, size_t name_len,
-                               const uint8_t *bytes, size_t len) {
+ok_status ok_cache_sync_record(ok_cache *c, ok_sync *s, const char *name,
+                               size_t name_len, const uint8_t *bytes,
+                               size_t len) {
     ok_manifest m;
-    ok_entry *e = NULL;
-    ok_status st, bad;
-    uint32_t i;
-    if (!c || !name || name_len == 0 || name_len > OK_CACHE_MAX_KEY + 24 ||
+    ok_entry *known, *e = NULL;
+    ok_status st;
+    if (!c || !s) return OK_ERR_INVALID_ARG;
+    if (!name || name_len == 0 || name_len >= OK_CACHE_MAX_NAME ||
         memchr(name, 0, name_len))
-        return OK_ERR_INVALID_ARG;
-    for (i = 0; i < c->n_entries; i++)
-        if (strlen(c->entries[i]->name) == name_len &&
-            memcmp(c->entries[i]->name, name, name_len) == 0)
-            return OK_ERR_INVALID_ARG; /* fed twice */
-    bad = ok_manifest_decode(bytes, len, &m);
-    if (bad == OK_ERR_NOMEM) return bad;
-    if (bad == OK_OK) {
-        st = entry_from_manifest(&m, &e);
-        ok_manifest_free(&m);
-        if (st) return st;
-        if (strlen(e->name) != name_len || memcmp(e->name, name, name_len))
-            bad = OK_ERR_CORRUPT; /* a record under another entry's name */
+        return OK_ERR_INVALID_ARG; /* not a name this core ever writes */
+    if (tombstoned(c, name, name_len)) return OK_OK;
+    known = find_name(c, name, name_len);
+    if (known && live(known)) {
+        known->seen = s->id; /* this page's own view is the newer one */
+        return OK_OK;
     }
-    if (bad == OK_OK) {
+    st = ok_manifest_decode(bytes, len, &m);
+    if (st == OK_ERR_NOMEM) return st;
+    if (st == OK_ERR_STATE) {
+        /* another format version: not ours to read or to sweep; its name
+         * keeps its chunks from the orphan sweep */
+        if (known) ok_idx_remove(c, known);
+        return names_add(&s->foreign, name, name_len);
+    }
+    if (st != OK_OK) {
+        /* unreadable: it can never be served; sweep it */
+        if (known) ok_idx_remove(c, known);
+        return drop_name(c, name, name_len);
+    }
+    st = entry_from_manifest(&m, name, name_len, &e);
+    ok_manifest_free(&m);
+    if (st) return st;
+    if (known) {
+        /* another tab changed it (committed, touched): take its version */
+        uint32_t i;
+        e->id = known->id;
+        e->born = known->born;
+        e->superseded = known->superseded;
+        for (i = 0; i < c->n_entries; i++)
+            if (c->entries[i] == known) c->entries[i] = e;
+        ok_entry_free(known);
+    } else {
         st = ok_idx_reserve(c, 1);
-        if (st == OK_ERR_LIMIT) bad = OK_ERR_LIMIT;
-        else if (st) {
+        if (st) {
             ok_entry_free(e);
             return st;
         }
+        ok_idx_insert(c, e);
     }
-    if (bad != OK_OK) {
-        /* unreadable: sweep it, it can never be served */
-        ok_entry_free(e);
-        st = drop_name(c, name, name_len);
-        return st ? st : bad;
-    }
-    e->id = c->next_id++;
-    ok_idx_insert(c, e);
+    e->seen = s->id;
     return OK_OK;
 }
 
-/* Recovery decision for one loaded entry: 0 keep, 1 drop. */
-static int recover_drops(const ok_cache *c, const ok_entry *e) {
-    uint64_t best_commit = 0, best_pending = 0;
-    int has_commit = 0;
-    uint32_t i;
-    if (e->writing || e->refcount) return 0; /* live in this session */
-    for (i = 0; i < c->n_entries; i++) {
-        const ok_entry *o = c->entries[i];
-        if (strcmp(o->key, e->key) != 0) continue;
-        if (o->state == OK_ENTRY_COMMITTED) {
-            has_commit = 1;
-            if (o->gen > best_commit) best_commit = o->gen;
-        } else if (o->gen > best_pending) {
-            best_pending = o->gen;
-        }
-    }
-    if (e->state == OK_ENTRY_COMMITTED) return e->gen < best_commit;
-    if (!ok_entry_resumable(e) || e->stored_count == 0) return 1;
-    if (has_commit && e->gen < best_commit) return 1;
-    return e->gen < best_pending;
+ok_status ok_cache_sync_chunk_name(ok_cache *c, ok_sync *s, const char *name,
+                                   size_t name_len) {
+    if (!c || !s) return OK_ERR_INVALID_ARG;
+    if (!s->with_chunk_names || !name || !name_len || name_len >= OK_CACHE_MAX_NAME ||
+        memchr(name, 0, name_len) || names_has(&s->chunk_names, name, name_len))
+        return OK_OK;
+    return names_add(&s->chunk_names, name, name_len);
 }
 
-ok_status ok_cache_recover(ok_cache *c) {
+/* Recovery decision for one idle, unbusy entry after a sync: drop it?
+ * Per key the newest committed generation serves. An older committed one is
+ * left by a crash between a commit and the drop of the version it replaced;
+ * an older pending one is a download abandoned before a newer committed. */
+static int stale(const ok_cache *c, const ok_entry *e) {
+    const ok_entry *newest = ok_idx_find_committed(c, e->key);
+    return newest && newest->gen > e->gen;
+}
+
+ok_status ok_cache_sync_end(ok_cache *c, ok_sync *s) {
     ok_act_mark mk;
     ok_status st = OK_OK;
-    uint32_t i;
-    if (!c) return OK_ERR_INVALID_ARG;
-    /* decide on the full set first, then act */
-    for (i = 0; i < c->n_entries; i++)
-        c->entries[i]->mark = recover_drops(c, c->entries[i]);
-    mk = ok_act_mark_get(c);
-    for (i = 0; i < c->n_entries && !st; i++) {
+    uint32_t i, j;
+    if (!c || !s) return OK_ERR_INVALID_ARG;
+    /* entries another tab deleted: forget them (ours in use, and any added
+     * after this sync read the store, stay) */
+    i = 0;
+    while (i < c->n_entries) {
         ok_entry *e = c->entries[i];
-        if (e->mark)
-            st = ok_act_push_drop(c, e);
-        else if (e->state == OK_ENTRY_PENDING && !e->writing)
-            /* a crash may have left chunks the manifest never recorded */
-            st = ok_act_push(c, OK_ACT_DELETE_CHUNKS, e->id, e->stored_count,
-                             OK_CACHE_CHUNK_END, e->name, NULL, 0, 0);
+        if (e->seen != s->id && !live(e) && e->born < s->id) ok_idx_forget(c, e);
+        else i++;
+    }
+    for (i = 0; i < c->n_entries; i++) {
+        ok_entry *e = c->entries[i];
+        e->mark = !live(e) && !ok_idx_busy(c, e->key) && stale(c, e);
+    }
+    mk = ok_q_mark(c->q);
+    st = ok_idx_push_drop_marked(c);
+    /* chunks no record names (a drop that failed, an older crash): sweep.
+     * The names were read in the same transaction as the records, and a
+     * name is never reused, so no live writer can own them. */
+    for (j = 0; j < s->chunk_names.n && !st; j++) {
+        const char *n = s->chunk_names.v[j];
+        size_t nl = strlen(n);
+        if (!find_name(c, n, nl) && !names_has(&s->foreign, n, nl))
+            st = drop_name(c, n, nl);
     }
     if (st) {
-        ok_act_rollback(c, mk);
+        ok_q_rollback(c->q, mk);
+        for (i = 0; i < c->n_entries; i++) c->entries[i]->mark = 0;
         return st;
     }
     ok_idx_remove_marked(c);
+    ok_cache_sync_abandon(c, s);
     return OK_OK;
 }
 
 ok_status ok_cache_reset(ok_cache *c) {
+    ok_act_args a;
     ok_status st;
-    uint32_t i;
+    uint32_t i = 0;
     if (!c) return OK_ERR_INVALID_ARG;
-    st = ok_act_push(c, OK_ACT_CLEAR_ALL, 0, 0, OK_CACHE_CHUNK_END, NULL, NULL,
-                     0, 0);
+    memset(&a, 0, sizeof a);
+    a.type = OK_ACT_CLEAR_ALL;
+    a.chunk_end = OK_CACHE_CHUNK_END;
+    st = ok_q_push(c->q, &a);
     if (st) return st;
-    for (i = 0; i < c->n_entries; i++) ok_entry_free(c->entries[i]);
-    c->n_entries = 0;
+    while (i < c->n_entries) {
+        if (live(c->entries[i])) i++;
+        else ok_idx_remove(c, c->entries[i]);
+    }
     return OK_OK;
 }
 
-/* ---- lookups ---- */
+/* ---- delete / clear ---- */
 
-static ok_status do_hit(ok_cache *c, ok_entry *e, uint64_t now,
-                        ok_cache_lookup_result *out) {
-    ok_act_mark mk = ok_act_mark_get(c);
-    uint64_t old_used = e->last_used, old_hits = e->hit_count;
-    ok_status st;
-    uint32_t i;
-    if (e->refcount == 0xFFFFFFFFu) return OK_ERR_LIMIT;
-    e->last_used = now;
-    e->hit_count++;
-    st = ok_act_push_manifest(c, OK_ACT_WRITE_MANIFEST, e, 0);
-    for (i = 0; i < e->chunk_count && !st; i++)
-        st = ok_act_push(c, OK_ACT_READ_CHUNK, e->id, i, i + 1, e->name, NULL,
-                         0, 0);
-    if (st) {
-        e->last_used = old_used;
-        e->hit_count = old_hits;
-        ok_act_rollback(c, mk);
-        return st;
-    }
-    e->refcount++;
-    out->kind = OK_LOOKUP_HIT;
-    out->entry = e->id;
-    out->chunk_count = e->chunk_count;
-    out->total_size = e->total_size;
-    return OK_OK;
-}
-
-ok_status ok_cache_lookup(ok_cache *c, const char *key, uint32_t mode,
-                          uint64_t now, ok_cache_lookup_result *out) {
-    ok_entry *e, *p;
-    if (!c || !key || !key[0] || !out || mode > OK_MODE_ONLY_IF_CACHED)
-        return OK_ERR_INVALID_ARG;
-    memset(out, 0, sizeof *out);
-    if (mode == OK_MODE_NO_STORE) {
-        out->kind = OK_LOOKUP_BYPASS;
-        return OK_OK;
-    }
-    if (mode == OK_MODE_RELOAD) {
-        out->kind = OK_LOOKUP_MISS;
-        return OK_OK;
-    }
-    e = ok_idx_find_committed(c, key);
-    if (e && mode == OK_MODE_NO_CACHE) {
-        out->kind = OK_LOOKUP_REVALIDATE;
-        out->entry = e->id;
-        out->chunk_count = e->chunk_count;
-        out->total_size = e->total_size;
-        return OK_OK;
-    }
-    if (e) return do_hit(c, e, now, out);
-    if (mode == OK_MODE_ONLY_IF_CACHED) {
-        out->kind = OK_LOOKUP_NOT_FOUND;
-        return OK_ERR_NOT_FOUND;
-    }
-    p = ok_idx_find_pending(c, key);
-    if (p && !p->writing && ok_entry_resumable(p) && p->stored_count) {
-        out->kind = OK_LOOKUP_RESUME;
-        out->entry = p->id;
-        out->chunk_count = p->chunk_count;
-        out->resume_chunk = p->stored_count;
-        out->resume_byte = (uint64_t)p->stored_count * p->chunk_size;
-        out->total_size = p->total_size;
-        return OK_OK;
-    }
-    out->kind = OK_LOOKUP_MISS;
-    return OK_OK;
-}
-
-ok_status ok_cache_revalidated(ok_cache *c, uint32_t entry, uint64_t now,
-                               ok_cache_lookup_result *out) {
-    ok_entry *e;
-    if (!c || !out) return OK_ERR_INVALID_ARG;
-    memset(out, 0, sizeof *out);
-    e = ok_idx_find_id(c, entry);
-    if (!e) return OK_ERR_NOT_FOUND;
-    if (e->state != OK_ENTRY_COMMITTED || e->superseded) return OK_ERR_STATE;
-    return do_hit(c, e, now, out);
-}
-
-/* A served entry is bad: drop it (even while referenced -- its bytes must
- * never be used again) and ask JS to refetch. */
-static ok_status drop_corrupt(ok_cache *c, ok_entry *e) {
-    ok_act_mark mk = ok_act_mark_get(c);
-    ok_status st = ok_act_push_drop(c, e);
-    if (!st)
-        st = ok_act_push(c, OK_ACT_ERROR, e->id, 0, 0, e->name, NULL, 0,
-                         OK_ERR_CORRUPT);
-    if (!st)
-        st = ok_act_push(c, OK_ACT_REFETCH, e->id, 0, 0, e->key,
-                         (const uint8_t *)e->url, strlen(e->url), 0);
-    if (st) {
-        ok_act_rollback(c, mk);
-        return st;
-    }
-    ok_idx_remove(c, e);
-    return OK_ERR_CORRUPT;
-}
-
-/* The read-path decision with the digest computed by the caller (WebCrypto:
- * native and off the wasm thread). len is the length of the bytes that were
- * hashed; digest == NULL means the chunk is missing. */
-ok_status ok_cache_chunk_read_digest(ok_cache *c, uint32_t entry, uint32_t idx,
-                                     size_t len, const uint8_t *digest) {
-    ok_entry *e;
-    if (!c) return OK_ERR_INVALID_ARG;
-    e = ok_idx_find_id(c, entry);
-    if (!e) return OK_ERR_NOT_FOUND;
-    if (e->state != OK_ENTRY_COMMITTED) return OK_ERR_STATE;
-    if (idx >= e->chunk_count) return OK_ERR_INVALID_ARG;
-    if (!ok_entry_chunk_ok(e, idx, len, digest)) return drop_corrupt(c, e);
-    return OK_OK;
-}
-
-ok_status ok_cache_chunk_read(ok_cache *c, uint32_t entry, uint32_t idx,
-                              const uint8_t *bytes, size_t len) {
-    uint8_t d[32];
-    if (bytes) ok_sha256(bytes, len, d);
-    return ok_cache_chunk_read_digest(c, entry, idx, len, bytes ? d : NULL);
-}
-
-ok_status ok_cache_acquire(ok_cache *c, uint32_t entry) {
-    ok_entry *e;
-    if (!c) return OK_ERR_INVALID_ARG;
-    e = ok_idx_find_id(c, entry);
-    if (!e) return OK_ERR_NOT_FOUND;
-    if (e->state != OK_ENTRY_COMMITTED || e->superseded) return OK_ERR_STATE;
-    if (e->refcount == 0xFFFFFFFFu) return OK_ERR_LIMIT;
-    e->refcount++;
-    return OK_OK;
-}
-
-ok_status ok_cache_release(ok_cache *c, uint32_t entry) {
-    ok_entry *e;
-    ok_status st;
-    if (!c) return OK_ERR_INVALID_ARG;
-    e = ok_idx_find_id(c, entry);
-    if (!e) return OK_ERR_NOT_FOUND;
-    if (e->refcount == 0) return OK_ERR_STATE;
-    if (e->refcount == 1 && e->superseded) {
-        /* the last reader of a replaced version is gone */
-        st = ok_act_push_drop(c, e);
-        if (st) return st;
-        ok_idx_remove(c, e);
-        return OK_OK;
-    }
-    e->refcount--;
-    return OK_OK;
-}
-
-static int idle(const ok_entry *e) {
-    return e->refcount == 0 && !e->writing;
-}
-
-ok_status ok_cache_delete(ok_cache *c, const char *key) {
+ok_status ok_cache_delete(ok_cache *c, const char *key_or_url) {
     ok_status st;
     uint32_t i, found = 0;
-    if (!c || !key) return OK_ERR_INVALID_ARG;
+    int busy = 0;
+    if (!c || !key_or_url) return OK_ERR_INVALID_ARG;
     for (i = 0; i < c->n_entries; i++) {
         ok_entry *e = c->entries[i];
-        e->mark = strcmp(e->key, key) == 0 && !e->uncached;
+        e->mark = strcmp(e->key, key_or_url) == 0 || strcmp(e->url, key_or_url) == 0;
         if (!e->mark) continue;
         found++;
-        if (!idle(e)) return OK_ERR_IN_USE;
+        busy |= live(e) || ok_idx_busy(c, e->key);
+    }
+    if (busy) {
+        for (i = 0; i < c->n_entries; i++) c->entries[i]->mark = 0;
+        return OK_ERR_IN_USE;
     }
     if (!found) return OK_ERR_NOT_FOUND;
     st = ok_idx_push_drop_marked(c);
@@ -526,9 +582,12 @@ ok_status ok_cache_clear(ok_cache *c) {
     uint32_t i;
     if (!c) return OK_ERR_INVALID_ARG;
     for (i = 0; i < c->n_entries; i++)
-        c->entries[i]->mark = idle(c->entries[i]);
+        c->entries[i]->mark = !live(c->entries[i]) &&
+                              !ok_idx_busy(c, c->entries[i]->key);
     st = ok_idx_push_drop_marked(c);
     if (!st) ok_idx_remove_marked(c);
+    else
+        for (i = 0; i < c->n_entries; i++) c->entries[i]->mark = 0;
     return st;
 }
 
@@ -539,11 +598,14 @@ static void fill_info(const ok_entry *e, ok_cache_entry_info *o) {
     o->id = e->id;
     o->state = e->state;
     o->form = e->form;
+    o->flags = e->flags;
     o->chunk_size = e->chunk_size;
     o->chunk_count = e->chunk_count;
     o->stored_count = e->stored_count;
     o->refcount = e->refcount;
     o->writing = e->writing;
+    o->integrity_alg = e->integ_alg;
+    o->report_len = e->report_len;
     o->gen = e->gen;
     o->total_size = e->total_size;
     o->stored_bytes = ok_entry_stored_bytes(e);
@@ -557,25 +619,14 @@ static void fill_info(const ok_entry *e, ok_cache_entry_info *o) {
     o->sha256 = e->sha256;
 }
 
-uint32_t ok_cache_count(const ok_cache *c) {
-    uint32_t i, n = 0;
-    if (!c) return 0;
-    for (i = 0; i < c->n_entries; i++) n += !c->entries[i]->uncached;
-    return n;
-}
+uint32_t ok_cache_count(const ok_cache *c) { return c ? c->n_entries : 0; }
 
 ok_status ok_cache_entry_at(const ok_cache *c, uint32_t i,
                             ok_cache_entry_info *out) {
-    uint32_t j;
     if (!c || !out) return OK_ERR_INVALID_ARG;
-    for (j = 0; j < c->n_entries; j++) {
-        if (c->entries[j]->uncached) continue;
-        if (i-- == 0) {
-            fill_info(c->entries[j], out);
-            return OK_OK;
-        }
-    }
-    return OK_ERR_NOT_FOUND;
+    if (i >= c->n_entries) return OK_ERR_NOT_FOUND;
+    fill_info(c->entries[i], out);
+    return OK_OK;
 }
 
 ok_status ok_cache_entry_info_get(const ok_cache *c, uint32_t entry,

@@ -1,8 +1,22 @@
-/* Subresource Integrity strings: "sha256-<base64> sha384-<base64>?opts".
- * Only sha256 is computed by the core; other algorithms are skipped. */
+/* Subresource Integrity metadata, as the SRI spec reads it: whitespace-
+ * separated "alg-<base64>[?options]" tokens; of the known algorithms
+ * (sha256, sha384, sha512) only the strongest present counts, and the
+ * bytes pass when they match any of its digests. */
 #include <string.h>
 
 #include "cache_internal.h"
+
+uint32_t ok_hash_bytes(uint32_t alg) {
+    switch (alg) {
+#define OK_HASH_BYTES_(name, value, bytes) \
+    case value:                            \
+        return bytes;
+        OK_HASH_ALG_LIST(OK_HASH_BYTES_)
+#undef OK_HASH_BYTES_
+    default:
+        return 0;
+    }
+}
 
 static int b64val(unsigned char ch) {
     if (ch >= 'A' && ch <= 'Z') return ch - 'A';
@@ -13,13 +27,13 @@ static int b64val(unsigned char ch) {
     return -1;
 }
 
-/* Decode exactly 32 bytes from base64 (with or without '=' padding). */
-static int b64_sha256(const char *s, size_t n, uint8_t out[32]) {
+/* Decode exactly `want` bytes from base64 (padding optional). */
+static int b64_decode(const char *s, size_t n, uint8_t *out, size_t want) {
     uint32_t acc = 0;
     int bits = 0;
     size_t i, o = 0;
     while (n && s[n - 1] == '=') n--;
-    if (n != 43) return -1; /* ceil(32 * 8 / 6) */
+    if (n != (want * 8 + 5) / 6) return -1;
     for (i = 0; i < n; i++) {
         int v = b64val((unsigned char)s[i]);
         if (v < 0) return -1;
@@ -31,34 +45,69 @@ static int b64_sha256(const char *s, size_t n, uint8_t out[32]) {
             acc &= (1u << bits) - 1;
         }
     }
-    return (o == 32 && acc == 0) ? 0 : -1; /* trailing bits must be zero */
+    return (o == want && acc == 0) ? 0 : -1; /* trailing bits must be zero */
 }
 
-ok_status ok_cache_parse_integrity(const char *sri, uint8_t out[][32],
-                                   uint32_t max, uint32_t *count) {
-    const char *p = sri;
-    uint32_t n = 0;
-    int any = 0;
-    if (!count) return OK_ERR_INVALID_ARG;
-    *count = 0;
-    if (!sri) return OK_OK;
-    while (*p) {
-        const char *tok, *end, *q;
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-        if (!*p) break;
-        tok = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
-        any = 1;
-        end = tok;
-        while (end < p && *end != '?') end++; /* options are ignored */
-        if (end - tok < 7 || memcmp(tok, "sha256-", 7) != 0) continue;
-        q = tok + 7;
-        if (n >= max) return OK_ERR_LIMIT;
-        if (b64_sha256(q, (size_t)(end - q), out[n]) != 0)
-            return OK_ERR_INVALID_ARG;
-        n++;
+static uint32_t alg_of(const char *tok, size_t n, size_t *prefix) {
+    static const struct { const char *name; uint32_t alg; } algs[] = {
+        {"sha256-", OK_HASH_SHA256}, {"sha384-", OK_HASH_SHA384},
+        {"sha512-", OK_HASH_SHA512}};
+    size_t i;
+    for (i = 0; i < sizeof algs / sizeof algs[0]; i++) {
+        size_t l = strlen(algs[i].name);
+        if (n >= l && memcmp(tok, algs[i].name, l) == 0) {
+            *prefix = l;
+            return algs[i].alg;
+        }
     }
-    if (any && n == 0) return OK_ERR_INVALID_ARG;
-    *count = n;
+    return OK_HASH_NONE;
+}
+
+static int is_space(char ch) {
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f';
+}
+
+ok_status ok_integrity_parse(const char *sri, ok_integrity *out) {
+    const char *p;
+    int any = 0, pass;
+    if (!out) return OK_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (!sri) return OK_OK;
+    /* pass 0 finds the strongest algorithm, pass 1 decodes its tokens */
+    for (pass = 0; pass < 2; pass++) {
+        p = sri;
+        while (*p) {
+            const char *tok, *end;
+            size_t pre = 0;
+            uint32_t alg, nb;
+            while (is_space(*p)) p++;
+            if (!*p) break;
+            tok = p;
+            while (*p && !is_space(*p)) p++;
+            any = 1;
+            end = tok;
+            while (end < p && *end != '?') end++; /* options are ignored */
+            alg = alg_of(tok, (size_t)(end - tok), &pre);
+            if (alg == OK_HASH_NONE) continue;  /* unknown algorithm */
+            nb = ok_hash_bytes(alg);
+            if (pass == 0) {
+                uint8_t scratch[OK_HASH_MAX_BYTES];
+                if (b64_decode(tok + pre, (size_t)(end - tok) - pre, scratch,
+                               nb) != 0)
+                    return OK_ERR_INVALID_ARG;
+                if (alg > out->alg) out->alg = alg;
+                continue;
+            }
+            if (alg != out->alg) continue;
+            if (out->count >= OK_CACHE_MAX_INTEGRITY) {
+                memset(out, 0, sizeof *out);
+                return OK_ERR_LIMIT;
+            }
+            b64_decode(tok + pre, (size_t)(end - tok) - pre,
+                       out->digest[out->count++], nb);
+        }
+        if (pass == 0 && any && out->alg == OK_HASH_NONE)
+            return OK_ERR_INVALID_ARG;
+    }
     return OK_OK;
 }

@@ -3,36 +3,34 @@
 #define ORTKEEP_CACHE_INTERNAL_H
 
 #include "ok_cache.h"
-#include "sha256.h"
-
-#define OK_CACHE_MAX_INTEGRITY 4u
+#include "xxh3.h"
 
 /* One entry of the index: one stored artifact (one generation of a key). */
 typedef struct ok_entry {
     uint32_t id;           /* in-memory handle, never reused */
     uint32_t state;        /* OK_ENTRY_PENDING / OK_ENTRY_COMMITTED */
     uint32_t form;
-    uint32_t chunk_size, chunk_count;
+    uint32_t flags;        /* OK_EF_* */
+    uint32_t chunk_size;
+    uint32_t chunk_count;  /* so far, while the size is unknown */
     uint32_t stored_count; /* chunks [0, stored_count) are durable */
-    uint32_t integrity_count;
-    uint64_t gen, total_size, last_used, hit_count;
+    uint32_t integ_alg, integ_count;
+    uint32_t report_len;
+    uint64_t gen, total_size, last_used, hit_count, report_sum;
     uint8_t sha256[32];
-    uint8_t integrity[OK_CACHE_MAX_INTEGRITY][32];
-    char *key, *url, *etag, *lm, *name; /* name = key "#" gen */
-    uint8_t *digests;      /* chunk_count * 32 */
+    uint8_t *integ;        /* integ_count * ok_hash_bytes(integ_alg) */
+    char *key, *url, *etag, *lm;
+    char *name;            /* storage name, unique across tabs */
+    uint64_t *sums;        /* chunk checksums, sums_cap slots */
+    uint32_t sums_cap;
 
     /* in memory only */
-    uint32_t refcount;
+    uint32_t refcount;     /* loads reading it */
+    uint32_t writing;      /* a load of this page is writing it */
     uint32_t superseded;   /* a newer generation committed: drop at release */
     uint32_t mark;         /* scratch flag for multi-entry decisions */
-    /* writer: set while a download is in flight for this entry */
-    uint32_t writing;
-    uint32_t uncached;     /* LOAD_UNCACHED decided: hash only, store nothing */
-    uint32_t rehashing;    /* resume: re-reading stored chunks */
-    uint32_t rehash_next;  /* resume: next stored chunk to re-hash */
-    uint32_t next_idx;     /* next chunk expected from the network */
-    uint32_t commit_sent;  /* the COMMITTED manifest was queued */
-    struct ok_sha256 hash; /* whole content, chunks 0..next_idx-1 */
+    uint32_t seen;         /* id of the last sync that read its record */
+    uint32_t born;         /* syncs begun before it was added */
 } ok_entry;
 
 struct ok_cache {
@@ -40,64 +38,113 @@ struct ok_cache {
     uint32_t n_entries, cap_entries;
     uint32_t next_id;
     uint64_t budget;       /* 0 = unlimited */
-    /* action queue */
-    ok_cache_action *acts;
-    uint32_t n_acts, cap_acts;
-    uint8_t *data;
-    uint32_t n_data, cap_data;
+    uint64_t name_seed, name_counter;
+    ok_actq own;           /* the cache's own queue (delete/clear/list) */
+    ok_actq *q;            /* where actions go now: own, or a load's */
+    /* sync */
+    uint32_t sync_counter;
+    int synced_once;
+    char **tomb;           /* names this page dropped (a ring): a sync that
+                              read the store before the drop landed must
+                              not bring them back */
+    uint32_t n_tomb, next_tomb;
+    /* keys another load holds the lock of */
+    char **busy;
+    uint32_t n_busy, cap_busy;
 };
+
+/* a name list (cache_index.c) */
+typedef struct ok_names {
+    char **v;
+    uint32_t n, cap;
+} ok_names;
+
+struct ok_sync {
+    uint32_t id;
+    int with_chunk_names;
+    ok_names chunk_names; /* names seen in "chunks" */
+    ok_names foreign;     /* records of another format version */
+};
+
+#define OK_CACHE_TOMBS 256u
 
 /* allocation (cache_alloc.c): every allocation goes through these so tests
  * can fail the n-th one. */
 void *ok_cache_malloc(size_t n);
 void *ok_cache_calloc(size_t n, size_t size);
+void *ok_cache_realloc(void *p, size_t n);
 void ok_cache_free(void *p);
 char *ok_cache_strndup(const char *s, size_t n);
+char *ok_cache_strdup(const char *s); /* NULL -> "" */
 
 /* action queue (cache_actions.c). A mark lets an event undo what it queued
  * when it fails half-way. */
-typedef struct { uint32_t n_acts, n_data; } ok_act_mark;
-ok_act_mark ok_act_mark_get(const ok_cache *c);
-void ok_act_rollback(ok_cache *c, ok_act_mark m);
-/* Queue an action; name and blob are copied. */
-ok_status ok_act_push(ok_cache *c, uint32_t type, uint32_t entry,
-                      uint32_t chunk, uint32_t chunk_end, const char *name,
-                      const uint8_t *blob, size_t blob_len, uint64_t value);
-/* Queue an action whose blob is the manifest of e as it is now. */
-ok_status ok_act_push_manifest(ok_cache *c, uint32_t type, const ok_entry *e,
-                               uint32_t chunk);
-ok_status ok_act_push_drop(ok_cache *c, const ok_entry *e);
+typedef struct { uint32_t n, n_data; } ok_act_mark;
+ok_act_mark ok_q_mark(const ok_actq *q);
+void ok_q_rollback(ok_actq *q, ok_act_mark m);
+void ok_q_clear(ok_actq *q);
+void ok_q_free(ok_actq *q);
+/* Queue an action; strings and blobs are copied into the arena. */
+typedef struct ok_act_args {
+    uint32_t type, entry, chunk, chunk_end, flags;
+    uint64_t value, value2;
+    const char *name;               /* NUL-terminated or NULL */
+    const uint8_t *blob; size_t blob_len;
+    const uint8_t *aux; size_t aux_len;
+} ok_act_args;
+ok_status ok_q_push(ok_actq *q, const ok_act_args *a);
+/* The manifest of e as it is now goes in the blob. */
+ok_status ok_q_push_manifest(ok_actq *q, ok_act_args a, const ok_entry *e);
+ok_status ok_q_push_drop(ok_actq *q, const ok_entry *e);
 
 /* index (cache_index.c) */
 ok_entry *ok_idx_find_id(const ok_cache *c, uint32_t id);
+/* The servable entry of key: committed, not superseded. */
 ok_entry *ok_idx_find_committed(const ok_cache *c, const char *key);
 ok_entry *ok_idx_find_pending(const ok_cache *c, const char *key);
 uint64_t ok_idx_max_gen(const ok_cache *c, const char *key);
 ok_status ok_idx_reserve(ok_cache *c, uint32_t extra);
 void ok_idx_insert(ok_cache *c, ok_entry *e); /* after ok_idx_reserve */
-void ok_idx_remove(ok_cache *c, ok_entry *e); /* and free it */
+/* Out of the index and freed; its name is remembered as dropped. */
+void ok_idx_remove(ok_cache *c, ok_entry *e);
+void ok_idx_forget(ok_cache *c, ok_entry *e); /* no tombstone */
 /* Entries with `mark` set: queue DROP_ENTRY for each (all rolled back on
- * failure), then remove them from the index. */
+ * failure), then ok_idx_remove_marked removes them. */
 ok_status ok_idx_push_drop_marked(ok_cache *c);
 void ok_idx_remove_marked(ok_cache *c);
+int ok_idx_busy(const ok_cache *c, const char *key);
+/* A new PENDING entry (not inserted) with a fresh unique storage name. */
+ok_status ok_idx_new_entry(ok_cache *c, const char *key, const char *url,
+                           uint32_t form, uint32_t chunk_size, uint64_t now,
+                           ok_entry **out);
 void ok_entry_free(ok_entry *e);
 uint64_t ok_entry_stored_bytes(const ok_entry *e);
 uint64_t ok_entry_chunk_len(const ok_entry *e, uint32_t idx);
+/* Room for checksum slot idx. */
+ok_status ok_entry_reserve_sums(ok_entry *e, uint32_t idx);
+/* The bytes of this pending entry can be continued later by a byte range:
+ * the size is exact, nothing was compressed, and the resource is provably
+ * the same (a strong ETag, or an integrity digest the end must match). */
 int ok_entry_resumable(const ok_entry *e);
-/* Chunk idx as read back (len bytes hashing to digest; digest NULL =
- * missing) is exactly the one recorded in the entry. */
-int ok_entry_chunk_ok(const ok_entry *e, uint32_t idx, size_t len,
-                      const uint8_t *digest);
-ok_status ok_entry_set_name(ok_entry *e);
 void ok_entry_to_manifest(const ok_entry *e, ok_manifest *m);
+ok_status ok_entry_set_str(char **slot, const char *s);
 
-/* eviction (cache_evict.c), in three steps so a caller can queue more
- * actions before anything is removed:
- *   ok_evict_plan: mark LRU idle entries (never `keep`) until `need` fits
- *          budget and quota (min_one: at least one); OK_ERR_QUOTA, nothing
- *          marked, if it cannot fit;
- *   ok_idx_push_drop_marked, then ok_idx_remove_marked. */
+/* eviction (cache_evict.c), in steps so a caller can queue more actions
+ * before anything is removed: ok_evict_plan marks LRU idle entries (never
+ * `keep`, never busy) until `need` fits budget and quota (min_one: at least
+ * one); OK_ERR_QUOTA with nothing marked if it cannot fit; then
+ * ok_idx_push_drop_marked, ok_idx_remove_marked. */
 ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
                         const ok_entry *keep, int min_one);
+
+/* Chunk checksums: XXH3-64, seed 0. What protects stored chunks at rest,
+ * where the threat is a torn or rotten record (a crash, a disk error, a
+ * browser bug), not an adversary -- script of the page's origin can rewrite
+ * IndexedDB and the page itself -- so a fast non-cryptographic hash is
+ * enough; the whole model's SHA-256 (and `integrity`) is checked when it is
+ * downloaded. */
+static inline uint64_t ok_chunk_sum(const uint8_t *p, size_t n) {
+    return ok_xxh3_64(p, n, 0);
+}
 
 #endif

@@ -1,28 +1,30 @@
 /* Entry manifests: the bytes of one "index" record.
  *
- * Layout (little-endian), version 1:
+ * Layout (little-endian), version 2:
  *     0  "OKCM"                 magic
- *     4  u16 version = 1, u16 0
+ *     4  u16 version = 2, u16 0
  *     8  u32 record length, CRC included
- *    12  u32 state, form, chunk_size, chunk_count, stored_count,
- *            integrity_count, 0
- *    40  u64 gen, total_size, last_used, hit_count
- *    72  [32] content sha256 (zero until committed)
- *   104  u32 key_len, url_len, etag_len, lm_len
- *   120  integrity_count * 32   expected sha256 digests (SRI)
+ *    12  u32 state, form, flags, chunk_size, chunk_count, stored_count,
+ *            integrity_alg, integrity_count, report_len, 0
+ *    52  u64 gen, total_size, last_used, hit_count, report_sum
+ *    92  [32] content sha256 (zero until committed)
+ *   124  u32 key_len, url_len, etag_len, lm_len
+ *   140  integrity_count * digest bytes   expected digests (SRI)
  *        key, url, etag, last-modified bytes
- *        stored_count * 32      chunk digests
+ *        stored_count * u64     chunk checksums
  *   end  u32 CRC-32 (IEEE) of everything before it
  *
  * Decoding checks every field against the others, so a record that passes
- * describes a self-consistent entry; anything else is a typed error. */
+ * describes a self-consistent entry; anything else is a typed error. A
+ * record of another version is OK_ERR_STATE: another ortkeep wrote it, so
+ * it is left alone rather than swept. */
 #include <string.h>
 
 #include "cache_internal.h"
 
 #define MF_MAGIC "OKCM"
-#define MF_VERSION 1u
-#define MF_HEAD 120u
+#define MF_VERSION 2u
+#define MF_HEAD 140u
 
 static uint32_t crc32_ieee(const uint8_t *p, size_t n) {
     static const uint32_t t[16] = {
@@ -56,14 +58,18 @@ static uint64_t get64(const uint8_t *p) {
     return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
+static size_t integ_bytes(const ok_manifest *m) {
+    return (size_t)m->integrity_count * ok_hash_bytes(m->integrity_alg);
+}
+
 size_t ok_manifest_size(const ok_manifest *m) {
-    return MF_HEAD + (size_t)m->integrity_count * 32 + m->key_len +
-           m->url_len + m->etag_len + m->lm_len +
-           (size_t)m->stored_count * 32 + 4;
+    return MF_HEAD + integ_bytes(m) + m->key_len + m->url_len + m->etag_len +
+           m->lm_len + (size_t)m->stored_count * 8 + 4;
 }
 
 ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
     size_t need, off;
+    uint32_t i;
     if (!m || !out) return OK_ERR_INVALID_ARG;
     need = ok_manifest_size(m);
     if (cap < need || need > 0xFFFFFFFFu) return OK_ERR_INVALID_ARG;
@@ -73,19 +79,23 @@ ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
     put32(out + 8, (uint32_t)need);
     put32(out + 12, m->state);
     put32(out + 16, m->form);
-    put32(out + 20, m->chunk_size);
-    put32(out + 24, m->chunk_count);
-    put32(out + 28, m->stored_count);
-    put32(out + 32, m->integrity_count);
-    put64(out + 40, m->gen);
-    put64(out + 48, m->total_size);
-    put64(out + 56, m->last_used);
-    put64(out + 64, m->hit_count);
-    memcpy(out + 72, m->sha256, 32);
-    put32(out + 104, m->key_len);
-    put32(out + 108, m->url_len);
-    put32(out + 112, m->etag_len);
-    put32(out + 116, m->lm_len);
+    put32(out + 20, m->flags);
+    put32(out + 24, m->chunk_size);
+    put32(out + 28, m->chunk_count);
+    put32(out + 32, m->stored_count);
+    put32(out + 36, m->integrity_alg);
+    put32(out + 40, m->integrity_count);
+    put32(out + 44, m->report_len);
+    put64(out + 52, m->gen);
+    put64(out + 60, m->total_size);
+    put64(out + 68, m->last_used);
+    put64(out + 76, m->hit_count);
+    put64(out + 84, m->report_sum);
+    memcpy(out + 92, m->sha256, 32);
+    put32(out + 124, m->key_len);
+    put32(out + 128, m->url_len);
+    put32(out + 132, m->etag_len);
+    put32(out + 136, m->lm_len);
     off = MF_HEAD;
 #define MF_PUT(ptr, n)                                                    \
     do {                                                                  \
@@ -93,13 +103,13 @@ ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
         if (mf_n_) memcpy(out + off, (ptr), mf_n_);                       \
         off += mf_n_;                                                     \
     } while (0)
-    MF_PUT(m->integrity, (size_t)m->integrity_count * 32);
+    MF_PUT(m->integrity, integ_bytes(m));
     MF_PUT(m->key, m->key_len);
     MF_PUT(m->url, m->url_len);
     MF_PUT(m->etag, m->etag_len);
     MF_PUT(m->last_modified, m->lm_len);
-    MF_PUT(m->digests, (size_t)m->stored_count * 32);
 #undef MF_PUT
+    for (i = 0; i < m->stored_count; i++, off += 8) put64(out + off, m->sums[i]);
     put32(out + off, crc32_ieee(out, off));
     return OK_OK;
 }
@@ -108,13 +118,50 @@ static int has_nul(const uint8_t *p, uint32_t n) {
     return n && memchr(p, 0, n) != NULL;
 }
 
+/* Field-level consistency of a decoded header (strings not yet read). */
+static ok_status check_fields(const ok_manifest *m) {
+    uint64_t need_chunks;
+    const uint32_t known_flags = OK_EF_SIZE_KNOWN | OK_EF_STRONG | OK_EF_ENCODED;
+    if (m->state != OK_ENTRY_PENDING && m->state != OK_ENTRY_COMMITTED)
+        return OK_ERR_CORRUPT;
+    if (m->flags & ~known_flags) return OK_ERR_CORRUPT;
+    if (m->chunk_size == 0) return OK_ERR_CORRUPT;
+    if (m->chunk_size > OK_CACHE_MAX_CHUNK_SIZE) return OK_ERR_LIMIT;
+    if (m->chunk_count > OK_CACHE_MAX_CHUNKS) return OK_ERR_LIMIT;
+    if (m->stored_count > m->chunk_count) return OK_ERR_CORRUPT;
+    if (m->state == OK_ENTRY_COMMITTED || (m->flags & OK_EF_SIZE_KNOWN)) {
+        if (m->total_size == 0) return OK_ERR_CORRUPT;
+        need_chunks = (m->total_size - 1) / m->chunk_size + 1;
+        if (need_chunks != m->chunk_count) return OK_ERR_CORRUPT;
+    } else if (m->total_size != 0) {
+        /* the size became known at the end of the body, before the commit */
+        need_chunks = (m->total_size - 1) / m->chunk_size + 1;
+        if (need_chunks != m->chunk_count) return OK_ERR_CORRUPT;
+    }
+    if (m->state == OK_ENTRY_COMMITTED &&
+        (m->stored_count != m->chunk_count || m->report_len == 0))
+        return OK_ERR_CORRUPT;
+    if (m->integrity_alg > OK_HASH_SHA512) return OK_ERR_CORRUPT;
+    if ((m->integrity_alg == OK_HASH_NONE) != (m->integrity_count == 0))
+        return OK_ERR_CORRUPT;
+    if (m->integrity_count > OK_CACHE_MAX_INTEGRITY) return OK_ERR_LIMIT;
+    if (m->report_len > OK_CACHE_MAX_REPORT) return OK_ERR_LIMIT;
+    if (m->key_len == 0) return OK_ERR_CORRUPT;
+    if (m->key_len > OK_CACHE_MAX_KEY || m->url_len > OK_CACHE_MAX_STR ||
+        m->etag_len > OK_CACHE_MAX_STR || m->lm_len > OK_CACHE_MAX_STR)
+        return OK_ERR_LIMIT;
+    return OK_OK;
+}
+
 ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
-    uint32_t rec_len, strs;
-    uint64_t body, need_chunks;
+    uint32_t rec_len, strs, i;
+    uint64_t body;
     const uint8_t *p;
     uint8_t *blk;
+    uint64_t *sums;
     char *s;
-    size_t blk_len;
+    size_t blk_len, ib;
+    ok_status st;
 
     if (!m) return OK_ERR_INVALID_ARG;
     memset(m, 0, sizeof *m);
@@ -123,7 +170,7 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
                                                  : OK_ERR_TRUNCATED;
     if (memcmp(b, MF_MAGIC, 4) != 0) return OK_ERR_CORRUPT;
     if (len < 12) return OK_ERR_TRUNCATED;
-    if (get32(b + 4) != MF_VERSION) return OK_ERR_CORRUPT;
+    if (get32(b + 4) != MF_VERSION) return OK_ERR_STATE;
     rec_len = get32(b + 8);
     if (rec_len > len) return OK_ERR_TRUNCATED;
     if (rec_len < len || rec_len < MF_HEAD + 4) return OK_ERR_CORRUPT;
@@ -131,56 +178,53 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
 
     m->state = get32(b + 12);
     m->form = get32(b + 16);
-    m->chunk_size = get32(b + 20);
-    m->chunk_count = get32(b + 24);
-    m->stored_count = get32(b + 28);
-    m->integrity_count = get32(b + 32);
-    m->gen = get64(b + 40);
-    m->total_size = get64(b + 48);
-    m->last_used = get64(b + 56);
-    m->hit_count = get64(b + 64);
-    memcpy(m->sha256, b + 72, 32);
-    m->key_len = get32(b + 104);
-    m->url_len = get32(b + 108);
-    m->etag_len = get32(b + 112);
-    m->lm_len = get32(b + 116);
-
-    if (m->state != OK_ENTRY_PENDING && m->state != OK_ENTRY_COMMITTED)
-        return OK_ERR_CORRUPT;
-    if (get32(b + 36) != 0 || b[6] || b[7]) return OK_ERR_CORRUPT;
-    if (m->chunk_size == 0 || m->total_size == 0) return OK_ERR_CORRUPT;
-    if (m->chunk_size > OK_CACHE_MAX_CHUNK_SIZE) return OK_ERR_LIMIT;
-    need_chunks = (m->total_size - 1) / m->chunk_size + 1;
-    if (need_chunks != m->chunk_count) return OK_ERR_CORRUPT;
-    if (m->chunk_count > OK_CACHE_MAX_CHUNKS) return OK_ERR_LIMIT;
-    if (m->stored_count > m->chunk_count) return OK_ERR_CORRUPT;
-    if (m->state == OK_ENTRY_COMMITTED && m->stored_count != m->chunk_count)
-        return OK_ERR_CORRUPT;
-    if (m->integrity_count > OK_CACHE_MAX_INTEGRITY) return OK_ERR_LIMIT;
-    if (m->key_len == 0) return OK_ERR_CORRUPT;
-    if (m->key_len > OK_CACHE_MAX_KEY || m->url_len > OK_CACHE_MAX_STR ||
-        m->etag_len > OK_CACHE_MAX_STR || m->lm_len > OK_CACHE_MAX_STR)
-        return OK_ERR_LIMIT;
+    m->flags = get32(b + 20);
+    m->chunk_size = get32(b + 24);
+    m->chunk_count = get32(b + 28);
+    m->stored_count = get32(b + 32);
+    m->integrity_alg = get32(b + 36);
+    m->integrity_count = get32(b + 40);
+    m->report_len = get32(b + 44);
+    m->gen = get64(b + 52);
+    m->total_size = get64(b + 60);
+    m->last_used = get64(b + 68);
+    m->hit_count = get64(b + 76);
+    m->report_sum = get64(b + 84);
+    memcpy(m->sha256, b + 92, 32);
+    m->key_len = get32(b + 124);
+    m->url_len = get32(b + 128);
+    m->etag_len = get32(b + 132);
+    m->lm_len = get32(b + 136);
+    if (get32(b + 48) != 0 || b[6] || b[7]) return OK_ERR_CORRUPT;
+    st = check_fields(m);
+    if (st) {
+        memset(m, 0, sizeof *m);
+        return st;
+    }
+    ib = integ_bytes(m);
     strs = m->key_len + m->url_len + m->etag_len + m->lm_len;
-    body = (uint64_t)MF_HEAD + (uint64_t)m->integrity_count * 32 + strs +
-           (uint64_t)m->stored_count * 32 + 4;
+    body = (uint64_t)MF_HEAD + ib + strs + (uint64_t)m->stored_count * 8 + 4;
     if (body != len) return OK_ERR_CORRUPT;
 
-    p = b + MF_HEAD + (size_t)m->integrity_count * 32;
+    p = b + MF_HEAD + ib;
     if (has_nul(p, m->key_len) || has_nul(p + m->key_len, m->url_len) ||
         has_nul(p + m->key_len + m->url_len, m->etag_len) ||
         has_nul(p + m->key_len + m->url_len + m->etag_len, m->lm_len))
         return OK_ERR_CORRUPT;
 
-    /* One block: key\0 url\0 etag\0 lm\0 integrity digests. */
-    blk_len = (size_t)strs + 4 + (size_t)m->integrity_count * 32 +
-              (size_t)m->stored_count * 32;
+    /* One block: checksums (8-aligned first), key\0 url\0 etag\0 lm\0, the
+     * integrity digests. */
+    blk_len = (size_t)m->stored_count * 8 + (size_t)strs + 4 + ib;
     blk = ok_cache_malloc(blk_len);
     if (!blk) {
         memset(m, 0, sizeof *m);
         return OK_ERR_NOMEM;
     }
-    s = (char *)blk;
+    sums = (uint64_t *)(void *)blk;
+    for (i = 0; i < m->stored_count; i++)
+        sums[i] = get64(b + MF_HEAD + ib + strs + (size_t)i * 8);
+    m->sums = sums;
+    s = (char *)blk + (size_t)m->stored_count * 8;
     memcpy(s, p, m->key_len); s[m->key_len] = 0; m->key = s;
     p += m->key_len; s += m->key_len + 1;
     memcpy(s, p, m->url_len); s[m->url_len] = 0; m->url = s;
@@ -188,17 +232,14 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     memcpy(s, p, m->etag_len); s[m->etag_len] = 0; m->etag = s;
     p += m->etag_len; s += m->etag_len + 1;
     memcpy(s, p, m->lm_len); s[m->lm_len] = 0; m->last_modified = s;
-    p += m->lm_len; s += m->lm_len + 1;
-    memcpy(s, b + MF_HEAD, (size_t)m->integrity_count * 32);
+    s += m->lm_len + 1;
+    if (ib) memcpy(s, b + MF_HEAD, ib);
     m->integrity = (const uint8_t *)s;
-    s += (size_t)m->integrity_count * 32;
-    memcpy(s, p, (size_t)m->stored_count * 32);
-    m->digests = (const uint8_t *)s;
     return OK_OK;
 }
 
 void ok_manifest_free(ok_manifest *m) {
     if (!m) return;
-    ok_cache_free((void *)m->key);
+    ok_cache_free((void *)m->sums); /* the one block starts there */
     memset(m, 0, sizeof *m);
 }

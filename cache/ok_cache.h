@@ -1,24 +1,16 @@
-/* The model cache core: index, write protocol, recovery, LRU eviction.
+/* The model cache core: the index of stored entries, their manifests, the
+ * action queue, SRI parsing and LRU eviction. The per-load policy (lookup,
+ * read, download, resume, validate, commit, retry, fallback) is the load
+ * machine in ok_load.h, which drives this index.
  *
- * Sans-I/O. JS feeds events (calls below) and then carries out the ACTIONS
- * the core queued, in order, against IndexedDB and the network. Time comes
- * in through events (`now`, any monotonic ms clock), so every decision is a
- * deterministic function of the event sequence. See cache/README.md for the
- * storage layout and the crash-safety argument.
+ * Sans-I/O. Time, randomness and storage contents come in through calls;
+ * what to do comes out as ACTIONS (records below) that JS carries out, in
+ * order, against IndexedDB, the network and onnxruntime-web. Every decision
+ * is a deterministic function of the calls. cache/README.md has the storage
+ * layout and the crash-safety argument.
  *
- * Contract with JS (the serial event loop):
- *   - after every event call, copy the queued actions out
- *     (ok_cache_actions + ok_cache_action_data), call
- *     ok_cache_actions_clear(), then apply them in order, each as ONE
- *     IndexedDB transaction, awaiting each write;
- *   - report each completed write (ok_cache_chunk_stored,
- *     ok_cache_manifest_written); if a write fails, report
- *     ok_cache_write_failed(), apply what it queued, then go on.
- *
- * Every call returns an ok_status. An error (OK_ERR_NOMEM, INVALID_ARG,
- * STATE, NOT_FOUND, IN_USE, LIMIT) means the call had no effect: state and
- * action queue are as they were. OK_ERR_CORRUPT, OK_ERR_INTEGRITY and
- * OK_ERR_QUOTA are outcomes: the call did act (see each function). */
+ * Every call returns an ok_status. An error (NOMEM, INVALID_ARG, STATE,
+ * NOT_FOUND, IN_USE, LIMIT) means the call had no effect. */
 #ifndef ORTKEEP_OK_CACHE_H
 #define ORTKEEP_OK_CACHE_H
 
@@ -32,11 +24,14 @@ typedef struct ok_cache ok_cache;
 /* Limits. Strings are bytes without NUL inside (URL, ETag, ...). */
 #define OK_CACHE_MAX_KEY 4096u
 #define OK_CACHE_MAX_STR 8192u
+#define OK_CACHE_MAX_NAME 64u
 #define OK_CACHE_MAX_CHUNK_SIZE (256u << 20)
+#define OK_CACHE_MIN_CHUNK_SIZE 4096u
 #define OK_CACHE_MAX_CHUNKS (1u << 20)
 #define OK_CACHE_MAX_ENTRIES 4096u
+#define OK_CACHE_MAX_INTEGRITY 8u      /* tokens of one algorithm kept */
+#define OK_CACHE_MAX_REPORT (16u << 20) /* bytes of a stored reader report */
 #define OK_CACHE_CHUNK_END 0xFFFFFFFFu  /* "to the end" in a chunk range */
-#define OK_CACHE_MANIFEST 0xFFFFFFFFu   /* write_failed: the manifest write */
 
 /* ---- entry state (persisted) ---- */
 #define OK_ENTRY_STATE_LIST(X) X(PENDING, 1) X(COMMITTED, 2)
@@ -46,216 +41,204 @@ enum {
 #undef OK_ENTRY_STATE_ENUM_
 };
 
+/* Entry flags (persisted). */
+#define OK_ENTRY_FLAG_LIST(X)                                                 \
+    X(SIZE_KNOWN, 1) /* total_size was exact before the body (identity       \
+                        Content-Length, same origin); else known at the end */ \
+    X(STRONG, 2)     /* the ETag is strong (not W/): byte ranges of this     \
+                        resource can be trusted to be the same bytes */      \
+    X(ENCODED, 4)    /* the response had a Content-Encoding: never resumed  \
+                        by byte range (ranges count encoded bytes) */
+enum {
+#define OK_ENTRY_FLAG_ENUM_(name, value) OK_EF_##name = value,
+    OK_ENTRY_FLAG_LIST(OK_ENTRY_FLAG_ENUM_)
+#undef OK_ENTRY_FLAG_ENUM_
+};
+
+/* Integrity algorithms (SRI), weakest first: the strongest present wins. */
+#define OK_HASH_ALG_LIST(X) X(NONE, 0, 0) X(SHA256, 1, 32) X(SHA384, 2, 48) X(SHA512, 3, 64)
+enum {
+#define OK_HASH_ALG_ENUM_(name, value, bytes) OK_HASH_##name = value,
+    OK_HASH_ALG_LIST(OK_HASH_ALG_ENUM_)
+#undef OK_HASH_ALG_ENUM_
+};
+#define OK_HASH_MAX_BYTES 64u
+
 /* ---- actions ----
- * One record is 10 little-endian uint32 (40 bytes), read by JS straight from
- * wasm memory:
- *   [0] type       OK_ACT_*
- *   [1] entry      entry id (in-memory handle; 0 when none)
- *   [2] chunk      chunk index, or first chunk of a range
- *   [3] chunk_end  end of a range (exclusive; OK_CACHE_CHUNK_END = all)
- *   [4] name_off   storage name: offset into ok_cache_action_data()
- *   [5] name_len   its length in bytes (UTF-8, no NUL)
- *   [6] blob_off   manifest bytes (or URL, see type): offset in the data
- *   [7] blob_len
- *   [8] value_lo   a 64-bit value (byte offset, status): low word
- *   [9] value_hi   high word
- * Strings/blobs stay valid until ok_cache_actions_clear() or the next event.
+ * X(NAME, value). What each asks of JS (fields in ok_action below); "ack"
+ * means JS reports the outcome with ok_load_written / ok_load_write_failed
+ * (or the call named), in the order the actions were queued.
  *
- * Storage: object store "index" (key = name, value = manifest bytes) and
- * "chunks" (key = [name, chunk], value = chunk bytes). */
-/* What each action asks of JS:
- *   WRITE_MANIFEST: index.put(name, blob).
- *   STORE_CHUNK: ONE transaction: chunks.put([name, chunk], <the bytes JS passed to * ok_cache_chunk_arrived for this chunk>) and index.put(name, blob).
- *   DELETE_CHUNKS: chunks.delete(IDBKeyRange.bound([name, chunk], [name, chunk_end], * false, true)) (chunk_end = OK_CACHE_CHUNK_END: to the end).
- *   DROP_ENTRY: ONE transaction: index.delete(name) and all chunks [name, *].
- *   CLEAR_ALL: ONE transaction: clear both stores (the index was unreadable).
- *   READ_CHUNK: read chunks.get([name, chunk]) and feed ok_cache_chunk_rehash (resume) * or ok_cache_chunk_read (hit).
- *   FETCH: fetch the entry's URL (blob) from byte `value` on: 0 = plain GET, * else `Range: bytes=value-` with If-Range; feed chunks from `chunk`. * chunk == chunk_end (the chunk count): nothing left, call * ok_cache_download_done.
- *   COMMITTED: notification: the entry committed (now servable).
- *   LOAD_UNCACHED: the cache cannot hold this download: keep streaming the chunks through * ok_cache_chunk_arrived (integrity is still checked) but nothing is * stored; JS warns the user.
- *   REFETCH: a served entry was found corrupt and dropped: restart the load of the * key (name = key, blob = URL) from the network.
- *   ERROR: notification: an error for entry (value = ok_status).
- */
-/* X(NAME, value): the actions JS carries out. */
-#define OK_CACHE_ACTION_LIST(X) \
-    X(WRITE_MANIFEST, 1) \
-    X(STORE_CHUNK, 2) \
-    X(DELETE_CHUNKS, 3) \
-    X(DROP_ENTRY, 4) \
-    X(CLEAR_ALL, 5) \
-    X(READ_CHUNK, 6) \
-    X(FETCH, 7) \
-    X(COMMITTED, 8) \
-    X(LOAD_UNCACHED, 9) \
-    X(REFETCH, 10) \
-    X(ERROR, 11)
+ *   LOCK            take the Web Lock `name` (exclusive) for the rest of the
+ *                   load, then ok_load_locked(); JS releases it once the
+ *                   load's queue has run dry after DONE/FAIL.
+ *   SYNC_INDEX      one read-only transaction over "index" (+ the names in
+ *                   "chunks" when flags has OK_SYNC_CHUNK_NAMES): feed them
+ *                   to ok_cache_sync_*, then ok_load_synced().
+ *   ESTIMATE_QUOTA  navigator.storage.estimate() -> ok_load_quota(free).
+ *   FETCH           request URL `blob` (GET). flags OK_FETCH_RANGE: header
+ *                   `Range: bytes=<value>-`; OK_FETCH_CONDITIONAL: headers
+ *                   If-None-Match: `name` and If-Modified-Since: `aux` (each
+ *                   when non-empty). -> ok_load_response() or
+ *                   ok_load_fetch_failed(). Node file: URLs are read from
+ *                   the file system the same way (status 200).
+ *   STREAM          the response was accepted: read its body, calling
+ *                   ok_load_body() per piece (each piece ends up in the
+ *                   model buffer at the offset the core tracks) and
+ *                   ok_load_body_end() / ok_load_body_error().
+ *   CANCEL_FETCH    cancel the response body (not read any further).
+ *   WAIT            wait `value` ms (a retry back-off), then ok_load_waited().
+ *   ALLOC           the model buffer: `value` bytes when known (reads, exact
+ *                   Content-Length), else 0 and grow as the body arrives;
+ *                   value2 = a capacity hint. Replaces any earlier buffer.
+ *   READ_CHUNKS     read chunks [chunk, chunk_end) of entry `name` into the
+ *                   model buffer at chunk * `value` (the chunk size), then
+ *                   ok_load_chunk_read() for each, in order (NULL when a
+ *                   record is missing), or ok_load_io_failed().
+ *   READ_META       read "meta" record `name` -> ok_load_meta_read().
+ *   WRITE_MANIFEST  "index".put(name, blob). ack.
+ *   STORE_CHUNK     ONE transaction: "chunks".put([name, chunk], model
+ *                   buffer [value, value + value2)) and "index".put(name,
+ *                   blob). ack.
+ *   COMMIT          ONE transaction: "index".put(name, blob) and
+ *                   "meta".put(name, aux). ack.
+ *   DELETE_CHUNKS   "chunks" [name, chunk] .. [name, chunk_end) deleted.
+ *   DROP_ENTRY      ONE transaction: "index", "meta" and "chunks" records
+ *                   of `name` deleted.
+ *   CLEAR_ALL       ONE transaction: every store cleared.
+ *   REOPEN          the database was closed under the page: open it again.
+ *   VALIDATE        run the C reader over the model buffer [0, value)
+ *                   (`name`: its SHA-256, hex, already computed) ->
+ *                   ok_load_validated().
+ *   CREATE_SESSION  create the onnxruntime-web session from the model buffer
+ *                   [0, value) -> ok_load_session().
+ *   RELEASE_SESSION release that session (it must not be served).
+ *   WARN            a warning: value = OK_WARN_*, flags = OK_REASON_*,
+ *                   value2 = a number for the message, name = detail.
+ *   DONE            the load succeeded: serve the session. value = OK_TIER_*,
+ *                   flags = OK_DONE_*, value2 = the byte a resume started
+ *                   from. Actions after it run in the background.
+ *   FAIL            the load failed: value = the error status, flags =
+ *                   OK_REASON_*, value2 = a number for the message (HTTP
+ *                   status, byte offset, size), name = detail. */
+#define OK_CACHE_ACTION_LIST(X)                                               \
+    X(LOCK, 1) X(SYNC_INDEX, 2) X(ESTIMATE_QUOTA, 3) X(FETCH, 4) X(STREAM, 5) \
+    X(CANCEL_FETCH, 6) X(WAIT, 7) X(ALLOC, 8) X(READ_CHUNKS, 9)              \
+    X(READ_META, 10) X(WRITE_MANIFEST, 11) X(STORE_CHUNK, 12) X(COMMIT, 13)  \
+    X(DELETE_CHUNKS, 14) X(DROP_ENTRY, 15) X(CLEAR_ALL, 16) X(REOPEN, 17)    \
+    X(VALIDATE, 18) X(CREATE_SESSION, 19) X(RELEASE_SESSION, 20) X(WARN, 21) \
+    X(DONE, 22) X(FAIL, 23)
 enum ok_cache_action_type {
 #define OK_CACHE_ACTION_ENUM_(name, value) OK_ACT_##name = value,
     OK_CACHE_ACTION_LIST(OK_CACHE_ACTION_ENUM_)
 #undef OK_CACHE_ACTION_ENUM_
+    OK_ACT_END_
 };
 
-typedef struct ok_cache_action {
-    uint32_t type, entry, chunk, chunk_end;
-    uint32_t name_off, name_len, blob_off, blob_len;
-    uint32_t value_lo, value_hi;
-} ok_cache_action;
+/* Action flags. */
+#define OK_ACTION_FLAG_LIST(X)                                                 \
+    X(FETCH_RANGE, 1)       /* FETCH: Range: bytes=<value>- */                 \
+    X(FETCH_CONDITIONAL, 2) /* FETCH: If-None-Match / If-Modified-Since */     \
+    X(SYNC_CHUNK_NAMES, 4)  /* SYNC_INDEX: also list the names in "chunks" */  \
+    X(READ_REHASH, 8)       /* READ_CHUNKS: a resume re-reading its prefix */  \
+    X(DONE_STORED, 16)      /* DONE: the model is (now) stored */              \
+    X(DONE_VERIFIED, 32)    /* DONE: every stored chunk passed its checksum */
+enum {
+#define OK_ACTION_FLAG_ENUM_(name, value) OK_##name = value,
+    OK_ACTION_FLAG_LIST(OK_ACTION_FLAG_ENUM_)
+#undef OK_ACTION_FLAG_ENUM_
+};
 
-/* ---- lifecycle and recovery ---- */
+/* One action: 15 little-endian uint32 (60 bytes), read by JS straight from
+ * wasm memory (layout generated into js/core-constants.js). Strings and
+ * blobs are byte spans of the queue's arena, valid until the queue is
+ * cleared. */
+typedef struct ok_action {
+    uint32_t type, entry, chunk, chunk_end, flags;
+    uint32_t value_lo, value_hi, value2_lo, value2_hi;
+    uint32_t name_off, name_len, blob_off, blob_len, aux_off, aux_len;
+} ok_action;
 
-/* A new empty cache with a byte budget (0 = unlimited). */
-ok_status ok_cache_open(ok_cache **out, uint64_t budget_bytes);
+/* A growable queue of actions plus one byte arena for their strings. */
+typedef struct ok_actq {
+    ok_action *acts;
+    uint32_t n, cap;
+    uint8_t *data;
+    uint32_t n_data, cap_data;
+} ok_actq;
+
+/* ---- lifecycle ---- */
+
+/* A new empty index. budget_bytes caps what it stores (0 = unlimited);
+ * name_seed makes the storage names of this page's new entries unique
+ * across tabs and page loads (JS passes 64 random bits). */
+ok_status ok_cache_open(ok_cache **out, uint64_t budget_bytes,
+                        uint64_t name_seed);
 void ok_cache_close(ok_cache *c);
 ok_status ok_cache_set_budget(ok_cache *c, uint64_t budget_bytes);
 
-/* Feed one record of the "index" store (its IDB key `name` and value). A
- * record that fails to parse or does not match its name queues DROP_ENTRY
- * for that name and returns OK_ERR_CORRUPT, OK_ERR_TRUNCATED or
- * OK_ERR_LIMIT (an outcome: the cache stays usable). Call for every record, then ok_cache_recover(). */
-ok_status ok_cache_load_record(ok_cache *c, const char *name, size_t name_len,
-                               const uint8_t *bytes, size_t len);
-/* After loading: keeps the newest committed entry per key and drops older
- * ones; a PENDING entry that can be resumed (it has a validator or an
- * integrity digest, is newer than the committed one and has stored chunks)
- * is kept and chunks past its stored prefix are swept (DELETE_CHUNKS);
- * any other PENDING entry is dropped (DROP_ENTRY). JS must hold the
- * cache-wide exclusive Web Lock while opening so no live writer is swept. */
-ok_status ok_cache_recover(ok_cache *c);
-/* The "index" store could not be read at all: forget everything, queue
- * CLEAR_ALL. */
-ok_status ok_cache_reset(ok_cache *c);
+/* ---- syncing with the stores ----
+ * Other tabs write the same stores, so a load (SYNC_INDEX) or cache.list()
+ * first reads every "index" record in one read-only transaction and feeds
+ * them through a sync:
+ *   ok_cache_sync_begin       with_chunk_names: the same transaction also
+ *                             lists the distinct names in "chunks" (the
+ *                             first sync of a page, to sweep orphans);
+ *   ok_cache_sync_record      each record (name, manifest bytes);
+ *   ok_cache_sync_chunk_name  each distinct chunk name;
+ *   ok_cache_sync_end         reconciles and frees the sync: entries no
+ *                             record names any more are forgotten (unless in
+ *                             use here), stale generations and unreadable
+ *                             records are dropped, orphan chunks swept --
+ *                             actions go to the current queue.
+ * Several syncs may be open at once (loads interleave); each only forgets
+ * what existed before it began. */
+typedef struct ok_sync ok_sync;
+ok_status ok_cache_sync_begin(ok_cache *c, int with_chunk_names,
+                              ok_sync **out);
+ok_status ok_cache_sync_record(ok_cache *c, ok_sync *s, const char *name,
+                               size_t name_len, const uint8_t *bytes,
+                               size_t len);
+ok_status ok_cache_sync_chunk_name(ok_cache *c, ok_sync *s, const char *name,
+                                   size_t name_len);
+ok_status ok_cache_sync_end(ok_cache *c, ok_sync *s);
+void ok_cache_sync_abandon(ok_cache *c, ok_sync *s);
 
-/* ---- actions ---- */
-const ok_cache_action *ok_cache_actions(const ok_cache *c, uint32_t *count);
+/* The Web Lock of a key is OK_CACHE_LOCK_PREFIX + key. */
+#define OK_CACHE_LOCK_PREFIX "ortkeep-cache:key:"
+/* Keys whose Web Lock a load holds (navigator.locks.query()): their entries
+ * are not evicted or cleared now. Takes a key or its lock name (other lock
+ * names are ignored). Reset with ok_cache_busy_clear. */
+ok_status ok_cache_busy_key(ok_cache *c, const char *key);
+void ok_cache_busy_clear(ok_cache *c);
+
+/* ---- the cache's own queue (cache.delete/clear) ----
+ * Loads queue into their own ok_actq (ok_load.h); these calls queue into
+ * the cache's. */
+const ok_action *ok_cache_actions(const ok_cache *c, uint32_t *count);
 const uint8_t *ok_cache_action_data(const ok_cache *c);
 void ok_cache_actions_clear(ok_cache *c);
-/* Clear and give the queue's memory back (after a big batch). */
-void ok_cache_actions_trim(ok_cache *c);
 
-/* ---- lookups and reads ---- */
-/* fetch()'s cache modes: X(NAME, value, "the name JS passes") */
-#define OK_CACHE_MODE_LIST(X)                                                  \
-    X(DEFAULT, 0, "default")               /* serve stored entry, else fetch */ \
-    X(NO_CACHE, 1, "no-cache")             /* stored entry must be revalidated first */ \
-    X(RELOAD, 2, "reload")                 /* refetch and replace */            \
-    X(NO_STORE, 3, "no-store")             /* bypass the cache entirely */      \
-    X(ONLY_IF_CACHED, 4, "only-if-cached") /* serve stored entry or fail NOT_FOUND */
-enum ok_cache_mode {
-#define OK_CACHE_MODE_ENUM_(name, value, js) OK_MODE_##name = value,
-    OK_CACHE_MODE_LIST(OK_CACHE_MODE_ENUM_)
-#undef OK_CACHE_MODE_ENUM_
-};
-#define OK_LOOKUP_LIST(X)                                                        \
-    X(MISS, 0)       /* fetch, then ok_cache_begin_write */                     \
-    X(HIT, 1)        /* read chunks 0..chunk_count-1 (entry held) */            \
-    X(RESUME, 2)     /* a pending download can continue from resume_byte */     \
-    X(REVALIDATE, 3) /* conditional request: 304 => revalidated, 200 => write */ \
-    X(BYPASS, 4)     /* no-store: fetch, do not write */                        \
-    X(NOT_FOUND, 5)  /* only-if-cached and nothing servable */
-enum ok_cache_lookup_kind {
-#define OK_LOOKUP_ENUM_(name, value) OK_LOOKUP_##name = value,
-    OK_LOOKUP_LIST(OK_LOOKUP_ENUM_)
-#undef OK_LOOKUP_ENUM_
-};
-typedef struct ok_cache_lookup_result {
-    uint32_t kind;          /* OK_LOOKUP_* */
-    uint32_t entry;         /* id, 0 for MISS/BYPASS/NOT_FOUND */
-    uint32_t chunk_count;
-    uint32_t resume_chunk;
-    uint64_t resume_byte;
-    uint64_t total_size;
-} ok_cache_lookup_result;
-
-/* A HIT takes a reference (the entry cannot be evicted while read), bumps
- * hit_count and last_used, and queues WRITE_MANIFEST (persist the LRU
- * clock) and READ_CHUNK for every chunk. Release with ok_cache_release.
- * ONLY_IF_CACHED with nothing servable returns OK_ERR_NOT_FOUND. */
-ok_status ok_cache_lookup(ok_cache *c, const char *key, uint32_t mode,
-                          uint64_t now, ok_cache_lookup_result *out);
-/* 304 after REVALIDATE: becomes a HIT (same effects). */
-ok_status ok_cache_revalidated(ok_cache *c, uint32_t entry, uint64_t now,
-                               ok_cache_lookup_result *out);
-/* Verify a chunk read for a HIT. bytes == NULL means the chunk is missing.
- * A mismatch drops the entry (DROP_ENTRY, ERROR, REFETCH) and returns
- * OK_ERR_CORRUPT: never serve those bytes. */
-ok_status ok_cache_chunk_read(ok_cache *c, uint32_t entry, uint32_t idx,
-                              const uint8_t *bytes, size_t len);
-/* The same decision with the chunk's SHA-256 computed by the caller (JS
- * hashes with WebCrypto on the read path); len is the length of the bytes
- * hashed; digest == NULL means the chunk is missing. Same effects and
- * returns as ok_cache_chunk_read. */
-ok_status ok_cache_chunk_read_digest(ok_cache *c, uint32_t entry, uint32_t idx,
-                                     size_t len, const uint8_t *digest);
-ok_status ok_cache_acquire(ok_cache *c, uint32_t entry);
-ok_status ok_cache_release(ok_cache *c, uint32_t entry);
-
-/* ---- the write protocol ----
- * begin_write: strings are NUL-terminated, NULL or "" for none; integrity
- * is SRI ("sha256-<base64>", several tokens allowed, one sha256 must match).
- * Queues WRITE_MANIFEST (the PENDING marker) then FETCH from 0 -- or, when
- * a resumable pending entry for the key has the same url, validators, size,
- * chunk size, form and integrity, READ_CHUNK for its stored chunks (feed
- * them to ok_cache_chunk_rehash; the whole-content hash is rebuilt from
- * them) and then FETCH from the first missing chunk. A pending entry that
- * does not match is dropped. One active write per key (else OK_ERR_IN_USE).
- * The committed entry of the key (if any) keeps serving until the new one
- * commits, then it is dropped (model update). */
-ok_status ok_cache_begin_write(ok_cache *c, const char *key, const char *url,
-                               const char *etag, const char *last_modified,
-                               const char *integrity, uint64_t total_size,
-                               uint32_t chunk_size, uint32_t form,
-                               uint64_t now, uint32_t *out_entry);
-ok_status ok_cache_chunk_rehash(ok_cache *c, uint32_t entry, uint32_t idx,
-                                const uint8_t *bytes, size_t len);
-/* Chunks in order, each exactly chunk_size bytes but the last. Queues
- * STORE_CHUNK (none once LOAD_UNCACHED was decided). */
-ok_status ok_cache_chunk_arrived(ok_cache *c, uint32_t entry, uint32_t idx,
-                                 const uint8_t *bytes, size_t len);
-ok_status ok_cache_chunk_stored(ok_cache *c, uint32_t entry, uint32_t idx);
-/* All chunks arrived (and stored). Checks integrity: mismatch queues ERROR
- * and DROP_ENTRY (nothing is kept) and returns OK_ERR_INTEGRITY; else queues
- * WRITE_MANIFEST (COMMITTED). For an uncached download returns OK and the
- * entry is gone. */
-ok_status ok_cache_download_done(ok_cache *c, uint32_t entry);
-/* The last WRITE_MANIFEST of the entry is durable. After the commit
- * manifest: the entry is COMMITTED (queues COMMITTED) and older entries of
- * the key are dropped. */
-ok_status ok_cache_manifest_written(ok_cache *c, uint32_t entry);
-/* A STORE_CHUNK (chunk idx) or WRITE_MANIFEST (idx = OK_CACHE_MANIFEST)
- * failed. quota != 0: QuotaExceededError -- evict LRU entries and queue the
- * same write again; when nothing more can be evicted, or on any other
- * failure, the entry goes uncached (DROP_ENTRY + LOAD_UNCACHED, returns
- * OK_ERR_QUOTA). */
-ok_status ok_cache_write_failed(ok_cache *c, uint32_t entry, uint32_t idx,
-                                int quota);
-/* Network failure or cancel. keep != 0 leaves a resumable pending entry;
- * else (or if not resumable) it is dropped. */
-ok_status ok_cache_abort_write(ok_cache *c, uint32_t entry, int keep);
-
-/* ---- space ---- */
-/* Before a write of need_bytes, with quota_free from storage.estimate()
- * (UINT64_MAX if unknown): queue DROP_ENTRY for least-recently-used idle
- * entries until need fits both the budget and the free quota. If it cannot
- * fit even after evicting every idle entry, evict nothing and return
- * OK_ERR_QUOTA (load uncached). */
-ok_status ok_cache_plan_space(ok_cache *c, uint64_t need_bytes,
-                              uint64_t quota_free);
-/* Drop one entry (cache.delete); OK_ERR_IN_USE while referenced or written. */
-ok_status ok_cache_delete(ok_cache *c, const char *key);
-/* Drop every idle entry (cache.clear); entries in use stay. */
+/* Drop every entry whose key or URL is `key_or_url` (cache.delete): every
+ * generation and form of a model. OK_ERR_IN_USE while one is read or
+ * written here or its key is busy; OK_ERR_NOT_FOUND when none. */
+ok_status ok_cache_delete(ok_cache *c, const char *key_or_url);
+/* Drop every idle entry (cache.clear); entries in use or busy stay. */
 ok_status ok_cache_clear(ok_cache *c);
+/* The stores could not be read at all: forget everything, queue CLEAR_ALL. */
+ok_status ok_cache_reset(ok_cache *c);
 
 /* ---- inspection (cache.list) ---- */
 typedef struct ok_cache_entry_info {
-    uint32_t id, state, form, chunk_size, chunk_count, stored_count;
-    uint32_t refcount, writing;
+    uint32_t id, state, form, flags, chunk_size, chunk_count, stored_count;
+    uint32_t refcount, writing, integrity_alg, report_len;
     uint64_t gen, total_size, stored_bytes, last_used, hit_count;
     const char *key, *url, *etag, *last_modified, *name;
     const uint8_t *sha256; /* 32 bytes, content hash (committed) */
 } ok_cache_entry_info;
 uint32_t ok_cache_count(const ok_cache *c);
-/* i-th entry, 0 <= i < count; order is unspecified but stable between
- * calls that change nothing. */
+/* i-th entry, 0 <= i < count; order is stable between calls that change
+ * nothing. */
 ok_status ok_cache_entry_at(const ok_cache *c, uint32_t i,
                             ok_cache_entry_info *out);
 ok_status ok_cache_entry_info_get(const ok_cache *c, uint32_t entry,
@@ -263,40 +246,48 @@ ok_status ok_cache_entry_info_get(const ok_cache *c, uint32_t entry,
 uint64_t ok_cache_bytes_stored(const ok_cache *c);
 
 /* ---- manifests (one per entry, the value of an "index" record) ----
- * Versioned little-endian binary ending in a CRC-32; see cache/README.md. */
+ * Versioned little-endian binary ending in a CRC-32; see cache_manifest.c. */
 typedef struct ok_manifest {
-    uint32_t state, form, chunk_size, chunk_count, stored_count;
-    uint32_t integrity_count; /* sha256 digests an SRI string allowed */
-    uint64_t gen, total_size, last_used, hit_count;
+    uint32_t state, form, flags, chunk_size, chunk_count, stored_count;
+    uint32_t integrity_alg, integrity_count, report_len;
+    uint64_t gen, total_size, last_used, hit_count, report_sum;
     uint8_t sha256[32];
-    const uint8_t *integrity; /* integrity_count * 32 bytes */
+    const uint8_t *integrity; /* integrity_count * digest bytes of the alg */
     const char *key, *url, *etag, *last_modified; /* NUL-terminated */
     uint32_t key_len, url_len, etag_len, lm_len;
-    const uint8_t *digests; /* stored_count * 32 bytes */
+    const uint64_t *sums; /* stored_count chunk checksums */
 } ok_manifest;
-/* Size of the encoding of m. */
 size_t ok_manifest_size(const ok_manifest *m);
-/* Encode into out (cap >= ok_manifest_size(m)). */
 ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap);
-/* Decode; on success the string/digest pointers of *m point into a copy the
- * caller frees with ok_manifest_free(m). Typed errors: OK_ERR_TRUNCATED,
- * OK_ERR_CORRUPT (magic, CRC, field), OK_ERR_LIMIT, OK_ERR_NOMEM. */
+/* Decode; on success the pointers of *m point into one block the caller
+ * frees with ok_manifest_free(m). Typed errors: OK_ERR_TRUNCATED,
+ * OK_ERR_CORRUPT (magic, CRC, field), OK_ERR_STATE (another format
+ * version: written by another ortkeep, left alone), OK_ERR_LIMIT,
+ * OK_ERR_NOMEM. */
 ok_status ok_manifest_decode(const uint8_t *bytes, size_t len, ok_manifest *m);
 void ok_manifest_free(ok_manifest *m);
 
-/* Parse SRI ("sha256-<b64> sha384-<b64>?opt ..."): the digests of the
- * sha256 tokens go to out[] (at most max, else OK_ERR_LIMIT). Other
- * algorithms are ignored; a non-empty string with no sha256 token, or a bad
- * sha256 token, => OK_ERR_INVALID_ARG. NULL/"" => *count = 0, OK. */
-ok_status ok_cache_parse_integrity(const char *sri, uint8_t out[][32],
-                                   uint32_t max, uint32_t *count);
+/* ---- integrity (SRI) ---- */
+typedef struct ok_integrity {
+    uint32_t alg;   /* OK_HASH_*: the strongest algorithm present */
+    uint32_t count; /* its tokens */
+    uint8_t digest[OK_CACHE_MAX_INTEGRITY][OK_HASH_MAX_BYTES];
+} ok_integrity;
+/* Parse SRI metadata ("sha256-<b64> sha512-<b64>?opt ..."): tokens of
+ * sha256/384/512 are read (base64 or base64url, padding optional); the
+ * strongest algorithm present is kept with all its tokens, weaker ones are
+ * ignored, unknown algorithms are skipped. NULL/"" -> alg NONE. A non-empty
+ * string with no usable token, or a malformed token of a known algorithm,
+ * is OK_ERR_INVALID_ARG; more than OK_CACHE_MAX_INTEGRITY tokens of the
+ * strongest algorithm is OK_ERR_LIMIT. */
+ok_status ok_integrity_parse(const char *sri, ok_integrity *out);
+/* Digest bytes of an algorithm (0 for NONE or unknown). */
+uint32_t ok_hash_bytes(uint32_t alg);
 
 /* ---- test hooks ---- */
 /* Fail the n-th allocation from now (1 = the next one); 0 disables. */
 void ok_cache_test_fail_alloc(uint64_t n);
-/* Allocations made by the cache so far (to size fault-injection loops). */
 uint64_t ok_cache_test_alloc_count(void);
-/* Allocations currently live (leak checks under wasm, where ASan is absent). */
 int64_t ok_cache_test_alloc_live(void);
 
 #endif

@@ -1,64 +1,88 @@
 // The model cache's management API: `import { cache } from 'ortkeep'`.
+// Each call reads the stores afresh (other tabs write them too) and lets the
+// C index decide; what it drops is carried out before the call returns.
+import { ENTRY_STATE, IOFAIL, STATUS } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
-import { ST, statusError } from './cache/cache-core.js';
-import { CACHE_LOCK, keyLock, withLock } from './cache/locks.js';
-import { cacheKeyFor, configureCache, getModelCache, normalizeUrl } from './cache/model-cache.js';
+import { coreStatusError } from './cache/cache-core.js';
+import { applyDelete } from './cache/load-driver.js';
+import { heldLocks } from './cache/locks.js';
+import { configureCache, pageCache } from './cache/page-cache.js';
 import { estimate as storageEstimate, persist } from './cache/quota.js';
 
 const FORMS = { 0: 'original' };
 
-function available() {
-  if (typeof indexedDB === 'undefined') {
-    throw new OrtkeepError('CACHE_UNAVAILABLE', 'ortkeep: the model cache needs IndexedDB (a browser page or worker)');
+/** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
+async function synced() {
+  const c = await pageCache();
+  let found;
+  try {
+    found = await c.store.readIndex(false);
+  } catch (e) {
+    if (e?.ioFail === IOFAIL.CLOSED) { // deleted or upgraded by another tab
+      await c.store.reopen();
+      found = await c.store.readIndex(false);
+    } else {
+      throw new OrtkeepError('CACHE_ERROR', `ortkeep: reading the model cache failed: ${e?.message ?? e}`, { cause: e });
+    }
   }
-  return getModelCache();
+  c.index.setBusy(await heldLocks());
+  c.index.sync(found.records);
+  await drain(c);
+  return c;
+}
+
+async function drain(c) {
+  for (const a of c.index.takeActions()) await applyDelete(c.store, a);
 }
 
 export const cache = {
-  /** Committed entries: {key, url, bytes, lastUsed (ms since epoch), form, hits, sha256, etag, lastModified}. */
+  /** Stored models: {key, url, bytes, lastUsed (ms since epoch), form, hits, sha256, etag, lastModified}. */
   async list() {
-    const mc = await available();
-    await withLock(CACHE_LOCK, 'exclusive', () => mc.reload());
-    return mc.cc.entries().filter((e) => e.state === 2).map((e) => ({
+    const c = await synced();
+    return c.index.entries().filter((e) => e.state === ENTRY_STATE.COMMITTED).map((e) => ({
       key: e.key, url: e.url, bytes: e.totalSize, lastUsed: e.lastUsed, form: FORMS[e.form] ?? String(e.form),
       hits: e.hitCount, sha256: e.sha256, etag: e.etag || null, lastModified: e.lastModified || null,
     }));
   },
 
-  /** Deletes one model by cache key or URL; resolves true when something was deleted. */
+  /**
+   * Deletes a model -- every stored copy whose URL or cache key this is.
+   * Resolves true when something was deleted; IN_USE while it is loading.
+   */
   async delete(keyOrUrl) {
-    const mc = await available();
+    const c = await synced();
     const s = String(keyOrUrl);
-    const key = /\|form:/.test(s) ? s : cacheKeyFor(normalizeUrl(s), null);
-    return withLock(keyLock(key), 'exclusive', async () => {
-      await mc.syncKey(key);
-      const st = await mc.event(() => mc.cc.delete(key));
-      if (st === ST.NOT_FOUND) return false;
-      if (st !== ST.OK) throw statusError(st, `deleting ${key} (in use?)`);
-      return true;
-    });
+    let target = s;
+    if (!/^(url|sha256|sha384|sha512):/.test(s)) {
+      try { target = new URL(s, globalThis.location?.href).href; } catch { /* a key */ }
+    }
+    const st = c.index.delete(target);
+    await drain(c);
+    if (st === STATUS.NOT_FOUND) return false;
+    if (st === STATUS.IN_USE) throw new OrtkeepError('IN_USE', `ortkeep: ${s} is being loaded right now; delete it once the load has finished`);
+    if (st !== STATUS.OK) throw coreStatusError(st, `deleting ${s}`);
+    return true;
   },
 
-  /** Deletes every model not in use. */
+  /** Deletes every stored model not being loaded right now. */
   async clear() {
-    const mc = await available();
-    await withLock(CACHE_LOCK, 'exclusive', async () => {
-      await mc.reload();
-      await mc.event(() => mc.cc.clear());
-    });
+    const c = await synced();
+    const st = c.index.clear();
+    await drain(c);
+    if (st !== STATUS.OK) throw coreStatusError(st, 'clearing the cache');
   },
 
   /** The origin's quota and usage, and what the model cache holds. */
   async estimate() {
-    const mc = await available();
+    const c = await synced();
     const e = await storageEstimate();
-    const entries = mc.cc.entries().filter((x) => x.state === 2);
-    return { ...e, cachedBytes: mc.cc.bytesStored(), entries: entries.length };
+    const entries = c.index.entries().filter((x) => x.state === ENTRY_STATE.COMMITTED);
+    return { ...e, cachedBytes: c.index.bytesStored(), entries: entries.length };
   },
 
   /** Asks the browser to keep this origin's storage (navigator.storage.persist()). */
   persist,
 
-  /** Internal knobs for tests and benchmarks ({dbName, recordForm: 'blob'|'arraybuffer', budget}). */
+  /** Internal knobs for tests and benchmarks ({dbName, recordForm: 'blob'|'arraybuffer', budget, openTimeoutMs}). */
   _configure: configureCache,
 };

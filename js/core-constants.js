@@ -21,59 +21,70 @@ export const STATUS = Object.freeze({
   QUOTA: 14,
   SHAPE: 15,
   IN_USE: 16,
+  NETWORK: 17,
+  ABORTED: 18,
+  INVALID_SOURCE: 19,
+  SESSION_CREATE: 20,
 });
 
 /** ok_status number -> stable code name (ok_status_name()) */
-export const STATUS_NAME = Object.freeze(['OK', 'NOMEM', 'INVALID_ARG', 'EMPTY', 'TRUNCATED', 'BAD_WIRE_TYPE', 'BAD_VARINT', 'TOO_DEEP', 'NOT_ONNX', 'LIMIT', 'NOT_FOUND', 'STATE', 'CORRUPT', 'INTEGRITY', 'QUOTA', 'SHAPE', 'IN_USE']);
+export const STATUS_NAME = Object.freeze(['OK', 'NOMEM', 'INVALID_ARG', 'EMPTY', 'TRUNCATED', 'BAD_WIRE_TYPE', 'BAD_VARINT', 'TOO_DEEP', 'NOT_ONNX', 'LIMIT', 'NOT_FOUND', 'STATE', 'CORRUPT', 'INTEGRITY', 'QUOTA', 'SHAPE', 'IN_USE', 'NETWORK', 'ABORTED', 'INVALID_SOURCE', 'SESSION_CREATE']);
 
-/** cache action types (cache/ok_cache.h) */
+/** action types a load (or the cache) queues */
 export const CACHE_ACTION = Object.freeze({
-  WRITE_MANIFEST: 1,
-  STORE_CHUNK: 2,
-  DELETE_CHUNKS: 3,
-  DROP_ENTRY: 4,
-  CLEAR_ALL: 5,
-  READ_CHUNK: 6,
-  FETCH: 7,
-  COMMITTED: 8,
-  LOAD_UNCACHED: 9,
-  REFETCH: 10,
-  ERROR: 11,
+  LOCK: 1,
+  SYNC_INDEX: 2,
+  ESTIMATE_QUOTA: 3,
+  FETCH: 4,
+  STREAM: 5,
+  CANCEL_FETCH: 6,
+  WAIT: 7,
+  ALLOC: 8,
+  READ_CHUNKS: 9,
+  READ_META: 10,
+  WRITE_MANIFEST: 11,
+  STORE_CHUNK: 12,
+  COMMIT: 13,
+  DELETE_CHUNKS: 14,
+  DROP_ENTRY: 15,
+  CLEAR_ALL: 16,
+  REOPEN: 17,
+  VALIDATE: 18,
+  CREATE_SESSION: 19,
+  RELEASE_SESSION: 20,
+  WARN: 21,
+  DONE: 22,
+  FAIL: 23,
 });
 
-/** ok_cache_action: uint32 word index of each field */
-export const CACHE_ACTION_WORD = Object.freeze({
+/** flags of an action record */
+export const ACTION_FLAG = Object.freeze({
+  FETCH_RANGE: 1,
+  FETCH_CONDITIONAL: 2,
+  SYNC_CHUNK_NAMES: 4,
+  READ_REHASH: 8,
+  DONE_STORED: 16,
+  DONE_VERIFIED: 32,
+});
+
+/** ok_action: uint32 word index of each field */
+export const ACTION_WORD = Object.freeze({
   type: 0,
   entry: 1,
   chunk: 2,
   chunk_end: 3,
-  name_off: 4,
-  name_len: 5,
-  blob_off: 6,
-  blob_len: 7,
-  value_lo: 8,
-  value_hi: 9,
-  SIZE: 10,
-});
-
-/** lookup kinds (cache/ok_cache.h) */
-export const LOOKUP = Object.freeze({
-  MISS: 0,
-  HIT: 1,
-  RESUME: 2,
-  REVALIDATE: 3,
-  BYPASS: 4,
-  NOT_FOUND: 5,
-});
-
-/** ok_cache_lookup_result: uint32 word index of each field */
-export const LOOKUP_WORD = Object.freeze({
-  kind: 0,
-  entry: 1,
-  chunk_count: 2,
-  resume_chunk: 3,
-  resume_byte: 4,
-  total_size: 6,
+  flags: 4,
+  value_lo: 5,
+  value_hi: 6,
+  value2_lo: 7,
+  value2_hi: 8,
+  name_off: 9,
+  name_len: 10,
+  blob_off: 11,
+  blob_len: 12,
+  aux_off: 13,
+  aux_len: 14,
+  SIZE: 15,
 });
 
 /** fetch()-style cache modes by their JS name */
@@ -91,11 +102,132 @@ export const ENTRY_STATE = Object.freeze({
   COMMITTED: 2,
 });
 
+/** persisted entry flags */
+export const ENTRY_FLAG = Object.freeze({
+  SIZE_KNOWN: 1,
+  STRONG: 2,
+  ENCODED: 4,
+});
+
+/** integrity algorithms, weakest first */
+export const HASH_ALG = Object.freeze({
+  NONE: 0,
+  SHA256: 1,
+  SHA384: 2,
+  SHA512: 3,
+});
+
 /** cache limits and sentinels */
 export const CACHE_LIMIT = Object.freeze({
   CHUNK_END: 4294967295,
-  MANIFEST: 4294967295,
   MAX_CHUNK_SIZE: 268435456,
+  MIN_CHUNK_SIZE: 4096,
+  MAX_KEY: 4096,
+});
+
+/** the load machine's numbers (retries, timeouts, sizes) */
+export const LOAD_POLICY = Object.freeze({
+  DEFAULT_CHUNK_SIZE: 4194304,
+  MAX_FETCHES: 4,
+  MAX_RESUMES: 2,
+  BACKOFF_MS: 250,
+  MAX_REFETCHES: 2,
+  MAX_REOPENS: 2,
+  CACHE_OPEN_TIMEOUT_MS: 3000,
+  PREFIX_CHECK_BYTES: 256,
+});
+
+/** states of a load */
+export const LOAD_STATE = Object.freeze({
+  NEW: 0,
+  LOCKING: 1,
+  SYNCING: 2,
+  READING: 3,
+  QUOTA: 4,
+  FETCHING: 5,
+  STREAMING: 6,
+  WAITING: 7,
+  VALIDATING: 8,
+  CREATING: 9,
+  COMMITTING: 10,
+  DONE: 11,
+  FAILED: 12,
+});
+
+/** what a load reads from */
+export const SOURCE = Object.freeze({
+  URL: 1,
+  BYTES: 2,
+});
+
+/** where the served bytes came from */
+export const TIER = Object.freeze({
+  NETWORK: 1,
+  INDEXEDDB: 2,
+  FILE: 3,
+  BYTES: 4,
+});
+
+/** warning codes (WARN actions) */
+export const WARN = Object.freeze({
+  QUOTA: 1,
+  CORRUPT: 2,
+  RESUMING: 3,
+  RETRYING: 4,
+  UNCACHED: 5,
+  CACHE_UNAVAILABLE: 6,
+  CACHE_ERROR: 7,
+  REFUSED: 8,
+});
+
+/** why (the flags of WARN and FAIL) */
+export const REASON = Object.freeze({
+  NONE: 0,
+  HTTP_STATUS: 1,
+  FETCH_FAILED: 2,
+  BODY_BROKEN: 3,
+  SHORT_BODY: 4,
+  LONG_BODY: 5,
+  HTML: 6,
+  NOT_A_MODEL: 7,
+  DIGEST: 8,
+  BAD_RANGE: 9,
+  CHANGED: 10,
+  SESSION: 11,
+  CHECKSUM: 12,
+  MISSING: 13,
+  IDB: 14,
+  NOT_CACHED: 15,
+  EMPTY_SOURCE: 16,
+  PAGE_ITSELF: 17,
+  SCHEME: 18,
+  BAD_INTEGRITY: 19,
+  NO_SIZE: 20,
+  ENCODED: 21,
+  WEAK_VALIDATOR: 22,
+  TOO_BIG: 23,
+});
+
+/** how an IndexedDB request failed */
+export const IOFAIL = Object.freeze({
+  QUOTA: 1,
+  CLOSED: 2,
+  OTHER: 3,
+});
+
+/** Response.type */
+export const RESP_TYPE = Object.freeze({
+  BASIC: 1,
+  CORS: 2,
+  OTHER: 3,
+});
+
+/** ok_load_params.flags */
+export const LOAD_FLAG = Object.freeze({
+  NO_IDB: 1,
+  NO_VERIFY: 2,
+  NODE: 4,
+  IDB_FAILED: 8,
 });
 
 /** tensor pool backends (wasm/tensor_pool.h) */

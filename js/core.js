@@ -80,14 +80,15 @@ export class Core {
   }
 
   /**
-   * Reads an ONNX model (the C reader) and returns what it found, with the
-   * SHA-256 of the bytes. Throws an OrtkeepError with the byte offset on a
-   * malformed model.
+   * Reads an ONNX model with the C reader: its report (the JSON text), with
+   * the SHA-256 of the bytes. Throws an OrtkeepError with the byte offset on
+   * a malformed model.
    * @param {Uint8Array} bytes
-   * @param {string} [sha256Hex] the content hash when already known (a
-   *   verified cache entry), so the model is not hashed a second time
+   * @param {string} [sha256Hex] the content hash when already known (a load
+   *   hashed the bytes as they arrived), so they are not hashed again
+   * @returns {string}
    */
-  inspect(bytes, sha256Hex) {
+  inspectJson(bytes, sha256Hex) {
     const m = this.m;
     const ptr = this.copyIn(bytes);
     const hexPtr = sha256Hex ? this.copyIn(new TextEncoder().encode(`${sha256Hex}\0`)) : 0;
@@ -95,7 +96,7 @@ export class Core {
       const jsonPtr = m._ok_abi_inspect(ptr, bytes.byteLength, hexPtr);
       if (!jsonPtr) throw this.lastError();
       try {
-        return JSON.parse(m.UTF8ToString(jsonPtr));
+        return m.UTF8ToString(jsonPtr);
       } finally {
         m._free(jsonPtr);
       }
@@ -105,36 +106,8 @@ export class Core {
     }
   }
 
-  /** A streaming SHA-256 whose state lives in wasm memory. */
-  sha256() {
-    const m = this.m;
-    const state = m._ok_abi_sha256_new();
-    if (!state) throw new OrtkeepError('NOMEM', 'ortkeep: out of wasm memory for a hash state');
-    const core = this;
-    let scratch = 0;
-    let scratchSize = 0;
-    return {
-      update(bytes) {
-        // Reuse one scratch buffer so hashing a stream does not churn malloc.
-        if (bytes.byteLength > scratchSize) {
-          core.free(scratch);
-          scratchSize = Math.max(bytes.byteLength, 1 << 20);
-          scratch = m._malloc(scratchSize);
-          if (!scratch) throw new OrtkeepError('NOMEM', 'ortkeep: out of wasm memory for hashing');
-        }
-        m.HEAPU8.set(bytes, scratch);
-        m._ok_abi_sha256_update(state, scratch, bytes.byteLength);
-      },
-      /** @returns {string} lowercase hex digest; the state is released */
-      digestHex() {
-        const out = m._malloc(65);
-        m._ok_abi_sha256_final_hex(state, out);
-        const hex = m.UTF8ToString(out);
-        m._free(out);
-        core.free(scratch);
-        m._free(state);
-        return hex;
-      },
-    };
+  /** inspectJson(), parsed. */
+  inspect(bytes, sha256Hex) {
+    return JSON.parse(this.inspectJson(bytes, sha256Hex));
   }
 }

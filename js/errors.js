@@ -24,8 +24,10 @@ export class OrtkeepError extends Error {
   }
 }
 
-/** Error from a C status number, message and offset. */
+/** Error from a C status number, message and offset (kept for model-format
+ * errors even when it is 0: "at byte 0" is what an HTML page gets). */
 export function coreError(status, message, offset) {
   const code = CORE_CODES[status] ?? `CORE_${status}`;
-  return new OrtkeepError(code, message || code, offset ? { offset } : {});
+  const withOffset = MODEL_FORMAT_CODES.has(code) || offset > 0;
+  return new OrtkeepError(code, message || code, withOffset ? { offset: offset ?? 0 } : {});
 }

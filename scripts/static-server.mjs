@@ -1,14 +1,31 @@
-// A static file server on 127.0.0.1 for tests, the demo and the benchmark.
-// It serves the repository root with the MIME types browsers insist on
-// (application/wasm), counts requests per path so tests can assert "no
-// network byte", and lets a test intercept requests (to cut a connection,
-// change an ETag, ...) through `handler`.
+// A static file server on 127.0.0.1 for tests, the demo and the benchmark,
+// able to misbehave the way real servers do. It serves the repository root
+// with the MIME types browsers insist on (application/wasm), counts requests
+// per path so tests can assert "no network byte", and lets a test answer a
+// request itself through `handler` with serveBytes(), whose options make the
+// response look like what users meet:
+//   chunked        no Content-Length (Node's res.pipe default)
+//   encoding       'gzip' | 'br' | 'deflate', compressed as it streams (vite
+//                  preview gzips .onnx); keepLength: Content-Length of the
+//                  compressed body
+//   cutAt          drop the connection after this many body bytes
+//   shortBy        end cleanly this many bytes before Content-Length
+//   status         an error status with a small text body
+//   html           the SPA fallback: 200 text/html index page instead
+//   range206From0  answer any Range (or none) with 206 from byte 0
+//   ignoreRange    answer a Range with 200 and the whole body
+//   bytesPerSec    throttle the body (a slow link)
+// A server can also be a CORS-only CDN on its own origin (`cors`): it adds
+// Access-Control-Allow-Origin: * to everything, exposes no header, and (with
+// refusePreflight) answers OPTIONS with 405, as plain CDNs and object stores
+// configured for simple GETs do.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -18,16 +35,31 @@ const MIME = {
   '.onnx': 'application/octet-stream', '.ort': 'application/octet-stream', '.map': 'application/json',
 };
 
+const SPA_PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>App</title></head><body><div id="root"></div><script type="module" src="/assets/index.js"></script></body></html>\n';
+
 /**
- * @param {{root?: string, port?: number, handler?: (req, res, ctx) => boolean|Promise<boolean>}} [options]
+ * @param {{root?: string, port?: number, handler?: (req, res, ctx) => boolean|Promise<boolean>,
+ *          cors?: {refusePreflight?: boolean}}} [options]
  *   handler returns true when it answered the request itself.
  */
-export async function startServer({ root = REPO_ROOT, port = 0, handler } = {}) {
+export async function startServer({ root = REPO_ROOT, port = 0, handler, cors } = {}) {
   const counts = new Map();
+  const log = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     const pathname = decodeURIComponent(url.pathname);
-    counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
+    log.push({ method: req.method, pathname, range: req.headers.range ?? null, ifRange: req.headers['if-range'] ?? null,
+      ifNoneMatch: req.headers['if-none-match'] ?? null, ifModifiedSince: req.headers['if-modified-since'] ?? null,
+      origin: req.headers.origin ?? null });
+    if (cors) {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      if (req.method === 'OPTIONS') {
+        if (cors.refusePreflight) { res.writeHead(405, { 'content-type': 'text/plain' }).end('no preflights here'); return; }
+        res.writeHead(204, { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET' }).end();
+        return;
+      }
+    }
+    if (req.method !== 'OPTIONS') counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
     try {
       if (handler && (await handler(req, res, { pathname, url, serveFile, serveBytes }))) return;
       await serveFile(req, res, pathname);
@@ -37,38 +69,32 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler } = {}) 
     }
   });
 
-  async function serveFile(req, res, pathname, extraHeaders = {}) {
+  async function serveFile(req, res, pathname, options = {}) {
     const file = path.join(root, path.normalize(pathname));
     if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
     let info;
     try {
       info = await stat(file);
-      if (info.isDirectory()) return serveFile(req, res, path.join(pathname, 'index.html'), extraHeaders);
+      if (info.isDirectory()) return serveFile(req, res, path.join(pathname, 'index.html'), options);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    const { cutAt, ...headers } = extraHeaders;
-    sendRange(req, res, {
+    send(req, res, {
       size: info.size,
       type: MIME[path.extname(file)] ?? 'application/octet-stream',
       etag: `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`,
       lastModified: new Date(Math.floor(info.mtimeMs / 1000) * 1000).toUTCString(),
-      headers,
-      cutAt,
+      ...options,
       open: (start, end) => createReadStream(file, { start, end: end - 1 }),
     });
   }
 
-  /**
-   * Serves `bytes` with the same validator/Range logic as files. Tests use
-   * it to change a model (bytes + etag) or, with `cutAt`, to drop the
-   * connection after that many body bytes.
-   */
-  function serveBytes(req, res, bytes, { etag, lastModified, type = 'application/octet-stream', cutAt, headers = {} } = {}) {
-    sendRange(req, res, {
-      size: bytes.length, type, etag, lastModified, headers, cutAt,
-      open: (start, end) => Readable.from([Buffer.from(bytes.subarray(start, end))]),
+  /** Serves `bytes` with validators, ranges and the misbehaviours above. */
+  function serveBytes(req, res, bytes, options = {}) {
+    send(req, res, {
+      size: bytes.length, type: 'application/octet-stream', ...options,
+      open: (start, end) => Readable.from(sliceStream(bytes, start, end)),
     });
   }
 
@@ -80,21 +106,37 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler } = {}) 
   return {
     origin,
     counts,
-    /** Requests seen for a path since the server started (or reset). */
+    /** Every request seen: {method, pathname, range, ifRange, ifNoneMatch, ifModifiedSince, origin}. */
+    log,
+    /** Requests seen for a path since the server started (or reset); OPTIONS not counted. */
     count: (p) => counts.get(p) ?? 0,
-    resetCounts: () => counts.clear(),
+    resetCounts: () => { counts.clear(); log.length = 0; },
     close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); }),
   };
 }
 
+/** 64 KiB pieces, so throttling and cuts have something to work with. */
+function* sliceStream(bytes, start, end) {
+  for (let at = start; at < end; at += 65536) yield Buffer.from(bytes.subarray(at, Math.min(end, at + 65536)));
+}
+
 /**
- * One response with HTTP validators: ETag/Last-Modified, If-None-Match /
- * If-Modified-Since → 304, Range (bytes=N- or N-M) → 206 unless If-Range
- * names another version (then 200 with everything). cutAt: destroy the
- * socket after that many body bytes (a network cut).
+ * One response: ETag/Last-Modified, If-None-Match / If-Modified-Since → 304,
+ * Range (bytes=N- or N-M) → 206 unless If-Range names another version, and
+ * the misbehaviours of the header comment.
  */
-function sendRange(req, res, { size, type, etag, lastModified, headers = {}, cutAt, open }) {
-  const h = { 'content-type': type, 'cache-control': 'no-cache', 'accept-ranges': 'bytes', ...headers };
+function send(req, res, o) {
+  const { size, type, etag, lastModified, headers = {}, open } = o;
+  if (o.status) {
+    res.writeHead(o.status, { 'content-type': 'text/plain', ...headers }).end(`HTTP ${o.status}`);
+    return;
+  }
+  if (o.html) {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(SPA_PAGE), ...headers }).end(SPA_PAGE);
+    return;
+  }
+  const h = { 'content-type': type, 'cache-control': 'no-cache', ...headers };
+  if (!o.encoding) h['accept-ranges'] = 'bytes';
   if (etag) h.etag = etag;
   if (lastModified) h['last-modified'] = lastModified;
   const inm = req.headers['if-none-match'];
@@ -108,7 +150,10 @@ function sendRange(req, res, { size, type, etag, lastModified, headers = {}, cut
   let status = 200;
   const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
   const ifRange = req.headers['if-range'];
-  if (range && (!ifRange || ifRange === etag || ifRange === lastModified)) {
+  if (o.range206From0) {
+    status = 206;
+    h['content-range'] = `bytes 0-${size - 1}/${size}`;
+  } else if (range && !o.ignoreRange && !o.encoding && (!ifRange || ifRange === etag || ifRange === lastModified)) {
     start = Number(range[1]);
     end = range[2] ? Math.min(size, Number(range[2]) + 1) : size;
     if (start >= size || start >= end) {
@@ -118,20 +163,44 @@ function sendRange(req, res, { size, type, etag, lastModified, headers = {}, cut
     status = 206;
     h['content-range'] = `bytes ${start}-${end - 1}/${size}`;
   }
-  h['content-length'] = end - start;
+  let body = open(start, end);
+  if (o.encoding) {
+    h['content-encoding'] = o.encoding;
+    const z = o.encoding === 'br' ? zlib.createBrotliCompress() : o.encoding === 'deflate' ? zlib.createDeflate() : zlib.createGzip();
+    body = body.pipe(z);
+  } else if (!o.chunked) {
+    h['content-length'] = end - start;
+  }
   res.writeHead(status, h);
   if (req.method === 'HEAD') { res.end(); return; }
-  const body = open(start, end);
-  if (cutAt === undefined || cutAt >= end - start) { body.pipe(res); return; }
+  const limit = o.cutAt !== undefined ? o.cutAt : o.shortBy ? (end - start) - o.shortBy : Infinity;
+  const perMs = o.bytesPerSec ? o.bytesPerSec / 1000 : 0;
   let sent = 0;
-  body.on('data', (chunk) => {
-    if (sent + chunk.length >= cutAt) {
-      res.write(chunk.subarray(0, cutAt - sent), () => setTimeout(() => res.socket?.destroy(), 20));
-      sent = cutAt;
-      body.destroy();
+  const t0 = Date.now();
+  (async () => {
+    for await (const chunk of body) {
+      let piece = chunk;
+      if (sent + piece.length > limit) piece = piece.subarray(0, limit - sent);
+      if (piece.length && !res.write(piece)) await new Promise((r) => res.once('drain', r));
+      sent += piece.length;
+      if (perMs) {
+        const due = t0 + sent / perMs;
+        const wait = due - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+      if (res.destroyed) return;
+      if (sent >= limit) break;
+    }
+    if (o.cutAt !== undefined && sent >= limit) {
+      // a cut connection: let the bytes go out, then drop the socket
+      setTimeout(() => res.socket?.destroy(), 20);
       return;
     }
-    sent += chunk.length;
-    res.write(chunk);
-  });
+    if (o.shortBy) {
+      // Content-Length promised more: close the connection after what was sent
+      res.socket?.end();
+      return;
+    }
+    res.end();
+  })().catch(() => res.destroy());
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ok_cache.h"
+#include "ok_load.h"
 #include "ok_error.h"
 #include "tensor_pool.h"
 
@@ -77,32 +78,31 @@ static void generate(out_buf *o_) {
     }
     put(&o, "]);\n");
 
-    open_obj(&o, "CACHE_ACTION", "cache action types (cache/ok_cache.h)");
+    /* ---- the model cache and the load machine (cache/ok_cache.h,
+     * cache/ok_load.h) ---- */
+    open_obj(&o, "CACHE_ACTION", "action types a load (or the cache) queues");
     OK_CACHE_ACTION_LIST(NUM)
     close_obj(&o);
-    open_obj(&o, "CACHE_ACTION_WORD", "ok_cache_action: uint32 word index of each field");
-    FIELD(ok_cache_action, type)
-    FIELD(ok_cache_action, entry)
-    FIELD(ok_cache_action, chunk)
-    FIELD(ok_cache_action, chunk_end)
-    FIELD(ok_cache_action, name_off)
-    FIELD(ok_cache_action, name_len)
-    FIELD(ok_cache_action, blob_off)
-    FIELD(ok_cache_action, blob_len)
-    FIELD(ok_cache_action, value_lo)
-    FIELD(ok_cache_action, value_hi)
-    putf_num(&o, "SIZE", sizeof(ok_cache_action) / 4, 0);
+    open_obj(&o, "ACTION_FLAG", "flags of an action record");
+    OK_ACTION_FLAG_LIST(NUM)
     close_obj(&o);
-    open_obj(&o, "LOOKUP", "lookup kinds (cache/ok_cache.h)");
-    OK_LOOKUP_LIST(NUM)
-    close_obj(&o);
-    open_obj(&o, "LOOKUP_WORD", "ok_cache_lookup_result: uint32 word index of each field");
-    FIELD(ok_cache_lookup_result, kind)
-    FIELD(ok_cache_lookup_result, entry)
-    FIELD(ok_cache_lookup_result, chunk_count)
-    FIELD(ok_cache_lookup_result, resume_chunk)
-    FIELD(ok_cache_lookup_result, resume_byte)
-    FIELD(ok_cache_lookup_result, total_size)
+    open_obj(&o, "ACTION_WORD", "ok_action: uint32 word index of each field");
+    FIELD(ok_action, type)
+    FIELD(ok_action, entry)
+    FIELD(ok_action, chunk)
+    FIELD(ok_action, chunk_end)
+    FIELD(ok_action, flags)
+    FIELD(ok_action, value_lo)
+    FIELD(ok_action, value_hi)
+    FIELD(ok_action, value2_lo)
+    FIELD(ok_action, value2_hi)
+    FIELD(ok_action, name_off)
+    FIELD(ok_action, name_len)
+    FIELD(ok_action, blob_off)
+    FIELD(ok_action, blob_len)
+    FIELD(ok_action, aux_off)
+    FIELD(ok_action, aux_len)
+    putf_num(&o, "SIZE", sizeof(ok_action) / 4, 0);
     close_obj(&o);
 #define MODE(name, value, js) putf_num(&o, js, value, 1);
     open_obj(&o, "CACHE_MODE", "fetch()-style cache modes by their JS name");
@@ -112,10 +112,44 @@ static void generate(out_buf *o_) {
     open_obj(&o, "ENTRY_STATE", "persisted entry states");
     OK_ENTRY_STATE_LIST(NUM)
     close_obj(&o);
+    open_obj(&o, "ENTRY_FLAG", "persisted entry flags");
+    OK_ENTRY_FLAG_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "HASH_ALG", "integrity algorithms, weakest first");
+    OK_HASH_ALG_LIST(NUM3)
+    close_obj(&o);
     open_obj(&o, "CACHE_LIMIT", "cache limits and sentinels");
     NUM(CHUNK_END, OK_CACHE_CHUNK_END)
-    NUM(MANIFEST, OK_CACHE_MANIFEST)
     NUM(MAX_CHUNK_SIZE, OK_CACHE_MAX_CHUNK_SIZE)
+    NUM(MIN_CHUNK_SIZE, OK_CACHE_MIN_CHUNK_SIZE)
+    NUM(MAX_KEY, OK_CACHE_MAX_KEY)
+    close_obj(&o);
+    open_obj(&o, "LOAD_POLICY", "the load machine's numbers (retries, timeouts, sizes)");
+    OK_LOAD_POLICY_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "LOAD_STATE", "states of a load");
+    OK_LOAD_STATE_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "SOURCE", "what a load reads from");
+    OK_SOURCE_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "TIER", "where the served bytes came from");
+    OK_TIER_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "WARN", "warning codes (WARN actions)");
+    OK_WARN_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "REASON", "why (the flags of WARN and FAIL)");
+    OK_REASON_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "IOFAIL", "how an IndexedDB request failed");
+    OK_IOFAIL_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "RESP_TYPE", "Response.type");
+    OK_RESP_TYPE_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "LOAD_FLAG", "ok_load_params.flags");
+    OK_LOAD_FLAG_LIST(NUM)
     close_obj(&o);
 
     open_obj(&o, "POOL_BACKEND", "tensor pool backends (wasm/tensor_pool.h)");

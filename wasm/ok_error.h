@@ -27,7 +27,11 @@
     X(INTEGRITY, 13, "content does not match the expected digest")               \
     X(QUOTA, 14, "does not fit the byte budget or the storage quota")            \
     X(SHAPE, 15, "tensor dtype/rank/dims do not match")                          \
-    X(IN_USE, 16, "resource still bound / referenced")
+    X(IN_USE, 16, "resource still bound / referenced")                         \
+    X(NETWORK, 17, "the network failed or the server refused")                 \
+    X(ABORTED, 18, "the caller's AbortSignal fired")                           \
+    X(INVALID_SOURCE, 19, "not something a model can be loaded from")          \
+    X(SESSION_CREATE, 20, "onnxruntime-web refused the model")
 
 typedef enum ok_status {
     OK_OK = 0,

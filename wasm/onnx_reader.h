@@ -172,4 +172,10 @@ typedef struct ok_totals {
 } ok_totals;
 void ok_model_totals(const ok_model *m, ok_totals *t);
 
+/* Cheap early check of the first bytes of a download: could they begin an
+ * ONNX ModelProto? 0 = certainly not (an HTML page, JSON, text: every
+ * top-level field must be a ModelProto field with its wire type), 1 =
+ * maybe. ok_onnx_read() decides for good once the whole file is there. */
+int ok_onnx_prefix_plausible(const uint8_t *p, size_t n);
+
 #endif

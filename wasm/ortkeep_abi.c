@@ -54,35 +54,14 @@ OK_EXPORT char *ok_abi_inspect(const uint8_t *buf, uint32_t len, const char *sha
     return json;
 }
 
-/* Streaming SHA-256 with its state in wasm memory, for hashing a download
- * chunk by chunk. */
-OK_EXPORT ok_sha256_ctx *ok_abi_sha256_new(void) {
-    ok_sha256_ctx *s = malloc(sizeof *s);
-    if (!s) {
-        set_error(OK_ERR_NOMEM, "out of memory for a hash state");
-        return NULL;
-    }
-    ok_sha256_init(s);
-    return s;
-}
-
-OK_EXPORT void ok_abi_sha256_update(ok_sha256_ctx *s, const uint8_t *p, uint32_t n) {
-    ok_sha256_update(s, p, n);
-}
-
-/* Writes 64 hex digits and a NUL to out; the state may then be freed. */
-OK_EXPORT void ok_abi_sha256_final_hex(ok_sha256_ctx *s, char *out) {
-    uint8_t digest[32];
-    ok_sha256_final(s, digest);
-    ok_hex(digest, sizeof digest, out);
-}
-
-/* ---- model cache (cache/ok_cache.h) ----
- * The flat ok_cache_* functions are exported directly (wasm/exports.txt);
- * only the entry info, a struct of pointers, gets a wrapper: it comes out as
- * malloc'd JSON (free with free()), or NULL when i is out of range. */
+/* ---- model cache and load machine (cache/ok_cache.h, cache/ok_load.h) ----
+ * Flat functions are exported as they are (wasm/exports.txt); what takes or
+ * returns structs of pointers gets a wrapper here: a load's parameters as
+ * arguments, entry and load information as malloc'd JSON (free with
+ * free()). */
 #include "json_buf.h"
 #include "ok_cache.h"
+#include "ok_load.h"
 
 static void jkey(ok_jbuf *b, const char *k) { ok_jbuf_puts(b, k); }
 
@@ -91,20 +70,39 @@ static void jstr(ok_jbuf *b, const char *s) {
     else ok_jbuf_puts(b, "null");
 }
 
+static char *jfinish(ok_jbuf *b, const char *what) {
+    if (b->failed) {
+        ok_status code = (ok_status)b->failed;
+        ok_jbuf_free(b);
+        set_error(code, what);
+        return NULL;
+    }
+    return b->p;
+}
+
 OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
     ok_cache_entry_info e;
     ok_jbuf b;
     char hex[65];
-    if (ok_cache_entry_at(c, i, &e) != OK_OK) return NULL;
+    ok_status st;
+    memset(&last_error, 0, sizeof last_error);
+    st = ok_cache_entry_at(c, i, &e);
+    if (st != OK_OK) {
+        set_error(st, "no cache entry at that index");
+        return NULL;
+    }
     ok_jbuf_init(&b, 1u << 20);
     jkey(&b, "{\"id\":"); ok_jbuf_u64(&b, e.id);
     jkey(&b, ",\"state\":"); ok_jbuf_u64(&b, e.state);
     jkey(&b, ",\"form\":"); ok_jbuf_u64(&b, e.form);
+    jkey(&b, ",\"flags\":"); ok_jbuf_u64(&b, e.flags);
     jkey(&b, ",\"chunkSize\":"); ok_jbuf_u64(&b, e.chunk_size);
     jkey(&b, ",\"chunkCount\":"); ok_jbuf_u64(&b, e.chunk_count);
     jkey(&b, ",\"storedCount\":"); ok_jbuf_u64(&b, e.stored_count);
     jkey(&b, ",\"refcount\":"); ok_jbuf_u64(&b, e.refcount);
     jkey(&b, ",\"writing\":"); ok_jbuf_u64(&b, e.writing);
+    jkey(&b, ",\"integrityAlg\":"); ok_jbuf_u64(&b, e.integrity_alg);
+    jkey(&b, ",\"reportLen\":"); ok_jbuf_u64(&b, e.report_len);
     jkey(&b, ",\"gen\":"); ok_jbuf_u64(&b, e.gen);
     jkey(&b, ",\"totalSize\":"); ok_jbuf_u64(&b, e.total_size);
     jkey(&b, ",\"storedBytes\":"); ok_jbuf_u64(&b, e.stored_bytes);
@@ -123,10 +121,67 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
         ok_jbuf_puts(&b, "null");
     }
     ok_jbuf_puts(&b, "}");
-    if (b.failed) {
-        ok_jbuf_free(&b);
-        set_error((ok_status)b.failed, "cache entry info did not fit");
+    return jfinish(&b, "cache entry info did not fit");
+}
+
+/* ok_load_new with the parameters flat (no struct of pointers across the
+ * boundary). Returns the load, or NULL with last_error set. */
+OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw,
+                                   const char *url, const char *page_url,
+                                   const char *integrity, uint32_t mode,
+                                   uint32_t chunk_size, uint32_t flags, uint64_t now,
+                                   uint64_t bytes_len) {
+    ok_load_params p;
+    ok_load *l = NULL;
+    ok_status st;
+    memset(&last_error, 0, sizeof last_error);
+    memset(&p, 0, sizeof p);
+    p.source = source;
+    p.raw = raw;
+    p.url = url;
+    p.page_url = page_url;
+    p.integrity = integrity;
+    p.mode = mode;
+    p.chunk_size = chunk_size;
+    p.flags = flags;
+    p.now = now;
+    p.bytes_len = bytes_len;
+    st = ok_load_new(c, &p, &l);
+    if (st != OK_OK) {
+        set_error(st, "the load's parameters were refused");
         return NULL;
     }
-    return b.p;
+    return l;
+}
+
+OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
+    ok_load_info i;
+    ok_jbuf b;
+    char hex[65];
+    memset(&last_error, 0, sizeof last_error);
+    if (ok_load_info_get(l, &i) != OK_OK) {
+        set_error(OK_ERR_INVALID_ARG, "no load");
+        return NULL;
+    }
+    ok_jbuf_init(&b, 1u << 16);
+    jkey(&b, "{\"state\":"); ok_jbuf_u64(&b, i.state);
+    jkey(&b, ",\"tier\":"); ok_jbuf_u64(&b, i.tier);
+    jkey(&b, ",\"stored\":"); ok_jbuf_puts(&b, i.stored ? "true" : "false");
+    jkey(&b, ",\"total\":"); ok_jbuf_u64(&b, i.total);
+    jkey(&b, ",\"received\":"); ok_jbuf_u64(&b, i.received);
+    jkey(&b, ",\"resumedFrom\":"); ok_jbuf_u64(&b, i.resumed_from);
+    jkey(&b, ",\"fetches\":"); ok_jbuf_u64(&b, i.fetches);
+    jkey(&b, ",\"resumes\":"); ok_jbuf_u64(&b, i.resumes);
+    jkey(&b, ",\"refetches\":"); ok_jbuf_u64(&b, i.refetches);
+    jkey(&b, ",\"key\":"); jstr(&b, i.key);
+    jkey(&b, ",\"lockName\":"); jstr(&b, i.lock_name);
+    jkey(&b, ",\"sha256\":");
+    if (i.has_sha256) {
+        ok_hex(i.sha256, 32, hex);
+        jstr(&b, hex);
+    } else {
+        ok_jbuf_puts(&b, "null");
+    }
+    ok_jbuf_puts(&b, "}");
+    return jfinish(&b, "load info did not fit");
 }

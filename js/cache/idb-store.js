@@ -1,108 +1,216 @@
-// The IndexedDB side of the model cache: plain IndexedDB, promisified. One
-// database, object stores `index` (entry name → manifest bytes) and `chunks`
-// ([name, chunk] → chunk bytes); see cache/README.md. Every method is ONE
-// transaction, which is what the core's crash-safety argument counts on.
-// Chunk values are Blobs by default (measured faster here, README "Model
-// cache"); `recordForm: 'arraybuffer'` stores ArrayBuffers instead. Reads
-// accept either, so a database written in one form reads in the other.
+// The IndexedDB side of the model cache: plain IndexedDB, promisified.
+// One database, three object stores (cache/README.md):
+//   index   entry name → manifest bytes
+//   meta    entry name → the C reader's report (JSON bytes)
+//   chunks  [name, chunk] → chunk bytes (Blobs by default)
+// Every method is ONE transaction, which is what the core's crash-safety
+// argument counts. Failures are OrtkeepErrors with `ioFail` set to the
+// kind the load machine needs (QUOTA, CLOSED, OTHER); nothing waits forever:
+// opening has a deadline, and a database closed or deleted under the page
+// is reported CLOSED so the machine can ask for a reopen.
+import { IOFAIL } from '../core-constants.js';
+import { OrtkeepError } from '../errors.js';
 
 export const DB_NAME = 'ortkeep-cache';
-const DB_VERSION = 1;
+const DB_VERSION = 2;
+const STORES = ['index', 'meta', 'chunks'];
+
+/** The load machine's kind of an IndexedDB failure. */
+export function ioFailKind(e) {
+  if (e?.ioFail) return e.ioFail;
+  const name = e?.name ?? '';
+  if (name === 'QuotaExceededError' || /quota/i.test(e?.message ?? '')) return IOFAIL.QUOTA;
+  if (name === 'InvalidStateError' || name === 'TransactionInactiveError') return IOFAIL.CLOSED;
+  return IOFAIL.OTHER;
+}
+
+function idbError(e, what) {
+  const err = new OrtkeepError('CACHE_ERROR', `ortkeep: IndexedDB ${what} failed: ${e?.name ?? 'Error'}${e?.message ? `: ${e.message}` : ''}`, { cause: e });
+  err.ioFail = ioFailKind(e);
+  return err;
+}
 
 const req = (r) => new Promise((resolve, reject) => {
   r.onsuccess = () => resolve(r.result);
-  r.onerror = () => reject(r.error);
+  r.onerror = () => reject(r.error ?? new DOMException('request failed', 'UnknownError'));
 });
+
 const done = (tx) => new Promise((resolve, reject) => {
   tx.oncomplete = () => resolve();
-  tx.onerror = () => reject(tx.error);
+  tx.onerror = () => reject(tx.error ?? new DOMException('transaction failed', 'UnknownError'));
   tx.onabort = () => reject(tx.error ?? new DOMException('transaction aborted', 'AbortError'));
 });
 
-/** All chunks of one entry, from chunk `from` (inclusive) to `to` (exclusive). */
-const chunkRange = (name, from = 0, to = Infinity) =>
-  IDBKeyRange.bound([name, from], [name, to === 0xffffffff ? Infinity : to], false, true);
+const chunkRange = (name, from = 0, to = 0xffffffff) =>
+  IDBKeyRange.bound([name, from], [name, to >= 0xffffffff ? Infinity : to], false, true);
+
+/**
+ * indexedDB.open with a deadline: a database queued behind a blocked delete
+ * or upgrade in another tab never answers. Late successes are closed.
+ */
+function openDb(name, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      reject(new OrtkeepError('CACHE_UNAVAILABLE', `ortkeep: IndexedDB did not open within ${timeoutMs} ms (another tab may be blocking it)`));
+    }, timeoutMs);
+    let r;
+    try {
+      r = indexedDB.open(name, DB_VERSION);
+    } catch (e) {
+      clearTimeout(timer);
+      reject(new OrtkeepError('CACHE_UNAVAILABLE', `ortkeep: IndexedDB cannot be opened here: ${e?.message ?? e}`, { cause: e }));
+      return;
+    }
+    r.onupgradeneeded = (ev) => {
+      const db = r.result;
+      // version 1 held another manifest format: start over
+      if (ev.oldVersion < 2) for (const s of [...db.objectStoreNames]) db.deleteObjectStore(s);
+      for (const s of STORES) if (!db.objectStoreNames.contains(s)) db.createObjectStore(s);
+    };
+    r.onsuccess = () => {
+      if (settled) { r.result.close(); return; }
+      settled = true;
+      clearTimeout(timer);
+      resolve(r.result);
+    };
+    r.onerror = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(new OrtkeepError('CACHE_UNAVAILABLE', `ortkeep: IndexedDB could not be opened: ${r.error?.message ?? 'unknown error'}`, { cause: r.error }));
+    };
+  });
+}
 
 export class IdbStore {
-  /** @param {IDBDatabase} db @param {'blob'|'arraybuffer'} recordForm */
-  constructor(db, recordForm = 'blob') {
-    this.db = db;
+  /** @param {'blob'|'arraybuffer'} recordForm how chunk values are written */
+  constructor(name, recordForm, timeoutMs) {
+    this.name = name;
     this.recordForm = recordForm;
+    this.timeoutMs = timeoutMs;
+    this.db = null;
+    this.closed = true;
   }
 
-  static async open(name = DB_NAME, recordForm = 'blob') {
-    const r = indexedDB.open(name, DB_VERSION);
-    r.onupgradeneeded = () => {
-      const db = r.result;
-      if (!db.objectStoreNames.contains('index')) db.createObjectStore('index');
-      if (!db.objectStoreNames.contains('chunks')) db.createObjectStore('chunks');
-    };
-    const db = await req(r);
-    // Another tab upgrading the schema: let it, this page reopens later.
-    db.onversionchange = () => db.close();
-    return new IdbStore(db, recordForm);
+  static async open(name = DB_NAME, { recordForm = 'blob', timeoutMs = 3000 } = {}) {
+    const s = new IdbStore(name, recordForm, timeoutMs);
+    await s.reopen();
+    return s;
   }
 
-  close() { this.db.close(); }
-
-  /** Every `index` record as {name, bytes}, or only the names in [lo, hi). */
-  async readIndex(lo, hi) {
-    const tx = this.db.transaction('index', 'readonly');
-    const store = tx.objectStore('index');
-    const range = lo === undefined ? undefined : IDBKeyRange.bound(lo, hi, false, true);
-    const [keys, values] = await Promise.all([req(store.getAllKeys(range)), req(store.getAll(range))]);
-    return keys.map((name, i) => ({ name, bytes: toBytes(values[i]) }));
+  /** (Re)open: after another tab deleted or upgraded the database. */
+  async reopen() {
+    try { this.db?.close(); } catch { /* already closed */ }
+    const db = await openDb(this.name, this.timeoutMs);
+    this.db = db;
+    this.closed = false;
+    // Another tab deletes or upgrades the database: let it (a blocked delete
+    // would stall every tab); our next request reports CLOSED.
+    db.onversionchange = () => { this.closed = true; db.close(); };
+    db.onclose = () => { this.closed = true; };
   }
 
-  async putManifest(name, bytes) {
-    const tx = this.db.transaction('index', 'readwrite');
-    tx.objectStore('index').put(bytes, name);
-    await done(tx);
+  close() {
+    this.closed = true;
+    try { this.db?.close(); } catch { /* already closed */ }
+  }
+
+  /** One transaction over `stores`; fn(tx) queues requests and returns their promise. */
+  async tx(stores, mode, what, fn) {
+    if (this.closed) throw idbError(new DOMException('the database connection is closed', 'InvalidStateError'), what);
+    let tx;
+    try {
+      tx = this.db.transaction(stores, mode);
+    } catch (e) {
+      throw idbError(e, what);
+    }
+    const finished = done(tx);
+    try {
+      const [value] = await Promise.all([fn(tx), finished]);
+      return value;
+    } catch (e) {
+      try { tx.abort(); } catch { /* already finished */ }
+      throw idbError(e, what);
+    }
+  }
+
+  /** Every `index` record, and with chunkNames the distinct names in `chunks`. */
+  readIndex(chunkNames = false) {
+    return this.tx(chunkNames ? ['index', 'chunks'] : ['index'], 'readonly', 'reading the index', async (tx) => {
+      const index = tx.objectStore('index');
+      const [keys, values, chunkKeys] = await Promise.all([
+        req(index.getAllKeys()), req(index.getAll()),
+        chunkNames ? req(tx.objectStore('chunks').getAllKeys()) : null,
+      ]);
+      const records = keys.map((name, i) => ({ name: String(name), bytes: toBytes(values[i]) ?? new Uint8Array(0) }));
+      const names = chunkKeys ? [...new Set(chunkKeys.map((k) => String(k[0])))] : null;
+      return { records, chunkNames: names };
+    });
+  }
+
+  putManifest(name, manifest) {
+    return this.tx(['index'], 'readwrite', 'writing a manifest', (tx) => req(tx.objectStore('index').put(manifest, name)));
   }
 
   /** The chunk and the manifest that lists it, in one transaction. */
-  async storeChunk(name, idx, bytes, manifest) {
+  storeChunk(name, idx, bytes, manifest) {
     const value = this.recordForm === 'blob' ? new Blob([bytes]) : bytes.slice().buffer;
-    const tx = this.db.transaction(['chunks', 'index'], 'readwrite');
-    tx.objectStore('chunks').put(value, [name, idx]);
-    tx.objectStore('index').put(manifest, name);
-    await done(tx);
+    return this.tx(['chunks', 'index'], 'readwrite', 'storing a chunk', (tx) => Promise.all([
+      req(tx.objectStore('chunks').put(value, [name, idx])),
+      req(tx.objectStore('index').put(manifest, name)),
+    ]));
   }
 
-  async deleteChunks(name, from, to) {
-    const tx = this.db.transaction('chunks', 'readwrite');
-    tx.objectStore('chunks').delete(chunkRange(name, from, to));
-    await done(tx);
+  /** The commit: the manifest and the reader's report, in one transaction. */
+  commit(name, manifest, report) {
+    return this.tx(['index', 'meta'], 'readwrite', 'committing a model', (tx) => Promise.all([
+      req(tx.objectStore('meta').put(report, name)),
+      req(tx.objectStore('index').put(manifest, name)),
+    ]));
   }
 
-  async dropEntry(name) {
-    const tx = this.db.transaction(['chunks', 'index'], 'readwrite');
-    tx.objectStore('index').delete(name);
-    tx.objectStore('chunks').delete(chunkRange(name));
-    await done(tx);
+  deleteChunks(name, from, to) {
+    return this.tx(['chunks'], 'readwrite', 'deleting chunks', (tx) => req(tx.objectStore('chunks').delete(chunkRange(name, from, to))));
   }
 
-  async clearAll() {
-    const tx = this.db.transaction(['chunks', 'index'], 'readwrite');
-    tx.objectStore('index').clear();
-    tx.objectStore('chunks').clear();
-    await done(tx);
+  dropEntry(name) {
+    return this.tx(STORES, 'readwrite', 'dropping an entry', (tx) => Promise.all([
+      req(tx.objectStore('index').delete(name)),
+      req(tx.objectStore('meta').delete(name)),
+      req(tx.objectStore('chunks').delete(chunkRange(name))),
+    ]));
+  }
+
+  clearAll() {
+    return this.tx(STORES, 'readwrite', 'clearing', (tx) => Promise.all(STORES.map((s) => req(tx.objectStore(s).clear()))));
+  }
+
+  readMeta(name) {
+    return this.tx(['meta'], 'readonly', 'reading a report', async (tx) => toBytes(await req(tx.objectStore('meta').get(name))));
   }
 
   /**
-   * Reads chunks `indices` of `name` in one read-only transaction (the gets
-   * run in parallel); calls `onChunk(idx, Uint8Array|null)` as each value
-   * arrives, in any order, and resolves when all have been handed over.
+   * Chunks [from, to) of `name`, in one read-only transaction: the values in
+   * chunk order, null where a record is missing. Blob values are handles; the
+   * bytes are read after the transaction (readChunkBytes).
    */
-  async readChunks(name, indices, onChunk) {
-    const tx = this.db.transaction('chunks', 'readonly');
-    const store = tx.objectStore('chunks');
-    const values = await Promise.all(indices.map((i) => req(store.get([name, i]))));
-    await Promise.all(values.map(async (v, k) => onChunk(indices[k], v === undefined ? null : await valueBytes(v))));
+  readChunks(name, from, to) {
+    return this.tx(['chunks'], 'readonly', 'reading chunks', async (tx) => {
+      const store = tx.objectStore('chunks');
+      const range = chunkRange(name, from, to);
+      const [keys, values] = await Promise.all([req(store.getAllKeys(range)), req(store.getAll(range))]);
+      const out = new Array(to - from).fill(null);
+      keys.forEach((k, i) => { out[k[1] - from] = values[i]; });
+      return out;
+    });
   }
 }
 
-async function valueBytes(v) {
+/** A stored value's bytes (Blob records are read here). */
+export async function valueBytes(v) {
+  if (v === null || v === undefined) return null;
   if (typeof Blob !== 'undefined' && v instanceof Blob) return new Uint8Array(await v.arrayBuffer());
   return toBytes(v);
 }

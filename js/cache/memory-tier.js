@@ -1,42 +1,75 @@
-// The memory tier: loading the same model (same cache key and the same
-// session-shaping options) again in one page returns the live session.
-// Each load() gets its own handle (own `disposed` flag and `info`), all
-// sharing one onnxruntime-web session; dispose() of the last handle
-// releases it.
+// The memory tier: loading the same model (same source and the same
+// session-shaping options) again in one page shares the live session, and
+// two loads in flight at once share one download. Each load() gets its own
+// handle (own `disposed` flag and `info`); dispose() of the last handle
+// releases the onnxruntime-web session.
+//
+// Signals are per caller: a caller's AbortSignal rejects only its own wait;
+// the shared load is aborted only when no caller still waits for it.
 import { OrtkeepError } from '../errors.js';
 
-const live = new Map(); // memory key → {promise: Promise<Session>, refs}
+const live = new Map(); // memory key → slot
 
 const now = () => (globalThis.performance ?? Date).now();
 
-/** The memory-tier key: the cache key plus the options that change the session. */
-export function memoryKey(cacheKey, options) {
-  return `${cacheKey}|ep:${JSON.stringify(options.executionProviders ?? ['wasm'])}|so:${JSON.stringify(options.sessionOptions ?? {})}`;
+export function abortedError(signal) {
+  return new OrtkeepError('ABORTED', `ortkeep: the load was aborted${signal?.reason !== undefined ? `: ${signal.reason?.message ?? signal.reason}` : ''}`, { cause: signal?.reason });
+}
+
+/** `promise`, or ABORTED as soon as `signal` fires. */
+export function raceAbort(promise, signal) {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortedError(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortedError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then((v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (e) => { signal.removeEventListener('abort', onAbort); reject(e); });
+  });
+}
+
+/** The memory-tier key: the source plus the options that change the session. */
+export function memoryKey(sourceKey, options) {
+  return `${sourceKey}|integrity:${options.integrity ?? ''}|ep:${JSON.stringify(options.executionProviders ?? ['wasm'])}|so:${JSON.stringify(options.sessionOptions ?? {})}`;
 }
 
 /**
  * @param {string} key memoryKey()
- * @param {() => Promise<object>} create makes the Session on a miss
+ * @param {(signal: AbortSignal) => Promise<object>} create makes the Session
+ * @param {AbortSignal} [signal] this caller's
  * @returns {Promise<object>} a handle on the shared Session
  */
-export async function acquire(key, create) {
+export async function acquire(key, create, signal) {
   const t0 = now();
   let slot = live.get(key);
-  const hit = !!slot;
+  const shared = !!slot;
   if (!slot) {
-    slot = { refs: 0, promise: create() };
+    const controller = new AbortController();
+    slot = { refs: 0, waiters: 0, controller, base: null };
+    slot.promise = create(controller.signal).then((b) => { slot.base = b; return b; });
     live.set(key, slot);
     slot.promise.catch(() => { if (live.get(key) === slot) live.delete(key); });
   }
-  slot.refs++;
+  slot.waiters++;
   let base;
   try {
-    base = await slot.promise;
+    base = await raceAbort(slot.promise, signal);
   } catch (e) {
-    slot.refs--;
+    slot.waiters--;
+    if (!slot.base && slot.waiters === 0 && slot.refs === 0) {
+      // nobody wants it any more: stop the shared load (and let a new
+      // load() start afresh rather than join a dying one)
+      if (live.get(key) === slot) live.delete(key);
+      slot.controller.abort(signal?.reason);
+    }
     throw e;
   }
-  return handle(base, slot, key, hit ? { tier: 'memory', bytes: base.info.cache?.bytes ?? base.info.source?.bytes ?? 0, key: base.info.cache?.key ?? null, timings: { totalMs: now() - t0 } } : null);
+  slot.waiters--;
+  slot.refs++;
+  const info = shared
+    ? { tier: 'memory', bytes: base.info.cache?.bytes ?? base.info.source?.bytes ?? 0, key: base.info.cache?.key ?? null, timings: { totalMs: now() - t0 } }
+    : null;
+  return handle(base, slot, key, info);
 }
 
 function handle(base, slot, key, cacheInfo) {
@@ -52,7 +85,7 @@ function handle(base, slot, key, cacheInfo) {
   };
   return new Proxy(base, {
     get(target, p) {
-      if (p === 'dispose') return dispose;
+      if (p === 'dispose' || p === 'release') return dispose;
       if (p === 'disposed' || p === 'info') return own[p];
       const v = Reflect.get(target, p, target);
       if (typeof v !== 'function') return v;
@@ -67,4 +100,3 @@ function handle(base, slot, key, cacheInfo) {
     },
   });
 }
-

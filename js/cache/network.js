@@ -1,106 +1,109 @@
-// The network tier: one HTTP request, its validators and size, and a body
-// reader. Requests bypass the browser's HTTP cache (the model cache is the
-// cache; storing 40 MB twice helps nobody). Range requests carry If-Range
-// so a changed model answers 200 with the new bytes instead of a torn mix.
-import { OrtkeepError } from '../errors.js';
+// The network tier's hands: one request as the load machine's FETCH asks
+// (a bare `Range` -- CORS-safelisted, so a CDN that refuses preflights still
+// answers it -- or conditional headers), the response headers as script can
+// see them, and a body reader. In Node, file: URLs are read from disk with
+// the same interface. Nothing here decides what a response means.
+import { ACTION_FLAG, RESP_TYPE } from '../core-constants.js';
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
 /**
  * @param {string} url
- * @param {{from?: number, ifRange?: string|null, conditional?: {etag?: string, lastModified?: string}|null,
- *          signal?: AbortSignal, fetch?: typeof fetch}} o
- * @returns {Promise<{status: number, start: number, total: number|null, etag: string|null,
- *          lastModified: string|null, body: ReadableStream|null, response: Response}>}
+ * @param {{flags: number, from: number, ifNoneMatch?: string, ifModifiedSince?: string}} req
+ * @param {{signal?: AbortSignal, fetch?: typeof fetch}} o
+ * @returns {Promise<{status: number, type: number, headers: object, body: BodyReader}>}
+ *   rejects when the request fails before any response (offline, CORS)
  */
-export async function request(url, { from = 0, ifRange = null, conditional = null, signal, fetch: fetchImpl = globalThis.fetch } = {}) {
+export async function request(url, req, { signal, fetch: fetchImpl = globalThis.fetch } = {}) {
+  if (url.startsWith('file:') && isNode) return fileResponse(url, signal);
   const headers = {};
-  if (from > 0) {
-    headers.Range = `bytes=${from}-`;
-    if (ifRange) headers['If-Range'] = ifRange;
+  if (req.flags & ACTION_FLAG.FETCH_RANGE) headers.Range = `bytes=${req.from}-`;
+  if (req.flags & ACTION_FLAG.FETCH_CONDITIONAL) {
+    if (req.ifNoneMatch) headers['If-None-Match'] = req.ifNoneMatch;
+    if (req.ifModifiedSince) headers['If-Modified-Since'] = req.ifModifiedSince;
   }
-  if (conditional?.etag) headers['If-None-Match'] = conditional.etag;
-  if (conditional?.lastModified) headers['If-Modified-Since'] = conditional.lastModified;
-  let response;
-  try {
-    response = await fetchImpl(url, { signal, headers, cache: 'no-store' });
-  } catch (e) {
-    if (signal?.aborted) throw abortError(signal, e);
-    throw new OrtkeepError('NETWORK', `ortkeep: fetching ${url} failed: ${e.message}; check the URL and the network`, { cause: e });
-  }
+  // no-store: the model cache is the cache; storing 40 MB twice helps
+  // nobody, and a conditional request must reach the server
+  const response = await fetchImpl(url, { signal, headers, cache: 'no-store' });
   const h = response.headers;
-  const out = {
-    status: response.status, start: 0, total: null, response, body: response.body,
-    etag: h.get('etag'), lastModified: h.get('last-modified'),
+  return {
+    status: response.status,
+    type: response.type === 'basic' || response.type === 'default' ? RESP_TYPE.BASIC : response.type === 'cors' ? RESP_TYPE.CORS : RESP_TYPE.OTHER,
+    headers: {
+      contentLength: h.get('content-length'), contentEncoding: h.get('content-encoding'),
+      contentRange: h.get('content-range'), contentType: h.get('content-type'),
+      etag: h.get('etag'), lastModified: h.get('last-modified'),
+    },
+    body: new BodyReader(response),
   };
-  if (response.status === 304) return out;
-  if (response.status === 206) {
-    const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(h.get('content-range') ?? '');
-    if (!m) {
-      await cancel(out);
-      throw new OrtkeepError('NETWORK', `ortkeep: ${url} answered 206 without a usable Content-Range`);
+}
+
+/** Reads a response body piece by piece; cancel() stops it. */
+export class BodyReader {
+  constructor(response) {
+    this.response = response;
+    this.reader = null;
+  }
+
+  /** @returns {Promise<Uint8Array|null>} the next piece, null at the end; throws when it breaks */
+  async next() {
+    if (!this.response.body) {
+      // no stream (old engines): all at once
+      if (this.whole) return null;
+      this.whole = true;
+      return new Uint8Array(await this.response.arrayBuffer());
     }
-    out.start = Number(m[1]);
-    out.total = Number(m[3]);
-    return out;
+    this.reader ??= this.response.body.getReader();
+    const { done, value } = await this.reader.read();
+    return done ? null : value;
   }
-  if (!response.ok) {
-    await cancel(out);
-    throw new OrtkeepError('NETWORK', `ortkeep: fetching ${url} returned HTTP ${response.status}; check the URL`);
+
+  async cancel() {
+    try {
+      if (this.reader) await this.reader.cancel();
+      else await this.response.body?.cancel();
+    } catch { /* already closed */ }
   }
-  const length = Number(h.get('content-length'));
-  // A compressed response reports the compressed length: size unknown.
-  if (length > 0 && !h.get('content-encoding')) out.total = length;
-  return out;
 }
 
-export async function cancel(res) {
-  try { await res?.body?.cancel(); } catch { /* already closed */ }
-}
-
-/**
- * Streams res.body into `buffer` from byte res.start on, calling
- * `onBytes(endOffset)` (awaited, so storage applies back-pressure) after
- * each piece. Throws NETWORK when the body breaks off or overruns.
- */
-export async function streamInto(res, buffer, onBytes, { url, signal }) {
-  let pos = res.start;
-  if (!res.body) {
-    const all = new Uint8Array(await res.response.arrayBuffer());
-    if (pos + all.byteLength > buffer.byteLength) throw overrun(url);
-    buffer.set(all, pos);
-    pos += all.byteLength;
-    await onBytes(pos);
-    return pos;
-  }
-  const reader = res.body.getReader();
+/** A file: URL in Node as a response: 200 with its size, streamed. */
+async function fileResponse(url, signal) {
+  const { open } = await import('node:fs/promises');
+  const { fileURLToPath } = await import('node:url');
+  let fh;
   try {
-    for (;;) {
-      let step;
-      try {
-        step = await reader.read();
-      } catch (e) {
-        if (signal?.aborted) throw abortError(signal, e);
-        throw new OrtkeepError('NETWORK', `ortkeep: download of ${url} broke off after ${pos} bytes: ${e.message}`, { cause: e, details: { loaded: pos } });
-      }
-      if (step.done) break;
-      const v = step.value;
-      if (pos + v.byteLength > buffer.byteLength) throw overrun(url);
-      buffer.set(v, pos);
-      pos += v.byteLength;
-      await onBytes(pos);
-    }
-  } finally {
-    reader.releaseLock?.();
+    fh = await open(fileURLToPath(url), 'r');
+  } catch (e) {
+    // a missing file is what a 404 is to a URL
+    if (e?.code === 'ENOENT' || e?.code === 'EISDIR' || e?.code === 'ENOTDIR') return fileStatus(404);
+    if (e?.code === 'EACCES' || e?.code === 'EPERM') return fileStatus(403);
+    throw e;
   }
-  if (pos !== buffer.byteLength) {
-    throw new OrtkeepError('NETWORK', `ortkeep: download of ${url} ended at ${pos} of ${buffer.byteLength} bytes; the connection was cut`, { details: { loaded: pos } });
-  }
-  return pos;
+  const size = (await fh.stat()).size;
+  let at = 0;
+  return {
+    status: 200,
+    type: RESP_TYPE.BASIC,
+    headers: { contentLength: String(size), contentEncoding: null, contentRange: null, contentType: null, etag: null, lastModified: null },
+    body: {
+      async next() {
+        if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+        if (at >= size) { await fh.close(); return null; }
+        const buf = new Uint8Array(Math.min(1 << 20, size - at));
+        const { bytesRead } = await fh.read(buf, 0, buf.length, at);
+        if (!bytesRead) { await fh.close(); return null; }
+        at += bytesRead;
+        return buf.subarray(0, bytesRead);
+      },
+      async cancel() { await fh.close().catch(() => {}); },
+    },
+  };
 }
 
-function overrun(url) {
-  return new OrtkeepError('NETWORK', `ortkeep: ${url} sent more bytes than its Content-Length; the server is misbehaving`);
-}
-
-export function abortError(signal, cause) {
-  return new OrtkeepError('ABORTED', `ortkeep: load aborted${signal?.reason ? `: ${signal.reason}` : ''}`, { cause });
+function fileStatus(status) {
+  return {
+    status, type: RESP_TYPE.BASIC,
+    headers: { contentLength: null, contentEncoding: null, contentRange: null, contentType: null, etag: null, lastModified: null },
+    body: { async next() { return null; }, async cancel() {} },
+  };
 }

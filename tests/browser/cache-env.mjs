@@ -13,9 +13,14 @@ export const PAGE = '/tests/browser/pages/cache.html';
 export const modelPath = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
 export const modelBytes = (name) => readFile(path.join(REPO_ROOT, modelPath(name)));
 
-/** Registers before/after hooks; `env` holds server, context, origin, newPage(), restart(). */
+/**
+ * Registers before/after hooks; `env` holds server, context, origin,
+ * newPage(), restart(), and `cdn`: a second origin that is a CORS-only CDN
+ * (Access-Control-Allow-Origin: *, no exposed headers, preflights refused),
+ * answering through `env.cdnHandler`.
+ */
 export function useCacheBrowser() {
-  const env = { handler: null };
+  const env = { handler: null, cdnHandler: null };
   before(async () => {
     env.dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-cache-'));
     // Port 0: the server outlives every browser restart in the file, so the
@@ -23,11 +28,13 @@ export function useCacheBrowser() {
     // (fixed ports collide with any other run on the machine).
     env.server = await startServer({ port: 0, handler: (...a) => env.handler?.(...a) ?? false });
     env.origin = env.server.origin;
+    env.cdn = await startServer({ port: 0, cors: { refusePreflight: true }, handler: (...a) => env.cdnHandler?.(...a) ?? false });
     env.context = await launchPersistent(env.dir);
   });
   after(async () => {
     await env.context?.close();
     await env.server?.close();
+    await env.cdn?.close();
     await rm(env.dir, { recursive: true, force: true });
   });
   env.newPage = async () => {
@@ -45,11 +52,30 @@ export function useCacheBrowser() {
   /** A fresh cache and counters between tests. */
   env.reset = async () => {
     env.handler = null;
+    env.cdnHandler = null;
     for (const p of env.context.pages()) await p.close();
     const page = await env.newPage();
     await page.evaluate(() => window.ortkeep.cache.clear());
     await page.close();
     env.server.resetCounts();
+    env.cdn.resetCounts();
   };
   return env;
+}
+
+/**
+ * A handler serving `bytes` at `path`; options(n) gives serveBytes()
+ * options for the n-th request (1-based). Returns the request log.
+ */
+export function serving(path, bytes, options = () => ({})) {
+  const seen = [];
+  return {
+    seen,
+    handler: (req, res, { pathname, serveBytes }) => {
+      if (pathname !== path) return false;
+      seen.push({ range: req.headers.range ?? null, ifRange: req.headers['if-range'] ?? null, inm: req.headers['if-none-match'] ?? null });
+      serveBytes(req, res, bytes, options(seen.length));
+      return true;
+    },
+  };
 }

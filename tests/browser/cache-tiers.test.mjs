@@ -100,6 +100,6 @@ test('management API: list, delete by URL, clear, estimate', async () => {
   assert.equal(r.deletedAgain, false);
   assert.deepEqual(r.afterDelete, [env.origin + DET]);
   assert.deepEqual(r.afterClear, []);
-  assert.deepEqual(r.raw, { index: [], chunks: [] });
+  assert.deepEqual(r.raw, { index: [], meta: [], chunks: [] });
   await page.close();
 });

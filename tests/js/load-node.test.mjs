@@ -20,6 +20,8 @@ for (const name of ['silero_vad_v5', 'silero_vad_legacy', 'ppocr_v2_cls']) {
     const reference = await ort.InferenceSession.create(bytes);
     assert.deepEqual([...session.inputNames], [...reference.inputNames]);
     assert.deepEqual([...session.outputNames], [...reference.outputNames]);
+    const { createHash } = await import('node:crypto');
+    assert.equal(session.info.source.sha256, createHash('sha256').update(bytes).digest('hex'));
     assert.equal(session.info.model.sha256, session.info.source.sha256);
     for (const seed of [1, 2]) {
       const ours = await session.run(FEEDS[name](ort, seed));
@@ -64,6 +66,43 @@ test('integrity: a matching sha256 loads, a wrong one is refused', async () => {
   await assert.rejects(load(bytes, { ort, integrity: 'md5-abc' }), (e) => e.code === 'INVALID_ARG');
 });
 
-test('a source of the wrong kind is a typed error', async () => {
+test('integrity as SRI reads it: the strongest algorithm present decides, any of its digests passes', async () => {
+  const bytes = await modelBytes('ppocr_v2_cls');
+  const { createHash } = await import('node:crypto');
+  const sri = (alg, b) => `${alg}-${createHash(alg).update(b).digest('base64')}`;
+  const wrong = Buffer.from('another model');
+  // a right sha512 beside a wrong sha256: sha512 is stronger, it passes
+  let s = await load(bytes, { ort, memory: false, integrity: `${sri('sha256', wrong)} ${sri('sha512', bytes)}` });
+  await s.dispose();
+  // two sha384 digests, the second right
+  s = await load(bytes, { ort, memory: false, integrity: `${sri('sha384', wrong)} ${sri('sha384', bytes)}` });
+  await s.dispose();
+  // a wrong sha512 beside a right sha256: refused
+  await assert.rejects(load(bytes, { ort, memory: false, integrity: `${sri('sha256', bytes)} ${sri('sha512', wrong)}` }),
+    (e) => e instanceof OrtkeepError && e.code === 'INTEGRITY');
+});
+
+test('sources: Node paths (relative, absolute) and file: URLs read the file; wrong kinds are typed errors', async () => {
+  const { pathToFileURL } = await import('node:url');
+  const rel = REAL_MODELS.find((m) => m.name === 'ppocr_v2_cls').path;
+  const cwd = process.cwd();
+  process.chdir(REPO_ROOT);
+  try {
+    const a = await load(rel, { ort, memory: false });
+    const b = await load(`./${rel}`, { ort, memory: false });
+    const c = await load(path.join(REPO_ROOT, rel), { ort, memory: false });
+    const d = await load(pathToFileURL(path.join(REPO_ROOT, rel)), { ort, memory: false });
+    for (const s of [a, b, c, d]) {
+      assert.equal(s.info.cache.tier, 'file');
+      assert.equal(s.info.cache.stored, false);
+      assert.equal(s.info.source.sha256, a.info.source.sha256);
+      await s.dispose();
+    }
+    await assert.rejects(load('does/not/exist.onnx', { ort }), (e) => e instanceof OrtkeepError && e.code === 'NETWORK');
+  } finally {
+    process.chdir(cwd);
+  }
   await assert.rejects(load(42, { ort }), (e) => e.code === 'INVALID_SOURCE');
+  await assert.rejects(load('', { ort }), (e) => e.code === 'INVALID_SOURCE' && /names no model/.test(e.message));
+  await assert.rejects(load('ftp://example.test/m.onnx', { ort }), (e) => e.code === 'INVALID_SOURCE');
 });

@@ -1,0 +1,261 @@
+/* The load machine: one whole `load(source)` as a sans-I/O event -> action
+ * machine over the cache index (ok_cache.h).
+ *
+ * JS creates a load, calls ok_load_start(), then loops: copy the queued
+ * actions out (ok_load_actions / ok_load_action_data, then
+ * ok_load_actions_clear), carry them out IN ORDER, and report what happened
+ * with the event calls below. The machine decides everything else: the
+ * cache key, which tier serves, whether a response is acceptable, when a
+ * chunk is complete and what to store, whether bytes are a model, whether a
+ * broken download resumes, retries or falls back to an uncached load, when
+ * a stored entry is dropped and refetched, and what the caller is told.
+ *
+ * The JS contract:
+ *   - write actions (WRITE_MANIFEST, STORE_CHUNK, COMMIT) are acked with
+ *     ok_load_written / ok_load_write_failed before the next action is
+ *     carried out; the machine has at most one write outstanding, so a
+ *     failed write never has a later write of the same load queued behind
+ *     it;
+ *   - network pieces are fed only when the queue is empty (storage applies
+ *     back-pressure to the network); one piece may be handed in several
+ *     calls back to back (complete chunks then wait in a backlog);
+ *   - after DONE or FAIL, JS carries out what is left in the queue (LRU
+ *     touch, drops) and then frees the load; the LOCK is held until then.
+ *
+ * Every event returns OK_OK, or an error when the event is not valid now
+ * (OK_ERR_STATE: e.g. a late body piece after an abort -- JS ignores it).
+ * OK_ERR_NOMEM from any event ends the load: JS releases a session it
+ * created and did not serve, and the load fails with NOMEM (the machine
+ * queues FAIL when it still can). */
+#ifndef ORTKEEP_OK_LOAD_H
+#define ORTKEEP_OK_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ok_cache.h"
+
+typedef struct ok_load ok_load;
+
+/* Policy numbers, in one list so tests and JS read the same values. */
+#define OK_LOAD_POLICY_LIST(X)                                                  \
+    X(DEFAULT_CHUNK_SIZE, 4u << 20) /* bytes per stored chunk */                \
+    X(MAX_FETCHES, 4)        /* requests one load may send in all */            \
+    X(MAX_RESUMES, 2)        /* of them, byte-range resumes */                  \
+    X(BACKOFF_MS, 250)       /* wait before retry n: BACKOFF_MS * 4^(n-1) */    \
+    X(MAX_REFETCHES, 2)      /* stored copies found corrupt / refused, then     \
+                                fetched again, per load */                      \
+    X(MAX_REOPENS, 2)        /* database reopened after it closed under us */   \
+    X(CACHE_OPEN_TIMEOUT_MS, 3000) /* indexedDB.open slower than this: the      \
+                                      load goes on uncached */                  \
+    X(PREFIX_CHECK_BYTES, 256) /* body bytes checked before anything is kept */
+
+enum {
+#define OK_LOAD_POLICY_ENUM_(name, value) OK_LOAD_##name = value,
+    OK_LOAD_POLICY_LIST(OK_LOAD_POLICY_ENUM_)
+#undef OK_LOAD_POLICY_ENUM_
+};
+
+/* What the caller passed, as JS resolved it. */
+#define OK_SOURCE_LIST(X)                                                      \
+    X(URL, 1)   /* http(s): cached in IndexedDB */                             \
+    X(BYTES, 2) /* Uint8Array / ArrayBuffer / Blob in memory: never stored */
+enum {
+#define OK_SOURCE_ENUM_(name, value) OK_SOURCE_##name = value,
+    OK_SOURCE_LIST(OK_SOURCE_ENUM_)
+#undef OK_SOURCE_ENUM_
+};
+
+/* Where the served bytes came from (ok_load_info.tier, DONE value). */
+#define OK_TIER_LIST(X) X(NETWORK, 1) X(INDEXEDDB, 2) X(FILE, 3) X(BYTES, 4)
+enum {
+#define OK_TIER_ENUM_(name, value) OK_TIER_##name = value,
+    OK_TIER_LIST(OK_TIER_ENUM_)
+#undef OK_TIER_ENUM_
+};
+
+/* Warnings: the load goes on. */
+#define OK_WARN_LIST(X)                                                        \
+    X(QUOTA, 1)             /* does not fit the quota: loaded uncached */       \
+    X(CORRUPT, 2)           /* a stored copy failed its check: dropped */       \
+    X(RESUMING, 3)          /* a broken download continues by byte range */    \
+    X(RETRYING, 4)          /* a request failed; trying again */                \
+    X(UNCACHED, 5)          /* this response cannot be stored */                \
+    X(CACHE_UNAVAILABLE, 6) /* IndexedDB cannot be used: loaded uncached */     \
+    X(CACHE_ERROR, 7)       /* IndexedDB failed mid-load: loaded uncached */    \
+    X(REFUSED, 8)           /* onnxruntime refused a stored copy: dropped */
+enum {
+#define OK_WARN_ENUM_(name, value) OK_WARN_##name = value,
+    OK_WARN_LIST(OK_WARN_ENUM_)
+#undef OK_WARN_ENUM_
+};
+
+/* Why (the flags of WARN and FAIL), so JS words the message. */
+#define OK_REASON_LIST(X)                                                      \
+    X(NONE, 0)                                                                 \
+    X(HTTP_STATUS, 1)       /* value2 = the HTTP status */                      \
+    X(FETCH_FAILED, 2)      /* fetch() rejected: offline, DNS, CORS */          \
+    X(BODY_BROKEN, 3)       /* the body broke off; value2 = bytes received */   \
+    X(SHORT_BODY, 4)        /* fewer bytes than Content-Length; value2 = got */ \
+    X(LONG_BODY, 5)         /* more bytes than Content-Length */                \
+    X(HTML, 6)              /* text/html: an SPA fallback or a missing file */  \
+    X(NOT_A_MODEL, 7)       /* the C reader refused the bytes; value2 = offset */ \
+    X(DIGEST, 8)            /* the bytes do not match `integrity` */            \
+    X(BAD_RANGE, 9)         /* a 206 that does not continue what is stored */   \
+    X(CHANGED, 10)          /* the resource changed under a resume */           \
+    X(SESSION, 11)          /* onnxruntime-web refused the model */             \
+    X(CHECKSUM, 12)         /* a stored chunk failed its checksum */            \
+    X(MISSING, 13)          /* a stored record is missing */                    \
+    X(IDB, 14)              /* an IndexedDB request failed */                   \
+    X(NOT_CACHED, 15)       /* only-if-cached and nothing stored */             \
+    X(EMPTY_SOURCE, 16)     /* load('') */                                      \
+    X(PAGE_ITSELF, 17)      /* the URL is the page, not a model */              \
+    X(SCHEME, 18)           /* a URL scheme that cannot hold a model */         \
+    X(BAD_INTEGRITY, 19)    /* integrity is not SRI metadata */                 \
+    X(NO_SIZE, 20)          /* the size is unknown before the body */           \
+    X(ENCODED, 21)          /* a compressed response */                         \
+    X(WEAK_VALIDATOR, 22)   /* no strong ETag or integrity: not resumable */    \
+    X(TOO_BIG, 23)          /* over a size limit; value2 = bytes */
+enum {
+#define OK_REASON_ENUM_(name, value) OK_REASON_##name = value,
+    OK_REASON_LIST(OK_REASON_ENUM_)
+#undef OK_REASON_ENUM_
+};
+
+/* How an I/O request failed (ok_load_write_failed, ok_load_io_failed). */
+#define OK_IOFAIL_LIST(X)                                                      \
+    X(QUOTA, 1)  /* QuotaExceededError */                                      \
+    X(CLOSED, 2) /* InvalidStateError: the database closed under the page */   \
+    X(OTHER, 3)  /* anything else (AbortError, UnknownError, ...) */
+enum {
+#define OK_IOFAIL_ENUM_(name, value) OK_IOFAIL_##name = value,
+    OK_IOFAIL_LIST(OK_IOFAIL_ENUM_)
+#undef OK_IOFAIL_ENUM_
+};
+
+/* Response.type, as fetch reports it. */
+#define OK_RESP_TYPE_LIST(X) X(BASIC, 1) X(CORS, 2) X(OTHER, 3)
+enum {
+#define OK_RESP_TYPE_ENUM_(name, value) OK_RESP_##name = value,
+    OK_RESP_TYPE_LIST(OK_RESP_TYPE_ENUM_)
+#undef OK_RESP_TYPE_ENUM_
+};
+
+/* ok_load_params.flags */
+#define OK_LOAD_FLAG_LIST(X)                                                   \
+    X(NO_IDB, 1)     /* no IndexedDB here (Node): nothing is stored, silently */ \
+    X(NO_VERIFY, 2)  /* benchmarks only: skip the chunk checksums on a hit */  \
+    X(NODE, 4)       /* Node: file: URLs are read from the file system */      \
+    X(IDB_FAILED, 8) /* IndexedDB exists but did not open (in time): nothing   \
+                        is stored, with a CACHE_UNAVAILABLE warning */
+enum {
+#define OK_LOAD_FLAG_ENUM_(name, value) OK_LOAD_##name = value,
+    OK_LOAD_FLAG_LIST(OK_LOAD_FLAG_ENUM_)
+#undef OK_LOAD_FLAG_ENUM_
+};
+
+typedef struct ok_load_params {
+    uint32_t source;        /* OK_SOURCE_* */
+    const char *raw;        /* the string the caller passed (URL sources) */
+    const char *url;        /* it, resolved to an absolute URL by JS */
+    const char *page_url;   /* the document's URL, NULL outside a page */
+    const char *integrity;  /* SRI metadata or NULL */
+    uint32_t mode;          /* OK_MODE_* */
+    uint32_t chunk_size;    /* 0: OK_LOAD_DEFAULT_CHUNK_SIZE */
+    uint32_t flags;         /* OK_LOAD_* flags */
+    uint64_t now;           /* ms since the epoch (LRU clock) */
+    uint64_t bytes_len;     /* OK_SOURCE_BYTES: the size */
+} ok_load_params;
+
+/* fetch()'s cache modes: X(NAME, value, "the name JS passes") */
+#define OK_CACHE_MODE_LIST(X)                                                  \
+    X(DEFAULT, 0, "default")               /* stored copy, else network */     \
+    X(NO_CACHE, 1, "no-cache")             /* revalidate the stored copy */    \
+    X(RELOAD, 2, "reload")                 /* network, replace what is stored */ \
+    X(NO_STORE, 3, "no-store")             /* network, store nothing */        \
+    X(ONLY_IF_CACHED, 4, "only-if-cached") /* stored copy or NOT_FOUND */
+enum ok_cache_mode {
+#define OK_CACHE_MODE_ENUM_(name, value, js) OK_MODE_##name = value,
+    OK_CACHE_MODE_LIST(OK_CACHE_MODE_ENUM_)
+#undef OK_CACHE_MODE_ENUM_
+};
+
+/* A new load. Bad parameters (an unparsable integrity, load('')) are not
+ * errors here: ok_load_start() queues the FAIL that says so. */
+ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out);
+/* Frees the load. A load freed mid-flight lets go of what it held in the
+ * index (a read reference, a download in progress: its pending entry is
+ * kept only if resumable), queuing nothing. */
+void ok_load_free(ok_load *l);
+
+const ok_action *ok_load_actions(const ok_load *l, uint32_t *count);
+const uint8_t *ok_load_action_data(const ok_load *l);
+void ok_load_actions_clear(ok_load *l);
+
+/* ---- events ---- */
+ok_status ok_load_start(ok_load *l);
+ok_status ok_load_locked(ok_load *l);
+/* SYNC_INDEX's records and chunk names (ok_cache_sync_* for this load),
+ * then ok_load_synced(). */
+ok_status ok_load_sync_record(ok_load *l, const char *name, size_t name_len,
+                              const uint8_t *bytes, size_t len);
+ok_status ok_load_sync_chunk_name(ok_load *l, const char *name,
+                                  size_t name_len);
+ok_status ok_load_synced(ok_load *l);
+ok_status ok_load_quota(ok_load *l, uint64_t free_bytes); /* UINT64_MAX: unknown */
+/* Response headers (NULL = absent or not visible to script). */
+ok_status ok_load_response(ok_load *l, uint32_t status, uint32_t resp_type,
+                           const char *content_length,
+                           const char *content_encoding,
+                           const char *content_range,
+                           const char *content_type, const char *etag,
+                           const char *last_modified);
+ok_status ok_load_fetch_failed(ok_load *l);
+ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n);
+ok_status ok_load_body_end(ok_load *l);
+ok_status ok_load_body_error(ok_load *l);
+ok_status ok_load_waited(ok_load *l);
+/* A chunk of READ_CHUNKS as read back (p NULL: the record is missing). */
+ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p,
+                             size_t n);
+ok_status ok_load_meta_read(ok_load *l, const uint8_t *p, size_t n);
+/* A SYNC_INDEX, READ_CHUNKS or READ_META transaction failed (OK_IOFAIL_*). */
+ok_status ok_load_io_failed(ok_load *l, uint32_t kind);
+ok_status ok_load_written(ok_load *l);
+ok_status ok_load_write_failed(ok_load *l, uint32_t kind);
+/* The C reader's verdict on the model buffer: status OK with its report
+ * (stored with the entry), or the reader's error and the byte offset. */
+ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset,
+                            const uint8_t *report, size_t n);
+ok_status ok_load_session(ok_load *l, int ok);
+/* The caller gave up (its AbortSignal). */
+ok_status ok_load_abort(ok_load *l);
+
+/* ---- what the load knows ---- */
+typedef struct ok_load_info {
+    uint32_t state;      /* OK_LOAD_STATE_* */
+    uint32_t tier;       /* OK_TIER_*, once DONE */
+    uint32_t stored;     /* the served model is stored in IndexedDB */
+    uint32_t has_sha256; /* sha256 below is the served bytes' hash */
+    uint64_t total;      /* model bytes, once known */
+    uint64_t received;   /* bytes in the model buffer so far */
+    uint64_t resumed_from;
+    uint32_t fetches, resumes, refetches;
+    uint8_t sha256[32];
+    const char *key;       /* the cache key (final once stored) */
+    const char *lock_name; /* "" when the load takes no lock */
+} ok_load_info;
+
+#define OK_LOAD_STATE_LIST(X)                                                  \
+    X(NEW, 0) X(LOCKING, 1) X(SYNCING, 2) X(READING, 3) X(QUOTA, 4)           \
+    X(FETCHING, 5) X(STREAMING, 6) X(WAITING, 7) X(VALIDATING, 8)             \
+    X(CREATING, 9) X(COMMITTING, 10) X(DONE, 11) X(FAILED, 12)
+enum {
+#define OK_LOAD_STATE_ENUM_(name, value) OK_LOAD_STATE_##name = value,
+    OK_LOAD_STATE_LIST(OK_LOAD_STATE_ENUM_)
+#undef OK_LOAD_STATE_ENUM_
+};
+
+ok_status ok_load_info_get(const ok_load *l, ok_load_info *out);
+
+#endif

@@ -1,0 +1,112 @@
+// One load machine (cache/ok_load.h) seen from JS: events in as calls,
+// actions out as plain objects. Like cache-core.js it only moves bytes.
+import { CACHE_MODE, SOURCE, STATUS } from '../core-constants.js';
+import { Scratch, coreStatusError, decodeActions, withStrings } from './cache-core.js';
+
+const enc = new TextEncoder();
+const u64 = (n) => BigInt.asUintN(64, BigInt(Math.max(0, Math.floor(n))));
+
+/** Largest piece handed to the core in one call: V8 tiers wasm up only
+ * between calls, so megabyte pieces keep hashing in optimized code. */
+const MAX_PIECE = 1 << 20;
+
+export class LoadMachine {
+  /**
+   * @param {object} m the Emscripten module
+   * @param {import('./cache-core.js').CacheIndex} index the page's index
+   * @param {{source: 'url'|'bytes', raw?: string, url?: string, pageUrl?: string|null,
+   *          integrity?: string|null, mode?: string, chunkSize?: number, flags?: number,
+   *          bytesLength?: number}} p
+   */
+  constructor(m, index, p) {
+    this.m = m;
+    this.scratch = new Scratch(m);
+    this.tmp = m._malloc(8);
+    const mode = CACHE_MODE[p.mode ?? 'default'];
+    this.l = withStrings(m, [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null], (raw, url, page, integ) =>
+      m._ok_abi_load_new(index.c, p.source === 'bytes' ? SOURCE.BYTES : SOURCE.URL, raw, url, page, integ,
+        mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0)));
+    if (!this.l) {
+      const code = m._ok_abi_last_error_code();
+      m._free(this.tmp);
+      this.scratch.free();
+      throw coreStatusError(code, 'the load parameters');
+    }
+  }
+
+  free() {
+    if (!this.l) return;
+    this.m._ok_load_free(this.l);
+    this.m._free(this.tmp);
+    this.scratch.free();
+    this.l = 0;
+  }
+
+  /** Queued actions, copied out; the queue is cleared. */
+  take() {
+    const m = this.m;
+    if (!this.l) return [];
+    const base = m._ok_load_actions(this.l, this.tmp);
+    const count = m.HEAPU32[this.tmp >> 2];
+    if (!count) return [];
+    const out = decodeActions(m, base, count, m._ok_load_action_data(this.l));
+    m._ok_load_actions_clear(this.l);
+    return out;
+  }
+
+  info() {
+    const p = this.m._ok_abi_load_info_json(this.l);
+    if (!p) return null;
+    try { return JSON.parse(this.m.UTF8ToString(p)); } finally { this.m._free(p); }
+  }
+
+  // ---- events; each returns the ok_status ----
+  start() { return this.m._ok_load_start(this.l); }
+  locked() { return this.m._ok_load_locked(this.l); }
+  syncRecord(name, bytes) {
+    const n = enc.encode(name);
+    const np = this.m._malloc(n.length + 1);
+    if (!np) return STATUS.NOMEM;
+    this.m.HEAPU8.set(n, np);
+    try { return this.m._ok_load_sync_record(this.l, np, n.length, this.scratch.put(bytes), bytes.byteLength); } finally { this.m._free(np); }
+  }
+  syncChunkName(name) {
+    const n = enc.encode(name);
+    return this.m._ok_load_sync_chunk_name(this.l, this.scratch.put(n), n.length);
+  }
+  synced() { return this.m._ok_load_synced(this.l); }
+  quota(free) { return this.m._ok_load_quota(this.l, free === null || free === undefined ? u64(-1) : u64(free)); }
+  response(status, type, h) {
+    return withStrings(this.m, [h.contentLength, h.contentEncoding, h.contentRange, h.contentType, h.etag, h.lastModified],
+      (cl, ce, cr, ct, et, lm) => this.m._ok_load_response(this.l, status, type, cl, ce, cr, ct, et, lm));
+  }
+  fetchFailed() { return this.m._ok_load_fetch_failed(this.l); }
+  /** A body piece (split into pieces of at most 1 MiB). */
+  body(bytes) {
+    let st = STATUS.OK;
+    for (let at = 0; at < bytes.byteLength && st === STATUS.OK; at += MAX_PIECE) {
+      const piece = bytes.subarray(at, Math.min(bytes.byteLength, at + MAX_PIECE));
+      st = this.m._ok_load_body(this.l, this.scratch.put(piece), piece.byteLength);
+    }
+    return st;
+  }
+  bodyEnd() { return this.m._ok_load_body_end(this.l); }
+  bodyError() { return this.m._ok_load_body_error(this.l); }
+  waited() { return this.m._ok_load_waited(this.l); }
+  chunkRead(idx, bytes) {
+    return bytes ? this.m._ok_load_chunk_read(this.l, idx, this.scratch.put(bytes), bytes.byteLength) : this.m._ok_load_chunk_read(this.l, idx, 0, 0);
+  }
+  metaRead(bytes) {
+    return bytes ? this.m._ok_load_meta_read(this.l, this.scratch.put(bytes), bytes.byteLength) : this.m._ok_load_meta_read(this.l, 0, 0);
+  }
+  ioFailed(kind) { return this.m._ok_load_io_failed(this.l, kind); }
+  written() { return this.m._ok_load_written(this.l); }
+  writeFailed(kind) { return this.m._ok_load_write_failed(this.l, kind); }
+  validated(status, offset, report) {
+    return report
+      ? this.m._ok_load_validated(this.l, status, u64(offset), this.scratch.put(report), report.byteLength)
+      : this.m._ok_load_validated(this.l, status, u64(offset), 0, 0);
+  }
+  session(ok) { return this.m._ok_load_session(this.l, ok ? 1 : 0); }
+  abort() { return this.l ? this.m._ok_load_abort(this.l) : STATUS.OK; }
+}

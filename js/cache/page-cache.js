@@ -1,0 +1,41 @@
+// The page's model cache: the C index plus the IndexedDB store, opened once
+// per realm. Opening has a deadline (LOAD_POLICY.CACHE_OPEN_TIMEOUT_MS): a
+// database that never answers (queued behind another tab's blocked delete)
+// makes loads go on uncached with a warning, and the next load tries again.
+import { getCore } from '../core.js';
+import { LOAD_POLICY } from '../core-constants.js';
+import { CacheIndex } from './cache-core.js';
+import { DB_NAME, IdbStore } from './idb-store.js';
+
+const settings = { dbName: DB_NAME, recordForm: 'blob', budget: 0, openTimeoutMs: LOAD_POLICY.CACHE_OPEN_TIMEOUT_MS };
+let opening = null;
+
+/** Internal knobs (tests, benchmarks): database name, record form, byte budget, open deadline. */
+export async function configureCache(o = {}) {
+  const old = opening;
+  opening = null;
+  Object.assign(settings, o);
+  const c = await old?.catch(() => null);
+  c?.store.close();
+  c?.index.close();
+}
+
+/**
+ * The page's {index, store}; rejects with CACHE_UNAVAILABLE when IndexedDB
+ * is missing or does not open in time (the next call tries again).
+ * @returns {Promise<{index: CacheIndex, store: IdbStore}>}
+ */
+export function pageCache() {
+  opening ??= (async () => {
+    if (typeof indexedDB === 'undefined') {
+      const { OrtkeepError } = await import('../errors.js');
+      throw new OrtkeepError('CACHE_UNAVAILABLE', 'ortkeep: the model cache needs IndexedDB (a browser page or worker)');
+    }
+    const core = await getCore();
+    const store = await IdbStore.open(settings.dbName, { recordForm: settings.recordForm, timeoutMs: settings.openTimeoutMs });
+    return { index: new CacheIndex(core.m, settings.budget), store };
+  })();
+  const p = opening;
+  p.catch(() => { if (opening === p) opening = null; });
+  return p;
+}

@@ -1,0 +1,92 @@
+// load(): from a source to a Session. The memory tier shares live sessions
+// and loads in flight; everything else is one run of the C load machine
+// (js/cache/load-driver.js carries it out).
+import { getCore } from './core.js';
+import { CACHE_MODE, LOAD_FLAG, TIER } from './core-constants.js';
+import { OrtkeepError } from './errors.js';
+import { resolveOrt } from './ort-adapter.js';
+import { Session, poolSessionOptions } from './session.js';
+import { CacheIndex } from './cache/cache-core.js';
+import { runLoad } from './cache/load-driver.js';
+import { LoadMachine } from './cache/load-core.js';
+import { acquire, memoryKey, raceAbort } from './cache/memory-tier.js';
+import { pageCache } from './cache/page-cache.js';
+import { bytesKey, normalizeSource } from './sources.js';
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+const now = () => (globalThis.performance ?? Date).now();
+const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
+
+/**
+ * Loads an ONNX model and creates an onnxruntime-web session for it.
+ * @param {string|URL|Uint8Array|ArrayBuffer|ArrayBufferView|Blob} source
+ * @param {import('./index.d.ts').LoadOptions} [options]
+ * @returns {Promise<Session>}
+ */
+export async function load(source, options = {}) {
+  const mode = options.cache ?? 'default';
+  if (!(mode in CACHE_MODE)) {
+    throw new OrtkeepError('INVALID_ARG', `ortkeep: cache must be one of ${Object.keys(CACHE_MODE).join(', ')}; got '${mode}'`);
+  }
+  if (options.chunkSize !== undefined && !(Number.isInteger(options.chunkSize) && options.chunkSize >= 4096 && options.chunkSize <= 256 << 20)) {
+    throw new OrtkeepError('INVALID_ARG', `ortkeep: chunkSize must be an integer from 4096 to ${256 << 20}; got ${options.chunkSize}`);
+  }
+  const src = await raceAbort(normalizeSource(source), options.signal);
+  if ((mode === 'default' || mode === 'only-if-cached') && options.memory !== false) {
+    const sourceKey = src.kind === 'url' ? `url:${src.url}` : await bytesKey(src.bytes);
+    if (sourceKey) return acquire(memoryKey(sourceKey, options), (signal) => loadFresh(src, options, signal), options.signal);
+  }
+  return loadFresh(src, options, options.signal);
+}
+
+let scratchIndex = null;
+
+/** An index that is never synced, for loads that store nothing. */
+function unstoredIndex(core) {
+  scratchIndex ??= new CacheIndex(core.m, 0);
+  return scratchIndex;
+}
+
+async function loadFresh(src, options, signal) {
+  const t0 = now();
+  const mode = options.cache ?? 'default';
+  const [ort, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
+  const tReady = now();
+  let flags = (isNode ? LOAD_FLAG.NODE : 0) | (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0);
+  let cache = null;
+  if (typeof indexedDB === 'undefined') {
+    flags |= LOAD_FLAG.NO_IDB;
+  } else if (src.kind === 'url' && mode !== 'no-store') {
+    try {
+      cache = await raceAbort(pageCache(), signal);
+    } catch (e) {
+      if (e?.code === 'ABORTED') throw e;
+      flags |= LOAD_FLAG.IDB_FAILED; // the machine warns CACHE_UNAVAILABLE
+    }
+  }
+  const sessionOptions = poolSessionOptions(options, { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions });
+  const machine = new LoadMachine(core.m, cache?.index ?? unstoredIndex(core), {
+    source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
+    mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength,
+  });
+  const r = await runLoad({
+    machine, core, cache, ort, sessionOptions, bytes: src.bytes, signal, url: src.url ?? null,
+    onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
+    debug: options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null,
+  });
+  const tier = TIER_NAME[r.tier];
+  const cacheInfo = src.kind === 'url'
+    ? {
+      tier, bytes: r.info.total, key: cache ? r.info.key : null, stored: r.stored, verified: r.verified,
+      ...(r.resumedFrom ? { resumedFrom: r.resumedFrom } : {}),
+      timings: { ...r.timings },
+    }
+    : null;
+  return new Session(ort, r.ortSession, {
+    model: r.report,
+    source: { url: src.url ?? null, bytes: r.info.total, sha256: r.info.sha256 ?? r.report.sha256 },
+    cache: cacheInfo,
+    warnings: r.warnings,
+    timings: { runtimeMs: tReady - t0, ...r.timings, totalMs: now() - t0 },
+  }, { core, pool: options.pool, executionProviders: sessionOptions.executionProviders });
+}
