@@ -17,21 +17,29 @@ export interface LoadOptions {
   executionProviders?: ort.InferenceSession.SessionOptions['executionProviders'];
   /** any other onnxruntime-web session options */
   sessionOptions?: ort.InferenceSession.SessionOptions;
-  /** SRI-style digest of the model bytes: 'sha256-<base64>' */
+  /**
+   * Subresource Integrity metadata ('sha256-<b64>', 'sha384-…', 'sha512-…',
+   * several tokens separated by spaces): the strongest algorithm present
+   * counts and any of its digests passes; a mismatch is INTEGRITY.
+   */
   integrity?: string;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
   /** model cache mode for URL sources, like fetch()'s: default = serve a stored copy without the network */
   cache?: 'default' | 'no-cache' | 'reload' | 'no-store' | 'only-if-cached';
-  /** warnings that do not fail the load: QUOTA (loaded uncached), CORRUPT (evicted, refetched), RESUMING, UNCACHED, CACHE_UNAVAILABLE, CACHE_ERROR */
-  onWarning?: (warning: { code: string; message: string }) => void;
+  /** warnings that do not fail the load (also in info.warnings) */
+  onWarning?: (warning: { code: WarningCode; message: string }) => void;
+  /** the fetch to use for the network tier (default globalThis.fetch) */
+  fetch?: typeof fetch;
+  /** true: one console.debug line per decision of the load machine; or a function that gets each line */
+  debug?: boolean | ((line: string) => void);
   /** bytes per stored chunk (default 4 MiB) */
   chunkSize?: number;
   /** ask navigator.storage.persist() after the first model is stored */
   persist?: boolean;
   /** false: do not share a live session with other load()s of the same model in this page */
   memory?: boolean;
-  /** benchmarking only: skip the per-chunk digest check of an IndexedDB read */
+  /** benchmarking only: skip the per-chunk XXH3 check of an IndexedDB read */
   verify?: boolean;
   /** the session's tensor pool (always on; these tune it) */
   pool?: PoolOptions;
@@ -119,15 +127,27 @@ export interface ModelReport {
   outputs: ValueInfo[];
 }
 
+/** QUOTA: does not fit, loaded uncached; CORRUPT: a stored copy failed its check, dropped and refetched;
+ * REFUSED: onnxruntime refused a stored copy, dropped; RESUMING, RETRYING: network trouble handled;
+ * UNCACHED: this response cannot be stored; CACHE_UNAVAILABLE / CACHE_ERROR: IndexedDB unusable or failed, loaded uncached. */
+export type WarningCode = 'QUOTA' | 'CORRUPT' | 'RESUMING' | 'RETRYING' | 'UNCACHED' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'REFUSED';
+
 export interface CacheInfo {
   tier: 'memory' | 'indexeddb' | 'network';
   bytes: number;
+  /** the entry's cache key (url:… or sha256:…), null when nothing is stored for this page */
   key: string | null;
-  /** network tier: whether the model is now stored (false: quota, no-store, no Content-Length) */
+  /** whether the model is stored in IndexedDB now (false: quota, no-store, IndexedDB unusable) */
   stored?: boolean;
-  reason?: string;
-  /** verifyMs (IndexedDB hits): from the chunks assembled to every chunk digest decided; it overlaps session creation. */
-  timings: { waitMs?: number; lookupMs?: number; readMs?: number; verifyMs?: number; downloadMs?: number; resumedFrom?: number; totalMs: number };
+  /** the served bytes' digests were checked (SHA-256 at download, XXH3 per chunk on a hit) */
+  verified?: boolean;
+  /** the byte a broken download was resumed from */
+  resumedFrom?: number;
+  /** ms per phase of the load machine (only the phases this load went through) */
+  timings: {
+    waitMs?: number; lookupMs?: number; readMs?: number; downloadMs?: number; storeMs?: number;
+    validateMs?: number; createMs?: number; totalMs: number;
+  };
 }
 
 export interface CacheEntry {
@@ -148,8 +168,9 @@ export interface SessionInfo {
   cache: CacheInfo | null;
   model: ModelReport;
   source: { url: string | null; bytes: number; sha256: string };
-  /** verifyWaitMs: how long the session, once created, waited for the cache's chunk verification. */
-  timings: { runtimeMs: number; bytesMs: number; readMs: number; createMs: number; verifyWaitMs: number; totalMs: number };
+  warnings: WarningCode[];
+  /** runtimeMs: onnxruntime-web and the core ready; then the load machine's phases (CacheInfo.timings) */
+  timings: { runtimeMs: number; totalMs: number; [phase: string]: number };
 }
 
 /**
@@ -178,7 +199,7 @@ export type ErrorCode =
   | 'EMPTY' | 'TRUNCATED' | 'BAD_WIRE_TYPE' | 'BAD_VARINT' | 'TOO_DEEP' | 'NOT_ONNX' | 'LIMIT'
   | 'INTEGRITY' | 'NETWORK' | 'ABORTED' | 'BAD_FEED' | 'SHAPE' | 'SESSION_CREATE' | 'RUN'
   | 'ORT_MISSING' | 'CORE_LOAD' | 'INVALID_SOURCE' | 'INVALID_ARG' | 'DISPOSED' | 'NOMEM'
-  | 'DEVICE' | 'CORRUPT' | (string & {});
+  | 'DEVICE' | 'CORRUPT' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'IN_USE' | 'NOT_FOUND' | 'STATE' | (string & {});
 
 export declare class OrtkeepError extends Error {
   readonly name: 'OrtkeepError';

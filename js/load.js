@@ -11,6 +11,7 @@ import { runLoad } from './cache/load-driver.js';
 import { LoadMachine } from './cache/load-core.js';
 import { acquire, memoryKey, raceAbort } from './cache/memory-tier.js';
 import { pageCache } from './cache/page-cache.js';
+import { persist } from './cache/quota.js';
 import { bytesKey, normalizeSource } from './sources.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
@@ -74,6 +75,8 @@ async function loadFresh(src, options, signal) {
     onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
     debug: options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null,
   });
+  // Ask once a model is stored; the browser answers (or prompts) on its own time.
+  if (options.persist && r.stored) persist().catch(() => {});
   const tier = TIER_NAME[r.tier];
   const cacheInfo = src.kind === 'url'
     ? {

@@ -2,9 +2,11 @@
 // ortkeep core initialised) to "session ready", medians over fresh pages, for
 //   plain     fetch + InferenceSession.create (no cache)
 //   cacheapi  a Cache-API cache in the transformers.js style, warm
-//   cold      ortkeep with an empty cache (download + verify + store)
-//   warm      ortkeep served from IndexedDB (read + verify)
-//   warm-nv   ortkeep from IndexedDB without chunk verification (cost of verifying)
+//   idb-blob  the model as one IndexedDB Blob, read + session create (the
+//             floor for any IndexedDB cache: no chunks, no checks)
+//   cold      ortkeep with an empty cache (download + SHA-256 + store)
+//   warm      ortkeep served from IndexedDB (read + XXH3 per chunk)
+//   warm-nv   ortkeep from IndexedDB without the chunk checks (cost of verifying)
 // on raw loopback and on a link throttled with CDP to ~50 Mbit/s, 20 ms.
 // The browser HTTP cache is disabled (CDP) so "plain" measures the network.
 import process from 'node:process';
@@ -25,8 +27,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.
 
 /**
  * One measurement on a fresh page: {ms} from runtime ready to session ready;
- * warm loads add verifyMs (chunks assembled → all digests decided, overlapping
- * session creation) and waitMs (how long the created session waited for it).
+ * ortkeep loads add their read and create phases (readMs, createMs).
  */
 async function measure(context, origin, url, mode, conditions) {
   const page = await context.newPage();
@@ -46,6 +47,7 @@ async function measure(context, origin, url, mode, conditions) {
     if (conditions) await cdp.send('Network.emulateNetworkConditions', conditions);
     return await page.evaluate(async ({ url, mode }) => {
       const { ortkeep, ortDirect: ort } = window;
+      if (mode === 'clear-ortkeep') { await ortkeep.cache.clear(); return { ms: 0 }; }
       const t0 = performance.now();
       let session;
       if (mode === 'plain') {
@@ -59,15 +61,35 @@ async function measure(context, origin, url, mode, conditions) {
           await cache.put(url, response.clone());
         }
         session = await ort.InferenceSession.create(new Uint8Array(await response.arrayBuffer()));
+      } else if (mode === 'idb-blob' || mode === 'idb-blob-prime') {
+        const db = await new Promise((resolve, reject) => {
+          const r = indexedDB.open('bench-blob', 1);
+          r.onupgradeneeded = () => r.result.createObjectStore('m');
+          r.onsuccess = () => resolve(r.result);
+          r.onerror = () => reject(r.error);
+        });
+        const call = (store, m, ...a) => new Promise((resolve, reject) => {
+          const rq = db.transaction('m', m).objectStore('m')[store](...a);
+          rq.onsuccess = () => resolve(rq.result);
+          rq.onerror = () => reject(rq.error);
+        });
+        if (mode === 'idb-blob-prime') {
+          await call('put', 'readwrite', new Blob([await (await fetch(url)).arrayBuffer()]), url);
+          db.close();
+          return { ms: 0 };
+        }
+        const blob = await call('get', 'readonly', url);
+        db.close();
+        session = await ort.InferenceSession.create(new Uint8Array(await blob.arrayBuffer()));
       } else {
         session = await ortkeep.load(url, { verify: mode !== 'warm-nv' });
         if (mode !== 'cold' && session.info.cache?.tier !== 'indexeddb') throw new Error(`expected an IndexedDB hit, got ${session.info.cache?.tier}`);
       }
       const ms = performance.now() - t0;
-      const verifyMs = session.info?.cache?.timings?.verifyMs ?? null;
-      const waitMs = session.info?.timings?.verifyWaitMs ?? null;
-      await (session.release ? session.release() : session.dispose());
-      return { ms, verifyMs, waitMs };
+      const readMs = session.info?.cache?.timings?.readMs ?? null;
+      const createMs = session.info?.cache?.timings?.createMs ?? null;
+      await (session.dispose ? session.dispose() : session.release());
+      return { ms, readMs, createMs };
     }, { url, mode });
   } finally {
     await page.close();
@@ -81,6 +103,7 @@ async function clearCaches(context, origin) {
   await page.evaluate(async () => {
     await window.ortkeep.cache?.clear();
     await caches.delete('bench-transformers-cache');
+    await new Promise((resolve) => { const r = indexedDB.deleteDatabase('bench-blob'); r.onsuccess = r.onerror = r.onblocked = resolve; });
   });
   await page.close();
 }
@@ -92,33 +115,36 @@ export async function run({ log = console.log } = {}) {
   const rows = [];
   try {
     const context = await browser.newContext();
+    const MODES = ['plain', 'cacheapi', 'idb-blob', 'cold', 'warm', 'warm-nv'];
     log('medians of fresh pages, ms from runtime ready to session ready (lower is better)');
-    log(`${'model'.padEnd(22)}${'link'.padEnd(13)}${['plain', 'cacheapi', 'cold', 'warm', 'warm-nv'].map((h) => h.padStart(9)).join('')}   warm/plain warm/cacheapi cold/plain verify-cost verifyMs(wait)`);
+    log(`${'model'.padEnd(22)}${'link'.padEnd(13)}${MODES.map((h) => h.padStart(9)).join('')}  warm/plain warm/idb-blob warm/cacheapi cold/plain verify-cost read(create)`);
     for (const m of MODELS) {
       const url = `/${m.path}`;
       for (const link of LINKS) {
-        const t = { plain: [], cacheapi: [], cold: [], warm: [], 'warm-nv': [] };
-        const v = { verifyMs: [], waitMs: [] };
-        const ms = (x) => x.ms;
+        const t = Object.fromEntries(MODES.map((k) => [k, []]));
+        const phases = { readMs: [], createMs: [] };
         await clearCaches(context, server.origin);
-        // Prime the Cache API entry (its cold load is the plain load plus a put).
+        // Prime the Cache API entry and the one-Blob store (their cold loads are not measured).
         await measure(context, server.origin, url, 'cacheapi', link.conditions);
+        await measure(context, server.origin, url, 'idb-blob-prime', null);
         for (let i = 0; i < m.repeats; i++) {
-          t.plain.push(ms(await measure(context, server.origin, url, 'plain', link.conditions)));
-          t.cacheapi.push(ms(await measure(context, server.origin, url, 'cacheapi', link.conditions)));
-          await clearCaches(context, server.origin);
-          t.cold.push(ms(await measure(context, server.origin, url, 'cold', link.conditions)));
-          const w = await measure(context, server.origin, url, 'warm', link.conditions);
-          t.warm.push(w.ms);
-          v.verifyMs.push(w.verifyMs ?? NaN);
-          v.waitMs.push(w.waitMs ?? NaN);
-          t['warm-nv'].push(ms(await measure(context, server.origin, url, 'warm-nv', link.conditions)));
+          for (const mode of ['plain', 'cacheapi', 'idb-blob']) t[mode].push((await measure(context, server.origin, url, mode, link.conditions)).ms);
+          await measure(context, server.origin, url, 'clear-ortkeep', null);
+          t.cold.push((await measure(context, server.origin, url, 'cold', link.conditions)).ms);
+          // warm and warm-nv alternate which goes first (page-cache effects)
+          const order = i % 2 ? ['warm-nv', 'warm'] : ['warm', 'warm-nv'];
+          for (const mode of order) {
+            const w = await measure(context, server.origin, url, mode, link.conditions);
+            t[mode].push(w.ms);
+            if (mode === 'warm') { phases.readMs.push(w.readMs ?? NaN); phases.createMs.push(w.createMs ?? NaN); }
+          }
         }
         const med = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]));
-        const row = { model: m.label, link: link.label, ...med, verifyMs: median(v.verifyMs), verifyWaitMs: median(v.waitMs) };
+        const verifyCost = (med.warm - med['warm-nv']) / med.warm;
+        const row = { model: m.label, link: link.label, ...med, verifyCost, readMs: median(phases.readMs), createMs: median(phases.createMs) };
         rows.push(row);
         const ratio = (a, b) => (a / b).toFixed(2).padStart(10);
-        log(`${m.label.padEnd(22)}${link.label.padEnd(13)}${['plain', 'cacheapi', 'cold', 'warm', 'warm-nv'].map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(((med.warm - med['warm-nv']) / med['warm-nv']) * 100).toFixed(1).padStart(8)}%  ${row.verifyMs.toFixed(0).padStart(6)}(${row.verifyWaitMs.toFixed(0)})`);
+        log(`${m.label.padEnd(22)}${link.label.padEnd(13)}${MODES.map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med['idb-blob'])}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(verifyCost * 100).toFixed(1).padStart(8)}%  ${row.readMs.toFixed(0).padStart(5)}(${row.createMs.toFixed(0)})`);
       }
     }
     await context.close();

@@ -5,7 +5,7 @@
 import process from 'node:process';
 
 const AREAS = [
-  { name: 'model cache (issue 4)', module: './bench-cache.mjs' },
+  { name: 'model cache', module: './bench-cache.mjs' },
   { name: 'tensor pool (issue 3)', module: './bench-pool.mjs' },
 ];
 const only = process.argv.slice(2);

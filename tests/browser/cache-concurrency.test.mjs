@@ -1,0 +1,153 @@
+// Concurrency: per-caller signals on a shared download, aborts during the
+// IndexedDB read and session creation, three tabs on one URL, and a long
+// download that must not stall unrelated loads, cache.list() or other tabs
+// (locks are per key, never cache-wide).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
+
+const env = useCacheBrowser();
+const DET = modelPath('ppocr_v4_det');
+const VAD = modelPath('silero_vad_v5');
+const CLS = modelPath('ppocr_v2_cls');
+
+/** Serves DET at `path` throttled to `bytesPerSec`, strong ETag. */
+async function slowDet(path, bytesPerSec) {
+  const s = serving(path, await modelBytes('ppocr_v4_det'), () => ({ etag: '"v1"', bytesPerSec }));
+  env.handler = s.handler;
+  return s.seen;
+}
+
+test('two callers of one URL with their own signals: aborting one rejects only it; the other gets the model from the one download', async () => {
+  await env.reset();
+  const seen = await slowDet('/m/shared.onnx', 3e6); // ~1.6 s
+  const page = await env.newPage();
+  const r = await page.evaluate(async (ref) => {
+    const { ortkeep, ortDirect: ort, feeds } = window;
+    const a = new AbortController();
+    const b = new AbortController();
+    const pa = ortkeep.load('/m/shared.onnx', { signal: a.signal });
+    const pb = ortkeep.load('/m/shared.onnx', { signal: b.signal });
+    await new Promise((res) => setTimeout(res, 300));
+    const tAbort = performance.now();
+    a.abort(new Error('caller A left'));
+    const ra = await pa.then(() => 'resolved', (e) => ({ code: e.code, ms: performance.now() - tAbort }));
+    const sb = await pb;
+    const reference = await ort.InferenceSession.create(ref);
+    const diff = feeds.maxAbsDiff(await sb.run(feeds.FEEDS.ppocr_v4_det(ort, 1)), await reference.run(feeds.FEEDS.ppocr_v4_det(ort, 1)));
+    const out = { ra, diff, tier: sb.info.cache.tier, stored: sb.info.cache.stored };
+    await sb.dispose();
+    await reference.release();
+    return out;
+  }, DET);
+  assert.equal(r.ra.code, 'ABORTED');
+  assert.ok(r.ra.ms < 200, `caller A waited ${r.ra.ms} ms after its abort`);
+  assert.equal(r.diff, 0);
+  assert.equal(r.tier, 'memory', 'B joined the load A started');
+  assert.equal(seen.length, 1, 'one download for both callers');
+  const list = await page.evaluate(() => window.ortkeep.cache.list());
+  assert.deepEqual(list.map((e) => e.url), [`${env.origin}/m/shared.onnx`], 'the shared download was stored');
+  await page.close();
+});
+
+test('both callers abort: the download stops, no lock is held, nothing is listed; the next load resumes what was stored and is right', async () => {
+  await env.reset();
+  const seen = await slowDet('/m/both.onnx', 2e6);
+  const page = await env.newPage();
+  const r = await page.evaluate(async () => {
+    const { ortkeep } = window;
+    const cs = [new AbortController(), new AbortController()];
+    const ps = cs.map((c) => ortkeep.load('/m/both.onnx', { signal: c.signal, chunkSize: 1 << 20 }).then(() => 'resolved', (e) => e.code));
+    await new Promise((res) => setTimeout(res, 800));
+    cs.forEach((c) => c.abort());
+    const codes = await Promise.all(ps);
+    await new Promise((res) => setTimeout(res, 300));
+    const held = (await navigator.locks.query()).held.map((l) => l.name);
+    return { codes, held, list: await ortkeep.cache.list(), dump: await window.raw.dump() };
+  });
+  assert.deepEqual(r.codes, ['ABORTED', 'ABORTED']);
+  assert.deepEqual(r.held, []);
+  assert.deepEqual(r.list, []);
+  assert.deepEqual(r.dump.meta, [], 'nothing committed');
+  // What arrived is kept (strong ETag: provably the same resource) for a resume.
+  assert.equal(r.dump.index.length, 1);
+  assert.ok(r.dump.chunks.length >= 1 && r.dump.chunks.length < 5, JSON.stringify(r.dump.chunks));
+  const ok = await page.evaluate((ref) => window.check('/m/both.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref), DET);
+  assert.deepEqual(ok.diffs, [0, 0]);
+  assert.equal(seen.length, 2);
+  assert.equal(seen[1].range, `bytes=${ok.cache.resumedFrom}-`);
+  assert.ok(ok.cache.resumedFrom >= r.dump.chunks.length << 20);
+  await page.close();
+});
+
+for (const [stage, action] of [['the IndexedDB read', 'READ_CHUNKS'], ['session creation', 'CREATE_SESSION']]) {
+  test(`abort during ${stage} of a warm load is honoured at once; the page's next load works`, async () => {
+    await env.reset();
+    const page = await env.newPage();
+    await page.evaluate((u) => window.tryLoad(u), DET);
+    const r = await page.evaluate(async ([u, act]) => {
+      const ac = new AbortController();
+      let tAbort = 0;
+      const debug = (line) => { if (!tAbort && line.startsWith(`ortkeep: ${act}`)) { tAbort = performance.now(); ac.abort(); } };
+      const code = await window.ortkeep.load(u, { signal: ac.signal, memory: false, debug }).then(() => 'resolved', (e) => e.code);
+      return { code, ms: performance.now() - tAbort, aborted: tAbort > 0 };
+    }, [DET, action]);
+    assert.equal(r.aborted, true, `no ${action} action was seen`);
+    assert.equal(r.code, 'ABORTED');
+    assert.ok(r.ms < 150, `rejected ${r.ms} ms after the abort`);
+    const next = await page.evaluate((u) => window.check(u, 'ppocr_v4_det', { memory: false }), DET);
+    assert.deepEqual(next.diffs, [0, 0]);
+    assert.equal(next.cache.tier, 'indexeddb');
+    await page.close();
+  });
+}
+
+test('three tabs load one URL at once: one download at the server, three right models, one entry', async () => {
+  await env.reset();
+  const seen = await slowDet('/m/three.onnx', 4e6);
+  const pages = await Promise.all([env.newPage(), env.newPage(), env.newPage()]);
+  const rs = await Promise.all(pages.map((p) => p.evaluate((ref) => window.check('/m/three.onnx', 'ppocr_v4_det', {}, ref), DET)));
+  for (const r of rs) assert.deepEqual(r.diffs, [0, 0]);
+  assert.deepEqual(rs.map((r) => r.cache.tier).sort(), ['indexeddb', 'indexeddb', 'network']);
+  assert.equal(seen.length, 1);
+  const dump = await pages[0].evaluate(() => window.raw.dump());
+  assert.equal(dump.index.length, 1);
+  for (const p of pages) await p.close();
+});
+
+test('a long download does not stall an unrelated load, cache.list() or another tab (timed)', async () => {
+  await env.reset();
+  await slowDet('/m/long.onnx', 4e5); // ~12 s
+  const a = await env.newPage();
+  const b = await env.newPage();
+  await a.evaluate(() => { window.longLoad = window.tryLoad('/m/long.onnx').then((r) => { window.longDone = performance.now(); return r; }); });
+  await a.waitForFunction(() => window.ortkeep && performance.now() > 0);
+  await new Promise((res) => setTimeout(res, 500)); // the long download is under way
+  const [sameTab, otherTab] = await Promise.all([a.evaluate(async (u) => {
+    const t0 = performance.now();
+    const r = await window.tryLoad(u);
+    const tList = performance.now();
+    const list = await window.ortkeep.cache.list();
+    return { ok: r.ok, tier: r.cache?.tier, ms: tList - t0, listMs: performance.now() - tList, listed: list.map((e) => new URL(e.url).pathname), longStillRunning: !window.longDone };
+  }, VAD), b.evaluate(async (u) => {
+    const t0 = performance.now();
+    const r = await window.tryLoad(u, { memory: false });
+    const tList = performance.now();
+    await window.ortkeep.cache.list();
+    return { ok: r.ok, tier: r.cache?.tier, ms: tList - t0, listMs: performance.now() - tList };
+  }, CLS)]);
+  const longStill = await a.evaluate(() => !window.longDone);
+  const long = await a.evaluate(() => window.longLoad);
+  assert.equal(sameTab.ok, true);
+  assert.equal(otherTab.ok, true);
+  assert.equal(sameTab.longStillRunning, true, 'the unrelated load finished while the long one was still downloading');
+  assert.equal(longStill, true, 'the other tab finished while the long one was still downloading');
+  // Before per-key locks these waited for the whole download (~12 s here).
+  assert.ok(sameTab.ms < 6000 && otherTab.ms < 6000, `unrelated loads took ${sameTab.ms} / ${otherTab.ms} ms`);
+  assert.ok(sameTab.listMs < 1000 && otherTab.listMs < 1000, `cache.list() took ${sameTab.listMs} / ${otherTab.listMs} ms`);
+  assert.ok(sameTab.listed.includes(VAD) && !sameTab.listed.includes('/m/long.onnx'), `list shows committed models, not the one in flight: ${sameTab.listed}`);
+  assert.equal(long.ok, true);
+  assert.equal(long.cache.stored, true);
+  await a.close();
+  await b.close();
+});
