@@ -143,9 +143,9 @@ export interface CacheInfo {
   verified?: boolean;
   /** the byte a broken download was resumed from */
   resumedFrom?: number;
-  /** ms per phase of the load machine (only the phases this load went through) */
+  /** ms per phase of the load machine (only the phases this load went through); checkMs: the chunk checks of a hit, inside readMs */
   timings: {
-    waitMs?: number; lookupMs?: number; readMs?: number; downloadMs?: number; storeMs?: number;
+    waitMs?: number; lookupMs?: number; readMs?: number; checkMs?: number; downloadMs?: number; storeMs?: number;
     validateMs?: number; createMs?: number; totalMs: number;
   };
 }

@@ -240,13 +240,25 @@ class LoadRun {
         this.buf = new ModelBuffer(a.value, a.value2);
         if (this.ctx.bytes) this.buf.adopt(this.ctx.bytes);
         return;
-      case ACT.READ_CHUNKS:
+      case ACT.READ_CHUNKS: {
+        // A hit queues READ_META right behind: start that read-only
+        // transaction now so it runs beside the chunk read (events still
+        // reach the machine in order).
+        const meta = this.queue.find((x) => x.type === ACT.READ_META && x.name === a.name);
+        if (meta) {
+          const p = store.readMeta(a.name);
+          p.catch(() => {}); // awaited (and its failure reported) at READ_META
+          this.metaRead = { name: a.name, p };
+        }
         await this.readChunks(a, store);
         return;
+      }
       case ACT.READ_META: {
         let bytes;
+        const early = this.metaRead?.name === a.name ? this.metaRead.p : null;
+        this.metaRead = null;
         try {
-          bytes = await store.readMeta(a.name);
+          bytes = await (early ?? store.readMeta(a.name));
         } catch (e) {
           this.ev(this.m.ioFailed(ioFailKind(e)));
           return;
@@ -317,6 +329,7 @@ class LoadRun {
         const info = this.m.info();
         const ortSession = this.ortSession;
         this.ortSession = null; // the caller's now
+        if (this.checkMs !== undefined) this.timings.checkMs = this.checkMs;
         this.timings.totalMs = now() - this.t0;
         this.settle(null, {
           ortSession, report: this.report, info, bytes: this.buf.view(info.total), tier: a.value,
@@ -379,12 +392,15 @@ class LoadRun {
       }
       if (bytes.byteLength === total) this.buf.adopt(bytes);
       let at = 0;
+      const t0 = now();
       for (let i = 0; i < values.length; i++) {
         const piece = bytes.subarray(at, at + values[i].size);
         at += values[i].size;
         if (this.ev(this.m.chunkRead(a.chunk + i, piece)) !== STATUS.OK) return;
         this.progress('read-cache', at, total);
       }
+      // the chunk checks (copy into the core + XXH3), part of readMs
+      this.checkMs = now() - t0;
       return;
     }
     for (let i = 0; i < values.length; i++) {
