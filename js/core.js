@@ -49,7 +49,18 @@ export function getCore() {
       if (e instanceof OrtkeepError) throw e;
       throw new OrtkeepError('CORE_LOAD', `ortkeep: could not load the core from ${url}: ${e.message}`, { cause: e });
     }
-    const module = await createOrtkeepCore({ wasmBinary, print: () => {}, printErr: () => {} });
+    if (!(wasmBinary[0] === 0 && wasmBinary[1] === 0x61 && wasmBinary[2] === 0x73 && wasmBinary[3] === 0x6d)) {
+      const html = /^\s*</.test(new TextDecoder().decode(wasmBinary.subarray(0, 64)));
+      throw new OrtkeepError('CORE_LOAD', `ortkeep: ${url} is not ortkeep-core.wasm (${html ? 'an HTML page: a dev server\'s SPA fallback for a missing file' : `it starts with ${[...wasmBinary.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`}). `
+        + 'With Vite 5-7 add optimizeDeps: { exclude: [\'ortkeep\'] } to vite.config; or host node_modules/ortkeep/dist/ortkeep-core.wasm yourself and call setCoreWasmUrl(url) before load().');
+    }
+    let module;
+    try {
+      module = await createOrtkeepCore({ wasmBinary, print: () => {}, printErr: () => {} });
+    } catch (e) {
+      const csp = /Content Security Policy|unsafe-eval|Refused to compile/i.test(String(e?.message));
+      throw new OrtkeepError('CORE_LOAD', `ortkeep: the core could not be instantiated: ${e?.message ?? e}${csp ? ". The page's Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src (onnxruntime-web needs it too)" : ''}`, { cause: e });
+    }
     return new Core(module);
   })();
   corePromise.catch(() => { corePromise = null; });

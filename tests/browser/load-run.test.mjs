@@ -65,4 +65,27 @@ describe('errors in Chromium', () => {
     assert.match(codes[1], /^OrtkeepError:(TRUNCATED|BAD_WIRE_TYPE|NOT_ONNX|TOO_DEEP)$/);
     await page.context().close();
   });
+
+  test('a core .wasm URL answered by an SPA fallback (200 text/html) is a CORE_LOAD error that says what to configure', async () => {
+    env.handler = (req, res, { pathname }) => {
+      if (!pathname.startsWith('/node_modules/.vite/')) return false;
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><html><body><div id="app"></div></body></html>');
+      return true;
+    };
+    const page = await env.newPage('/tests/browser/pages/esm.html');
+    const e = await page.evaluate(async () => {
+      // where Vite 5-7's pre-bundling makes import.meta.url point
+      const ok = window.ortkeep;
+      ok.setCoreWasmUrl('/node_modules/.vite/deps/ortkeep-core.wasm');
+      try { await ok.inspect(new Uint8Array([8, 7])); return 'loaded'; } catch (x) { return { name: x.name, code: x.code, message: x.message }; }
+    });
+    env.handler = null;
+    assert.equal(e.name, 'OrtkeepError');
+    assert.equal(e.code, 'CORE_LOAD');
+    assert.match(e.message, /SPA fallback/);
+    assert.match(e.message, /optimizeDeps: \{ exclude: \['ortkeep'\] \}/);
+    assert.match(e.message, /setCoreWasmUrl/);
+    await page.context().close();
+  });
 });
