@@ -41,7 +41,14 @@ async function readCoreBytes(url) {
 /** @returns {Promise<Core>} the shared core instance */
 export function getCore() {
   corePromise ??= (async () => {
-    const url = coreUrlOverride ?? defaultCoreUrl();
+    let url = coreUrlOverride;
+    if (!url) {
+      try {
+        url = defaultCoreUrl();
+      } catch (e) {
+        throw new OrtkeepError('CORE_LOAD', 'ortkeep: cannot tell where ortkeep-core.wasm is served from here; call setCoreWasmUrl(url) before load()', { cause: e });
+      }
+    }
     let wasmBinary;
     try {
       wasmBinary = await readCoreBytes(url);

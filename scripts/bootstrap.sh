@@ -48,9 +48,11 @@ done
 if [ ! -f dist/ortkeep.iife.js ] || [ -n "$(find js dist/ortkeep-core.mjs scripts/bootstrap.sh -newer dist/ortkeep.iife.js \( -name '*.js' -o -name '*.mjs' -o -name '*.sh' \))" ]; then
   log "bundling dist/ortkeep.iife.js"
   # A classic script has no import.meta: the bundle's own URL stands in for
-  # it (document.currentScript), so relative URLs resolve next to the bundle.
+  # it, so relative URLs resolve next to the bundle. In a page that is
+  # document.currentScript; a classic worker (importScripts) has none, so the
+  # URL is read from the stack of an Error made while the bundle runs.
   node_modules/.bin/esbuild js/browser-global.js --bundle --format=iife --target=es2022 \
     --external:onnxruntime-web --external:'node:*' --log-level=error --minify \
-    --banner:js='var __ortkeepBundleUrl = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : undefined;' \
+    --banner:js='var __ortkeepBundleUrl = (function () { try { if (typeof document !== "undefined" && document.currentScript) return document.currentScript.src; var m = /((?:https?|file):\/\/[^\s()]+?\.js)(?::\d+)*/.exec(new Error().stack || ""); return m ? m[1] : undefined; } catch (e) { return undefined; } })();' \
     --define:import.meta.url=__ortkeepBundleUrl --outfile=dist/ortkeep.iife.js
 fi

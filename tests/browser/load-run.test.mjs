@@ -44,6 +44,33 @@ for (const [label, pagePath] of [['ESM build', '/tests/browser/pages/esm.html'],
   });
 }
 
+test('script-tag bundle in a classic worker (importScripts): outputs equal onnxruntime-web on the page', async () => {
+  const page = await env.newPage('/tests/browser/pages/script-tag.html');
+  const r = await page.evaluate(async (u) => {
+    const { ortDirect: ort, feeds } = window;
+    const worker = new Worker('/tests/browser/pages/classic-worker.js');
+    const got = await new Promise((resolve) => {
+      worker.onmessage = (m) => resolve(m.data);
+      worker.onerror = (e) => resolve({ ok: false, message: e.message });
+      worker.postMessage({ url: u, model: 'silero_vad_v5' });
+    });
+    worker.terminate();
+    if (!got.ok) return got;
+    const reference = await (await ort.InferenceSession.create(u)).run(feeds.FEEDS.silero_vad_v5(ort, 1));
+    let diff = 0;
+    for (const [k, t] of Object.entries(reference)) {
+      const w = got.outputs[k];
+      if (!w || w.data.length !== t.data.length || String(w.dims) !== String(t.dims)) return { ok: false, message: `output ${k} differs in shape` };
+      for (let i = 0; i < t.data.length; i++) diff = Math.max(diff, Math.abs(Number(t.data[i]) - w.data[i]));
+    }
+    return { ok: true, diff, names: Object.keys(got.outputs).sort() };
+  }, url('silero_vad_v5'));
+  assert.equal(r.ok, true, r.message);
+  assert.deepEqual(r.names, ['output', 'stateN']);
+  assert.equal(r.diff, 0);
+  await page.context().close();
+});
+
 describe('errors in Chromium', () => {
   test('HTTP 404 and a truncated download are typed errors', async () => {
     env.handler = (req, res, { pathname }) => {
