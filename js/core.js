@@ -3,8 +3,7 @@
 // in and out of wasm memory; decisions stay in C.
 import createOrtkeepCore from '../dist/ortkeep-core.mjs';
 import { coreError, OrtkeepError } from './errors.js';
-
-const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+import { isNode, readFileUrl } from './platform/node.js';
 
 let coreUrlOverride = null;
 let corePromise = null;
@@ -26,11 +25,7 @@ function defaultCoreUrl() {
 }
 
 async function readCoreBytes(url) {
-  if (isNode && url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
-    const { fileURLToPath } = await import('node:url');
-    return readFile(fileURLToPath(url));
-  }
+  if (isNode && url.protocol === 'file:') return readFileUrl(url);
   const response = await fetch(url);
   if (!response.ok) {
     throw new OrtkeepError('CORE_LOAD', `ortkeep: could not fetch ${url} (HTTP ${response.status}); serve ortkeep-core.wasm next to the bundle or call setCoreWasmUrl()`);

@@ -13,8 +13,8 @@ import { acquire, memoryKey, raceAbort } from './cache/memory-tier.js';
 import { pageCache } from './cache/page-cache.js';
 import { persist } from './cache/quota.js';
 import { bytesKey, normalizeSource } from './sources.js';
+import { isNode } from './platform/node.js';
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
 

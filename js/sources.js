@@ -3,8 +3,8 @@
 // memory (Uint8Array, ArrayBuffer, any view, Blob). Which URLs may be cached
 // and which are refused is the machine's decision, not this file's.
 import { OrtkeepError } from './errors.js';
+import { isNode, pathToUrl } from './platform/node.js';
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const WINDOWS_DRIVE = /^[a-zA-Z]:[\\/]/;
 
@@ -19,9 +19,7 @@ export async function normalizeSource(source) {
     const base = globalThis.location?.href;
     if (isNode && !base && (!SCHEME.test(raw) || WINDOWS_DRIVE.test(raw))) {
       // Node, like onnxruntime-node and fs: a path, relative to the cwd
-      const path = await import('node:path');
-      const { pathToFileURL } = await import('node:url');
-      return { kind: 'url', raw, url: pathToFileURL(path.resolve(raw)).href, pageUrl: null };
+      return { kind: 'url', raw, url: await pathToUrl(raw), pageUrl: null };
     }
     let url;
     try {

@@ -4,8 +4,7 @@
 // see them, and a body reader. In Node, file: URLs are read from disk with
 // the same interface. Nothing here decides what a response means.
 import { ACTION_FLAG, RESP_TYPE } from '../core-constants.js';
-
-const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+import { fileResponse, isNode } from '../platform/node.js';
 
 /**
  * @param {string} url
@@ -64,46 +63,4 @@ export class BodyReader {
       else await this.response.body?.cancel();
     } catch { /* already closed */ }
   }
-}
-
-/** A file: URL in Node as a response: 200 with its size, streamed. */
-async function fileResponse(url, signal) {
-  const { open } = await import('node:fs/promises');
-  const { fileURLToPath } = await import('node:url');
-  let fh;
-  try {
-    fh = await open(fileURLToPath(url), 'r');
-  } catch (e) {
-    // a missing file is what a 404 is to a URL
-    if (e?.code === 'ENOENT' || e?.code === 'EISDIR' || e?.code === 'ENOTDIR') return fileStatus(404);
-    if (e?.code === 'EACCES' || e?.code === 'EPERM') return fileStatus(403);
-    throw e;
-  }
-  const size = (await fh.stat()).size;
-  let at = 0;
-  return {
-    status: 200,
-    type: RESP_TYPE.BASIC,
-    headers: { contentLength: String(size), contentEncoding: null, contentRange: null, contentType: null, etag: null, lastModified: null },
-    body: {
-      async next() {
-        if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-        if (at >= size) { await fh.close(); return null; }
-        const buf = new Uint8Array(Math.min(1 << 20, size - at));
-        const { bytesRead } = await fh.read(buf, 0, buf.length, at);
-        if (!bytesRead) { await fh.close(); return null; }
-        at += bytesRead;
-        return buf.subarray(0, bytesRead);
-      },
-      async cancel() { await fh.close().catch(() => {}); },
-    },
-  };
-}
-
-function fileStatus(status) {
-  return {
-    status, type: RESP_TYPE.BASIC,
-    headers: { contentLength: null, contentEncoding: null, contentRange: null, contentType: null, etag: null, lastModified: null },
-    body: { async next() { return null; }, async cancel() {} },
-  };
 }
