@@ -1,9 +1,11 @@
-// The demo: load Silero VAD v5 through ortkeep, show the reader's report and
-// run the model frame by frame over a synthetic clip, carrying the recurrent
-// state from one run to the next. window.demoResult is what `npm run demo`
-// prints when it drives this page headless.
+// The demo: load Silero VAD v5 through ortkeep twice — cold (the network,
+// stored into IndexedDB as it streams) and warm (IndexedDB, no request) —,
+// show the cache's contents and the reader's report, and run the model frame
+// by frame over a synthetic clip, carrying the recurrent state from one run
+// to the next through the session's tensor pool. window.demoResult is what
+// `npm run demo` prints when it drives this page headless.
 import * as ort from 'onnxruntime-web';
-import { load } from '/js/index.js';
+import { cache, load } from '/js/index.js';
 
 const MODEL_URL = '/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx';
 const SAMPLE_RATE = 16000;
@@ -26,22 +28,45 @@ function syntheticClip() {
   return clip;
 }
 
+/** One load, timed, with the tier it came from and the requests it sent. */
+async function timedLoad(label, options = {}) {
+  const before = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.onnx')).length;
+  const t0 = performance.now();
+  const session = await load(MODEL_URL, {
+    memory: false, ...options,
+    onProgress: (p) => { $('status').textContent = `${label}: ${p.phase} ${p.total ? `${Math.round((100 * p.loaded) / p.total)}%` : ''}`; },
+  });
+  const ms = performance.now() - t0;
+  const requests = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.onnx')).length - before;
+  const c = session.info.cache;
+  return { session, row: { label, tier: c.tier, ms, requests, stored: c.stored, verified: c.verified, createMs: c.timings.createMs ?? 0, warnings: session.info.warnings } };
+}
+
 async function main() {
-  const session = await load(MODEL_URL, { onProgress: (p) => { $('status').textContent = `${p.phase} ${p.total ? `${Math.round((100 * p.loaded) / p.total)}%` : ''}`; } });
-  const { model, timings, source } = session.info;
-  $('status').textContent = `ready in ${timings.totalMs.toFixed(0)} ms`;
+  // A first visit: nothing of this model stored yet.
+  await cache.delete(new URL(MODEL_URL, location.href).href).catch(() => false);
+  const cold = await timedLoad('cold');
+  await cold.session.dispose();
+  const { session, row: warmRow } = await timedLoad('warm');
+  const loads = [cold.row, warmRow];
+  $('status').textContent = `cold ${cold.row.ms.toFixed(0)} ms, warm ${warmRow.ms.toFixed(0)} ms`;
+  $('loads').querySelector('tbody').innerHTML = loads
+    .map((r) => `<tr><td>${r.label}</td><td>${r.tier}</td><td>${r.ms.toFixed(0)} ms</td><td>${r.createMs.toFixed(0)} ms</td><td>${r.requests}</td><td>${r.stored ? 'yes' : 'no'}</td><td>${r.verified ? 'yes' : 'no'}</td></tr>`).join('');
+  const entries = await cache.list();
+  $('cache').querySelector('tbody').innerHTML = entries
+    .map((e) => `<tr><td>${escapeHtml(e.key)}</td><td>${mib(e.bytes)}</td><td>${e.form}</td><td>${e.hits}</td><td>${escapeHtml(e.sha256.slice(0, 16))}…</td></tr>`).join('');
+
+  const { model, source } = session.info;
   const rows = [
     ['url', source.url], ['sha256', model.sha256], ['size', mib(source.bytes)],
     ['producer', `${model.producerName} ${model.producerVersion ?? ''}`], ['IR / opsets', `${model.irVersion} / ${JSON.stringify(model.opsetImports)}`],
     ['graphs', `${model.totals.graphs} (${model.totals.graphs - 1} subgraphs), ${model.totals.nodes} nodes`],
     ['control flow', JSON.stringify(model.controlFlow)],
     ['initializers', `${model.totals.initializers}, ${mib(model.totals.initializerBytes)} (${model.totals.subgraphInitializers} in subgraphs)`],
-    ['shared initializers', model.sharedInitializers.length ? model.sharedInitializers.map((s) => `${s.name} in ${s.graphs.length} graphs`).join('; ') : 'none'],
+    ['shared initializers', model.sharedInitializers.length ? model.sharedInitializers.map((x) => `${x.name} in ${x.graphs.length} graphs`).join('; ') : 'none'],
     ['inputs', session.inputNames.join(', ')], ['outputs', session.outputNames.join(', ')],
   ];
   $('model').innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${escapeHtml(String(v))}</dd>`).join('');
-  $('graphs').querySelector('tbody').innerHTML = model.graphs
-    .map((g) => `<tr><td>${escapeHtml(g.path)}</td><td>${g.nodes}</td><td>${g.initializers}</td><td>${g.initializerBytes}</td></tr>`).join('');
 
   const clip = syntheticClip();
   let state = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
@@ -55,10 +80,13 @@ async function main() {
   }
   const runMs = (performance.now() - t0) / probabilities.length;
   $('frames').innerHTML = probabilities.map((p) => `<div class="${p > 0.5 ? 'speech' : ''}" style="height:${Math.max(1, p * 100)}%" title="${p.toFixed(3)}"></div>`).join('');
-  $('run-summary').textContent = `${probabilities.length} runs, ${runMs.toFixed(2)} ms per run; frames above 0.5: ${probabilities.filter((p) => p > 0.5).length}`;
+  const pool = session.pool?.stats?.() ?? null;
+  $('run-summary').textContent = `${probabilities.length} runs, ${runMs.toFixed(2)} ms per run; frames above 0.5: ${probabilities.filter((p) => p > 0.5).length}`
+    + (pool ? `; tensor pool on ${pool.device}: ${pool.creates} tensors created, ${pool.reuses} reused` : '');
   window.demoResult = {
     model: { url: source.url, sha256: model.sha256, bytes: source.bytes, graphs: model.totals.graphs, nodes: model.totals.nodes, initializers: model.totals.initializers, controlFlow: model.controlFlow, sharedInitializers: model.sharedInitializers.length },
-    timings, runs: probabilities.length, msPerRun: runMs, probabilities: probabilities.map((p) => +p.toFixed(3)),
+    loads, cached: entries.map((e) => ({ key: e.key, bytes: e.bytes, hits: e.hits })), pool,
+    runs: probabilities.length, msPerRun: runMs, probabilities: probabilities.map((p) => +p.toFixed(3)),
   };
   await session.dispose();
 }

@@ -2,7 +2,10 @@
 // (CI set, or no display), it drives the page in Chromium and prints what
 // the page computed instead of waiting for a person.
 import process from 'node:process';
-import { launchBrowser } from '../scripts/chromium.mjs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { launchPersistent } from '../scripts/chromium.mjs';
 import { startServer } from '../scripts/static-server.mjs';
 
 const port = Number(process.env.PORT ?? 8737);
@@ -14,7 +17,9 @@ const headless = !!process.env.CI || !process.env.DISPLAY || process.argv.includ
 if (!headless) {
   console.log('open it in a browser; Ctrl-C stops the server');
 } else {
-  const browser = await launchBrowser();
+  // a persistent profile, as a user's browser has (the warm load reads it)
+  const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-demo-'));
+  const browser = await launchPersistent(dir);
   let result;
   try {
     const page = await browser.newPage();
@@ -26,6 +31,7 @@ if (!headless) {
   } finally {
     await browser.close();
     await server.close();
+    await rm(dir, { recursive: true, force: true });
   }
   if (result.error) {
     console.error(`demo failed: ${result.error}`);
@@ -33,7 +39,11 @@ if (!headless) {
   } else {
     const m = result.model;
     console.log(`model    ${m.url}\n         sha256 ${m.sha256}, ${m.bytes} bytes, ${m.graphs} graphs, ${m.nodes} nodes, ${m.initializers} initializers, control flow ${JSON.stringify(m.controlFlow)}`);
-    console.log(`load     ${result.timings.totalMs.toFixed(0)} ms (bytes ${result.timings.bytesMs.toFixed(0)}, read ${result.timings.readMs.toFixed(0)}, create session ${result.timings.createMs.toFixed(0)})`);
+    for (const l of result.loads) {
+      console.log(`${`${l.label} load`.padEnd(9)}${l.ms.toFixed(0).padStart(5)} ms from ${l.tier} (${l.requests} request${l.requests === 1 ? '' : 's'} for the model, create session ${l.createMs.toFixed(0)} ms, stored ${l.stored}, verified ${l.verified})`);
+    }
+    console.log(`cache    ${result.cached.map((e) => `${e.key} ${e.bytes} bytes, ${e.hits} hit${e.hits === 1 ? '' : 's'}`).join('; ')}`);
+    if (result.pool) console.log(`pool     ${result.pool.device}: ${result.pool.creates} tensors created, ${result.pool.reuses} reused over the runs`);
     console.log(`run      ${result.runs} frames of 32 ms audio, ${result.msPerRun.toFixed(2)} ms per run`);
     console.log(`speech probability per frame:\n         ${result.probabilities.map((p) => p.toFixed(2)).join(' ')}`);
   }

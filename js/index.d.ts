@@ -139,7 +139,7 @@ export interface CacheInfo {
   key: string | null;
   /** whether the model is stored in IndexedDB now (false: quota, no-store, IndexedDB unusable) */
   stored?: boolean;
-  /** the served bytes' digests were checked (SHA-256 at download, XXH3 per chunk on a hit) */
+  /** the bytes were checked against a known digest: `integrity` on a download, the stored XXH3 sums on a hit */
   verified?: boolean;
   /** the byte a broken download was resumed from */
   resumedFrom?: number;
