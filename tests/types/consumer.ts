@@ -1,0 +1,43 @@
+// A consumer of the published types, compiled with tsc --strict in npm test
+// (tests/js/types.test.mjs) under moduleResolution bundler and node16.
+import { cache, inspect, load, OrtkeepError, setCoreWasmUrl } from 'ortkeep';
+import type { CacheInfo, ErrorCode, LoadOptions, ModelReport, Session, WarningCode } from 'ortkeep';
+
+export async function demo(signal: AbortSignal): Promise<number> {
+  setCoreWasmUrl(new URL('https://cdn.example/ortkeep-core.wasm'));
+  const options: LoadOptions = {
+    executionProviders: ['webgpu', 'wasm'],
+    integrity: 'sha384-abc sha512-def',
+    cache: 'no-cache',
+    signal,
+    debug: (line: string) => console.log(line),
+    onProgress: ({ loaded, total, phase }) => console.log(phase, loaded, total),
+    onWarning: ({ code }) => { const c: WarningCode = code; console.log(c); },
+    persist: true,
+    chunkSize: 1 << 20,
+  };
+  const session: Session = await load('/models/det.onnx', options);
+  const info: CacheInfo | null = session.info.cache;
+  const warned: WarningCode[] = session.info.warnings;
+  const read = info?.timings.readMs ?? 0;
+  const check = info?.timings.checkMs ?? 0;
+  const report: ModelReport = await inspect(new Uint8Array(8));
+  const entries = await cache.list();
+  const total = entries.reduce((n, e) => n + e.bytes, 0);
+  const est = await cache.estimate();
+  const deleted: boolean = await cache.delete('/models/det.onnx');
+  await cache.clear();
+  const persisted: boolean = await cache.persist();
+  const out = await session.run({ input: { data: new Float32Array(4), dims: [1, 4] } });
+  for (const t of Object.values(out)) console.log(t.dims);
+  await session.dispose();
+  try {
+    await load(new Uint8Array(0));
+  } catch (e) {
+    if (e instanceof OrtkeepError) {
+      const code: ErrorCode = e.code;
+      if (code === 'CACHE_UNAVAILABLE' || code === 'INVALID_SOURCE' || code === 'CORE_LOAD') console.log(e.offset);
+    }
+  }
+  return read + check + total + (est.quota ?? 0) + warned.length + report.totals.nodes + Number(deleted) + Number(persisted);
+}
