@@ -1,0 +1,82 @@
+/* Streaming, sans-I/O ONNX reader: the same report as ok_onnx_read()
+ * (onnx_reader.h, same rules), from bytes fed in pieces of any size as they
+ * arrive, in the style of zstd's ZSTD_decompressStream. It never holds the
+ * model: weight payloads (raw_data, float_data and every other field the
+ * report does not need) are skipped by counting bytes; what the report needs
+ * (names, dims, graph-valued attributes, metadata, external_data keys and
+ * values, opset imports, producer fields) is copied into an arena the
+ * resulting model owns.
+ *
+ *     ok_onnx_stream *s = ok_onnx_stream_new(NULL);      // default limits
+ *     while (more) if (ok_onnx_stream_feed(s, p, n, &err)) break;
+ *     rc = ok_onnx_stream_end(s, &model, &err);          // model or error
+ *     ok_onnx_stream_free(s);  ...  ok_model_free(model);
+ *
+ * Errors: the same codes and messages as ok_onnx_read() on the same bytes,
+ * with 64-bit offsets (ok_onnx_stream_error_offset; ok_error.offset is
+ * size_t). A model cut short is OK_ERR_TRUNCATED at the length of the
+ * outermost field it cuts, reported by ok_onnx_stream_end(). Errors are
+ * sticky: once feed or end fails, every later call returns that error.
+ * Errors in a top-level field are only final when that field is complete
+ * (ok_onnx_read() checks a field's length before its contents); errors in
+ * ModelProto.graph only at the end (a later graph field replaces it, and
+ * ok_onnx_read() checks the other top-level fields first), so feed() may
+ * accept bytes of a model that end() then refuses. Where a model holds
+ * several errors the two readers may name different ones: ok_onnx_read()
+ * checks a graph's own fields before its subgraphs and never parses an
+ * attribute's graph that a later `g` replaces; this reader parses
+ * everything in byte order. Either both readers fail or both succeed with
+ * the same report, except for this reader's own limits below.
+ *
+ * Heap bound: everything the stream allocates, the model it returns
+ * included, is counted against limits.max_heap (default 64 MiB); going past
+ * it is OK_ERR_LIMIT. What it holds grows with the model's structure (names,
+ * nodes, dims, graphs) and never with its weight bytes: the stack of open
+ * messages is fixed (OK_ONNX_STREAM_MAX_FRAMES, allocated once), one
+ * buffered string is at most limits.max_string bytes (OK_ERR_LIMIT past it).
+ */
+#ifndef ORTKEEP_ONNX_STREAM_H
+#define ORTKEEP_ONNX_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ok_error.h"
+#include "onnx_reader.h"
+
+/* Open messages at once: ModelProto, then per graph level node, attribute
+ * and graph (OK_ONNX_MAX_GRAPH_DEPTH levels), then the deepest message
+ * inside a graph (value_info.type.tensor_type.shape.dim). */
+#define OK_ONNX_STREAM_MAX_FRAMES (3 * OK_ONNX_MAX_GRAPH_DEPTH + 8)
+
+typedef struct ok_onnx_limits {
+    uint64_t max_heap;   /* bytes of heap, model included (default 64 MiB) */
+    uint64_t max_string; /* bytes of one buffered string (default 16 MiB) */
+} ok_onnx_limits;
+
+typedef struct ok_onnx_stream ok_onnx_stream;
+
+void ok_onnx_limits_default(ok_onnx_limits *l);
+
+/* NULL limits = defaults. NULL when out of memory. */
+ok_onnx_stream *ok_onnx_stream_new(const ok_onnx_limits *limits);
+
+/* Feeds p[0, n) (n may be 0). OK_OK, or the (sticky) error. */
+int ok_onnx_stream_feed(ok_onnx_stream *s, const uint8_t *p, size_t n, ok_error *err);
+
+/* No more bytes: on success *out is the model (free with ok_model_free; its
+ * strings live in m->owned_buf, m->buf == m->owned_buf) and OK_OK; on
+ * failure *out is NULL. Call once; a second call is OK_ERR_STATE. */
+int ok_onnx_stream_end(ok_onnx_stream *s, ok_model **out, ok_error *err);
+
+void ok_onnx_stream_free(ok_onnx_stream *s);
+
+/* Bytes fed so far. */
+uint64_t ok_onnx_stream_consumed(const ok_onnx_stream *s);
+/* The byte offset of the error, 64-bit (0 when none). */
+uint64_t ok_onnx_stream_error_offset(const ok_onnx_stream *s);
+/* Bytes of heap held now by the stream (the model it returned excluded once
+ * returned) and the most it ever held (model included). */
+uint64_t ok_onnx_stream_heap(const ok_onnx_stream *s, uint64_t *peak);
+
+#endif
