@@ -15,10 +15,11 @@
  * is known: paths need node names and attribute names that may follow the
  * graphs on the wire.
  *
- * Errors inside a top-level field are held ("pending") and the rest of that
- * field is skipped by counting: they become final when the field is
- * complete, or, for ModelProto.graph, at the end if that graph is still the
- * last one. */
+ * Errors inside a message are held in the scope the one-shot reader checks
+ * as a unit (serr), the rest of that scope is skipped by counting, and
+ * close_frame passes them outward in the one-shot reader's order: a
+ * top-level field's error is final when the field is complete, the last
+ * ModelProto.graph's at the end. */
 #include "onnx_stream.h"
 
 #include <stdarg.h>
@@ -36,6 +37,13 @@ enum { /* frame kinds */
 
 enum { ST_TAG, ST_VAL, ST_LEN, ST_SKIP, ST_CAP };
 
+/* An error held until its scope decides (see serr). */
+typedef struct eslot {
+    int code; /* 0: none */
+    uint64_t off;
+    char msg[192];
+} eslot;
+
 typedef struct frame {
     uint8_t kind;
     uint32_t number;  /* field number in the parent */
@@ -50,6 +58,14 @@ typedef struct frame {
     int64_t list_next;    /* ATTR: next AttributeProto.graphs index */
     uint32_t last_g;      /* ATTR: the live AttributeProto.g, or NONE */
     ok_span a, b, c;      /* NODE: name, op_type, domain; ATTR: name */
+    /* Errors, in the one-shot reader's order of checks:
+     *   GRAPH  e[0] its own fields (final for the graph), e[1] the first of
+     *          its nodes' attributes (subgraphs);
+     *   NODE   e[1] the first of its attributes;
+     *   ATTR   e[0] its own fields, e[1] its (last) g, e[2] the first of its
+     *          graphs;
+     *   a top-level field (depth 1, not the graph): e[0]. */
+    eslot e[3];
 } frame;
 
 typedef struct sgraph {
@@ -90,14 +106,8 @@ struct ok_onnx_stream {
     /* open messages: fr[0] is ModelProto */
     frame *fr;
     uint32_t depth;
-    /* a pending error inside the current top-level field */
-    int pend;
-    uint64_t pend_off;
-    char pend_msg[192];
     /* the error of the last ModelProto.graph, final at the end */
-    int gerr;
-    uint64_t gerr_off;
-    char gerr_msg[192];
+    eslot gerr;
     /* a final error */
     int failed;
     uint64_t fail_off;
@@ -193,9 +203,14 @@ static int heap_fail(ok_onnx_stream *s, int rc) {
     return sfatal(s, OK_ERR_NOMEM, s->pos, "out of memory");
 }
 
-/* An error of the wire or the rules: final at the top level (returns the
- * code); inside a top-level field, pending until that field is complete
- * (returns PENDED: stop handling this field, go on reading). */
+/* An error of the wire or the rules. At the top level it is final (returns
+ * the code). Inside a message it belongs to the innermost scope that the
+ * one-shot reader checks as a unit: a graph's own fields (the graph's nodes,
+ * initializers, inputs...), an attribute's own fields, or a top-level field.
+ * The scope stops there: its rest is skipped by counting, its error held,
+ * and passed outward when the scope ends (close_frame), where the one-shot
+ * order decides which error counts. Returns PENDED: stop handling this
+ * field, go on reading. */
 #define PENDED (-1)
 static int serr(ok_onnx_stream *s, int code, uint64_t off, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -214,14 +229,17 @@ static int serr(ok_onnx_stream *s, int code, uint64_t off, const char *fmt, ...)
         va_end(ap);
         return s->failed;
     }
-    vformat(s->pend_msg, fmt, ap);
+    {
+        uint32_t k = s->depth;
+        while (k > 1 && s->fr[k].kind != K_GRAPH && s->fr[k].kind != K_ATTR) k--;
+        vformat(s->fr[k].e[0].msg, fmt, ap);
+        s->fr[k].e[0].code = code;
+        s->fr[k].e[0].off = off;
+        s->depth = k;
+    }
     va_end(ap);
-    s->pend = code;
-    s->pend_off = off;
-    /* Skip the rest of the top-level field. */
-    s->depth = 1;
     s->vn = 0;
-    s->remain = s->fr[1].end - s->pos;
+    s->remain = s->fr[s->depth].end - s->pos;
     s->skip_fixed = 0;
     s->st = s->remain ? ST_SKIP : ST_TAG;
     s->cap_kind = 0;
@@ -324,6 +342,7 @@ static frame *descend(ok_onnx_stream *s, int kind) {
         f->len = s->remain;
     }
     f->kind = (uint8_t)kind;
+    f->e[0].code = f->e[1].code = f->e[2].code = 0;
     s->remain = 0; /* not skipped: read */
     return f;
 }
@@ -345,6 +364,7 @@ static int start_graph(ok_onnx_stream *s, uint32_t parent, int64_t list_idx, con
     g->name = empty_span();
     f = descend(s, K_GRAPH);
     f->sid = sid;
+    memset(f->e, 0, sizeof f->e);
     return OK_OK;
 }
 
@@ -352,8 +372,9 @@ static int start_graph(ok_onnx_stream *s, uint32_t parent, int64_t list_idx, con
 static int capture(ok_onnx_stream *s) {
     uint64_t n = s->remain;
     int rc;
+    /* Pending like a wire error: a field cut short is TRUNCATED first. */
     if (n > s->lim.max_string)
-        return sfatal(s, OK_ERR_LIMIT, s->vstart,
+        return serr(s, OK_ERR_LIMIT, s->vstart,
                       "limit at byte %llu: a string of %llu bytes (more than %llu)",
                       (unsigned long long)s->vstart, (unsigned long long)n,
                       (unsigned long long)s->lim.max_string);
@@ -463,24 +484,32 @@ static int close_tensor(ok_onnx_stream *s, uint32_t sid) {
 
 /* The frame on top ends (pos == its end). */
 static int close_frame(ok_onnx_stream *s) {
-    frame f = s->fr[s->depth];
+    frame *fp = &s->fr[s->depth], *up;
     int rc;
-    if (s->depth == 1 && s->pend) {
-        s->depth = 0;
-        if (f.kind == K_GRAPH) { /* final at the end, if still the graph */
-            s->gerr = s->pend;
-            s->gerr_off = s->pend_off;
-            memcpy(s->gerr_msg, s->pend_msg, sizeof s->gerr_msg);
-            s->pend = 0;
-            return OK_OK;
-        }
-        s->failed = s->pend;
-        s->fail_off = s->pend_off;
-        memcpy(s->fail_msg, s->pend_msg, sizeof s->fail_msg);
-        s->pend = 0;
-        return s->failed;
-    }
+#define f (*fp)
+    /* Pass errors outward (the popped frame stays readable until the next
+     * push). */
     s->depth--;
+    up = &s->fr[s->depth];
+    if (s->depth == 0) {
+        if (f.kind == K_GRAPH) { /* final at the end, if still the graph */
+            s->gerr = f.e[0].code ? f.e[0] : f.e[1];
+        } else if (f.e[0].code) {
+            s->failed = f.e[0].code;
+            s->fail_off = f.e[0].off;
+            memcpy(s->fail_msg, f.e[0].msg, sizeof s->fail_msg);
+            return s->failed;
+        }
+    } else if (f.kind == K_GRAPH) {
+        const eslot *e = f.e[0].code ? &f.e[0] : &f.e[1];
+        if (s->g[f.sid].list_idx < 0) up->e[1] = *e; /* the last g: replaces */
+        else if (e->code && !up->e[2].code) up->e[2] = *e;
+    } else if (f.kind == K_ATTR) {
+        const eslot *e = f.e[0].code ? &f.e[0] : f.e[1].code ? &f.e[1] : &f.e[2];
+        if (e->code && !up->e[1].code) up->e[1] = *e;
+    } else if (f.kind == K_NODE) {
+        if (f.e[1].code && !up->e[1].code) up->e[1] = f.e[1];
+    }
     switch (f.kind) {
     case K_NODE: {
         sgraph *g = &s->g[f.sid];
@@ -539,6 +568,7 @@ static int close_frame(ok_onnx_stream *s) {
     default:
         return OK_OK;
     }
+#undef f
 }
 
 /* ---- fields ------------------------------------------------------------- */
@@ -643,7 +673,7 @@ static int on_len(ok_onnx_stream *s) {
         case 2: case 3: case 4: return capture(s);
         case 7:
             s->has_graph = 1;
-            s->gerr = 0;
+            s->gerr.code = 0;
             s->main_sid = s->n_g;
             return start_graph(s, OK_ONNX_NONE, -1, NULL);
         case 8:
@@ -720,10 +750,23 @@ static int on_len(ok_onnx_stream *s) {
         if (s->fnum == 6 || s->fnum == 11) {
             frame attr = *f;
             int64_t idx = -1;
-            if (s->g[f->sid].depth + 1 > OK_ONNX_MAX_GRAPH_DEPTH)
-                return serr(s, OK_ERR_TOO_DEEP, s->pos,
-                            "too deep at byte %llu: graph nesting exceeds %d levels",
-                            (unsigned long long)s->pos, OK_ONNX_MAX_GRAPH_DEPTH);
+            if (s->g[f->sid].depth + 1 > OK_ONNX_MAX_GRAPH_DEPTH) {
+                /* The subgraph's own error; it is skipped, not read. */
+                eslot *e = &f->e[2];
+                if (s->fnum == 6) {
+                    if (f->last_g != OK_ONNX_NONE) s->g[f->last_g].dead = 1;
+                    f->last_g = OK_ONNX_NONE;
+                    e = &f->e[1];
+                } else {
+                    f->list_next++;
+                    if (e->code) return OK_OK;
+                }
+                e->code = OK_ERR_TOO_DEEP;
+                e->off = s->pos;
+                snprintf(e->msg, sizeof e->msg, "too deep at byte %llu: graph nesting exceeds %d levels",
+                         (unsigned long long)s->pos, OK_ONNX_MAX_GRAPH_DEPTH);
+                return OK_OK;
+            }
             if (s->fnum == 6) { /* the last g counts */
                 if (f->last_g != OK_ONNX_NONE) s->g[f->last_g].dead = 1;
                 f->last_g = s->n_g;
@@ -846,6 +889,7 @@ static int on_length(ok_onnx_stream *s) {
         f->end = len > UINT64_MAX - s->pos ? UINT64_MAX : s->pos + len;
         f->lenpos = s->vstart;
         f->len = len;
+        f->e[0].code = f->e[1].code = f->e[2].code = 0;
         s->depth = 1;
         s->leaf_fresh = 1;
     }
@@ -874,6 +918,17 @@ static int feed(ok_onnx_stream *s, const uint8_t *p, size_t n) {
                 rc = close_frame(s);
                 if (rc > 0) return rc;
             }
+        }
+        /* A varint (tag, value, length or packed dim) under way at the end
+         * of its message runs past it: known without the next byte. */
+        if ((s->vn || s->st == ST_VAL || s->st == ST_LEN) && s->depth > 0 &&
+            s->pos >= s->fr[s->depth].end) {
+            uint64_t at = s->vn ? s->vstart : s->pos;
+            s->vn = 0;
+            rc = serr(s, OK_ERR_TRUNCATED, at, "truncated at byte %llu: varint runs past end %llu",
+                      (unsigned long long)at, (unsigned long long)s->fr[s->depth].end);
+            if (rc > 0) return rc;
+            continue;
         }
         if (i == n) return OK_OK;
         rc = OK_OK;
@@ -912,14 +967,6 @@ static int feed(ok_onnx_stream *s, const uint8_t *p, size_t n) {
                 s->vstart = s->pos;
                 s->v = 0;
                 s->vshift = 0;
-            }
-            if (s->depth > 0 && s->pos >= s->fr[s->depth].end) {
-                s->vn = 0;
-                rc = serr(s, OK_ERR_TRUNCATED, s->vstart,
-                          "truncated at byte %llu: varint runs past end %llu",
-                          (unsigned long long)s->vstart,
-                          (unsigned long long)s->fr[s->depth].end);
-                break;
             }
             b = p[i++];
             s->pos++;
@@ -1435,10 +1482,10 @@ int ok_onnx_stream_end(ok_onnx_stream *s, ok_model **out, ok_error *err) {
                (unsigned long long)s->pos);
         return report(s, err);
     }
-    if (s->gerr) {
-        s->failed = s->gerr;
-        s->fail_off = s->gerr_off;
-        memcpy(s->fail_msg, s->gerr_msg, sizeof s->fail_msg);
+    if (s->gerr.code) {
+        s->failed = s->gerr.code;
+        s->fail_off = s->gerr.off;
+        memcpy(s->fail_msg, s->gerr.msg, sizeof s->fail_msg);
         return report(s, err);
     }
     if (finish(s, out)) return report(s, err);

@@ -256,7 +256,11 @@ static void test_handmade(void) {
     static const uint8_t two_graphs[] = {0x3a, 0x02, 0x08, 0x01, 0x3a, 0x00};
     /* a fixed64 cut at the top */
     static const uint8_t fixed_cut[] = {0x09, 0x01, 0x02};
+    /* a graph whose last field's varint value is cut by the graph's end
+     * (found by fuzz_onnx_stream) */
+    static const uint8_t val_at_end[] = {0x3a, 0x01, 0x68};
     const struct { const uint8_t *b; size_t n; } cases[] = {
+        {val_at_end, 3},
         {only_ir, 0}, {only_ir, 2}, {junk, 4}, {wrong_wire, 2}, {node_past, 6}, {cut_str, 5},
         {huge, 11}, {longv, 12}, {ir_len, 5}, {bad_opset, 6}, {two_graphs, 6}, {fixed_cut, 3},
     };
@@ -283,6 +287,14 @@ static void test_handmade(void) {
         CHECK_EQ_INT(ok_onnx_stream_feed(s, name, sizeof name, &e), OK_ERR_LIMIT);
         CHECK_EQ_INT(e.code, OK_ERR_LIMIT);
         CHECK_EQ_INT(ok_onnx_stream_feed(s, name, 1, &e), OK_ERR_LIMIT); /* sticky */
+        ok_onnx_stream_free(s);
+        /* ... reported once its field is complete: cut, it is TRUNCATED */
+        s = ok_onnx_stream_new(&l);
+        CHECK_EQ_INT(ok_onnx_stream_feed(s, name, sizeof name - 1, &e), OK_OK);
+        {
+            ok_model *m = NULL;
+            CHECK_EQ_INT(ok_onnx_stream_end(s, &m, &e), OK_ERR_TRUNCATED);
+        }
         ok_onnx_stream_free(s);
         /* heap limit */
         ok_onnx_limits_default(&l);
@@ -339,7 +351,7 @@ static void test_handmade(void) {
             CHECK(strstr(e.message, want) != NULL);
         }
         ok_onnx_stream_heap(s, &peak);
-        CHECK(peak < 64 * 1024);
+        CHECK(peak < 256 * 1024); /* the fixed frame stack, mostly */
         ok_onnx_stream_free(s);
     }
 }
