@@ -893,6 +893,10 @@ static int on_length(ok_onnx_stream *s) {
         s->depth = 1;
         s->leaf_fresh = 1;
     }
+    /* The rules bound the nesting (onnx_stream.h); never trust that alone. */
+    if (s->depth + 1 >= OK_ONNX_STREAM_MAX_FRAMES)
+        return sfatal(s, OK_ERR_TOO_DEEP, s->pos, "too deep at byte %llu: more than %d open messages",
+                      (unsigned long long)s->pos, OK_ONNX_STREAM_MAX_FRAMES);
     s->st = ST_TAG;
     rc = on_len(s);
     s->leaf_fresh = 0;

@@ -236,6 +236,80 @@ static void test_files(const char *root) {
     }
 }
 
+
+/* ---- nested models, built here: If nodes each holding the next graph ---- */
+typedef struct wbuf {
+    uint8_t *b;
+    size_t n;
+} wbuf;
+
+static void w_raw(wbuf *w, const void *p, size_t n) {
+    w->b = realloc(w->b, w->n + n + 1);
+    if (!w->b) abort();
+    memcpy(w->b + w->n, p, n);
+    w->n += n;
+}
+static void w_varint(wbuf *w, uint64_t v) {
+    uint8_t t[10];
+    size_t i = 0;
+    do {
+        t[i] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+        v >>= 7;
+        i++;
+    } while (v);
+    w_raw(w, t, i);
+}
+/* Wraps w's bytes as LEN field `field`. */
+static void w_wrap(wbuf *w, uint32_t field) {
+    wbuf o = {0};
+    w_varint(&o, ((uint64_t)field << 3) | 2);
+    w_varint(&o, w->n);
+    w_raw(&o, w->b, w->n);
+    free(w->b);
+    *w = o;
+}
+static void w_str(wbuf *w, uint32_t field, const char *str) {
+    w_varint(w, ((uint64_t)field << 3) | 2);
+    w_varint(w, strlen(str));
+    w_raw(w, str, strlen(str));
+}
+
+static void test_depth(void) {
+    for (int depth = 62; depth <= 66; depth++) {
+        wbuf g = {0};
+        result a, r;
+        w_str(&g, 1, "x"); /* leaf graph: one node Relu(x) -> y */
+        w_str(&g, 2, "y");
+        w_str(&g, 4, "Relu");
+        w_wrap(&g, 1);
+        for (int i = 0; i < depth; i++) {
+            wbuf attr = {0};
+            w_str(&attr, 1, "then_branch");
+            w_raw(&attr, "", 0);
+            w_wrap(&g, 6);            /* g as AttributeProto.g */
+            w_raw(&attr, g.b, g.n);
+            free(g.b);
+            w_wrap(&attr, 5);          /* attribute of a node */
+            w_str(&attr, 4, "If");
+            w_wrap(&attr, 1);          /* node of the outer graph */
+            g = attr;
+        }
+        w_wrap(&g, 7); /* ModelProto.graph */
+        oneshot(g.b, g.n, &a);
+        CHECK_EQ_INT(a.rc, depth <= OK_ONNX_MAX_GRAPH_DEPTH ? OK_OK : OK_ERR_TOO_DEEP);
+        streamed(g.b, g.n, 1, 1, &r, NULL);
+        same("nested", "depth", (size_t)depth, &a, &r);
+        result_free(&r);
+        for (size_t cut = 0; cut < g.n; cut += 7) {
+            streamed(g.b, g.n, 0, cut, &r, NULL);
+            same("nested split", "depth", cut, &a, &r);
+            result_free(&r);
+        }
+        result_free(&a);
+        free(g.b);
+    }
+}
+
 static void test_handmade(void) {
     static const uint8_t only_ir[] = {0x08, 0x08};
     static const uint8_t junk[] = {'G', 'I', 'F', '8'};
@@ -358,6 +432,7 @@ static void test_handmade(void) {
 
 int main(int argc, char **argv) {
     test_handmade();
+    test_depth();
     if (argc > 1) test_files(argv[1]);
     else CHECK(!"argv[1]: the repository root");
     return CHECK_DONE();
