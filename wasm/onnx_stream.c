@@ -103,9 +103,10 @@ struct ok_onnx_stream {
     uint32_t cap_kind, cap_num;
     ok_span cap;
     int leaf_fresh;
-    /* open messages: fr[0] is ModelProto */
+    /* open messages: fr[0] is ModelProto; grown on demand (most models
+     * need ~10 frames) up to OK_ONNX_STREAM_MAX_FRAMES */
     frame *fr;
-    uint32_t depth;
+    uint32_t depth, fr_cap;
     /* the error of the last ModelProto.graph, final at the end */
     eslot gerr;
     /* a final error */
@@ -893,10 +894,20 @@ static int on_length(ok_onnx_stream *s) {
         s->depth = 1;
         s->leaf_fresh = 1;
     }
-    /* The rules bound the nesting (onnx_stream.h); never trust that alone. */
+    /* on_len opens at most one message: make room first, so frame pointers
+     * taken there stay valid. The rules bound the nesting (onnx_stream.h);
+     * never trust that alone. */
     if (s->depth + 1 >= OK_ONNX_STREAM_MAX_FRAMES)
         return sfatal(s, OK_ERR_TOO_DEEP, s->pos, "too deep at byte %llu: more than %d open messages",
                       (unsigned long long)s->pos, OK_ONNX_STREAM_MAX_FRAMES);
+    if (s->depth + 2 > s->fr_cap) {
+        uint32_t ncap = s->fr_cap * 2 > OK_ONNX_STREAM_MAX_FRAMES ? OK_ONNX_STREAM_MAX_FRAMES
+                                                                   : s->fr_cap * 2;
+        if ((rc = s_realloc(s, (void **)&s->fr, (size_t)s->fr_cap * sizeof(frame),
+                            (size_t)ncap * sizeof(frame))))
+            return heap_fail(s, rc);
+        s->fr_cap = ncap;
+    }
     s->st = ST_TAG;
     rc = on_len(s);
     s->leaf_fresh = 0;
@@ -1398,11 +1409,12 @@ void ok_onnx_limits_default(ok_onnx_limits *l) {
 
 ok_onnx_stream *ok_onnx_stream_new(const ok_onnx_limits *limits) {
     ok_onnx_stream *s = calloc(1, sizeof *s);
-    size_t fb = OK_ONNX_STREAM_MAX_FRAMES * sizeof(frame);
+    size_t fb = 16 * sizeof(frame);
     if (!s) return NULL;
     if (limits) s->lim = *limits;
     else ok_onnx_limits_default(&s->lim);
-    s->fr = calloc(OK_ONNX_STREAM_MAX_FRAMES, sizeof(frame));
+    s->fr = calloc(16, sizeof(frame));
+    s->fr_cap = 16;
     if (!s->fr) {
         free(s);
         return NULL;

@@ -35,10 +35,10 @@
  * included, is counted against limits.max_heap (default 64 MiB); going past
  * it is OK_ERR_LIMIT. What it holds grows with the model's structure (names,
  * nodes, dims, graphs) and never with its weight bytes: the stack of open
- * messages is fixed (OK_ONNX_STREAM_MAX_FRAMES frames of < 1 KiB, allocated
- * once: ~160 KiB), one buffered string is at most limits.max_string bytes
- * (OK_ERR_LIMIT past it). Measured: ~0.9 MiB peak for isnet (44 MB),
- * 64-bit native; ~0.65 MiB in wasm32.
+ * messages holds at most OK_ONNX_STREAM_MAX_FRAMES frames of < 1 KiB
+ * (grown on demand from 16), one buffered string is at most
+ * limits.max_string bytes (OK_ERR_LIMIT past it). Measured peak for isnet
+ * (44 MB): ~0.8 MiB 64-bit native, ~0.6 MiB in wasm32.
  */
 #ifndef ORTKEEP_ONNX_STREAM_H
 #define ORTKEEP_ONNX_STREAM_H
