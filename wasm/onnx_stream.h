@@ -80,8 +80,8 @@ void ok_onnx_stream_free(ok_onnx_stream *s);
 uint64_t ok_onnx_stream_consumed(const ok_onnx_stream *s);
 /* The byte offset of the error, 64-bit (0 when none). */
 uint64_t ok_onnx_stream_error_offset(const ok_onnx_stream *s);
-/* Bytes of heap held now by the stream (the model it returned excluded once
- * returned) and the most it ever held (model included). */
+/* Bytes of heap the stream has allocated and not freed (the model it
+ * returned counts until the stream is freed), and the most ever (*peak). */
 uint64_t ok_onnx_stream_heap(const ok_onnx_stream *s, uint64_t *peak);
 
 #endif
