@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onnx_reader_internal.h"
 #include "pb_wire.h"
 
 /* Field names, for error messages only. */
@@ -44,34 +45,41 @@ static const char *const dim_f[] = {NULL, "dim_value", "dim_param"};
 static const char *const sparse_f[] = {NULL, "values"};
 
 #define MSG(n, f) {n, f, (uint32_t)(sizeof f / sizeof f[0])}
-static const ok_pb_msg MODEL = MSG("model", model_f);
-static const ok_pb_msg GRAPH = MSG("graph", graph_f);
-static const ok_pb_msg NODE = MSG("node", node_f);
-static const ok_pb_msg ATTR = MSG("attribute", attr_f);
-static const ok_pb_msg TENSOR = MSG("tensor", tensor_f);
-static const ok_pb_msg KV = MSG("entry", kv_f);
-static const ok_pb_msg OPSET = MSG("opset_import", opset_f);
-static const ok_pb_msg VINFO = MSG("value_info", vi_f);
-static const ok_pb_msg TYPE = MSG("type", type_f);
-static const ok_pb_msg TTYPE = MSG("tensor_type", ttype_f);
-static const ok_pb_msg SHAPE = MSG("shape", shape_f);
-static const ok_pb_msg DIM = MSG("dim", dim_f);
-static const ok_pb_msg SPARSE = MSG("sparse_initializer", sparse_f);
+/* Shared with the streaming reader (onnx_reader_internal.h), so both word
+ * their errors alike. */
+const ok_pb_msg ok_onnx_msg_model = MSG("model", model_f);
+const ok_pb_msg ok_onnx_msg_graph = MSG("graph", graph_f);
+const ok_pb_msg ok_onnx_msg_node = MSG("node", node_f);
+const ok_pb_msg ok_onnx_msg_attr = MSG("attribute", attr_f);
+const ok_pb_msg ok_onnx_msg_tensor = MSG("tensor", tensor_f);
+const ok_pb_msg ok_onnx_msg_kv = MSG("entry", kv_f);
+const ok_pb_msg ok_onnx_msg_opset = MSG("opset_import", opset_f);
+const ok_pb_msg ok_onnx_msg_vinfo = MSG("value_info", vi_f);
+const ok_pb_msg ok_onnx_msg_type = MSG("type", type_f);
+const ok_pb_msg ok_onnx_msg_ttype = MSG("tensor_type", ttype_f);
+const ok_pb_msg ok_onnx_msg_shape = MSG("shape", shape_f);
+const ok_pb_msg ok_onnx_msg_dim = MSG("dim", dim_f);
+const ok_pb_msg ok_onnx_msg_sparse = MSG("sparse_initializer", sparse_f);
+#define MODEL ok_onnx_msg_model
+#define GRAPH ok_onnx_msg_graph
+#define NODE ok_onnx_msg_node
+#define ATTR ok_onnx_msg_attr
+#define TENSOR ok_onnx_msg_tensor
+#define KV ok_onnx_msg_kv
+#define OPSET ok_onnx_msg_opset
+#define VINFO ok_onnx_msg_vinfo
+#define TYPE ok_onnx_msg_type
+#define TTYPE ok_onnx_msg_ttype
+#define SHAPE ok_onnx_msg_shape
+#define DIM ok_onnx_msg_dim
+#define SPARSE ok_onnx_msg_sparse
 
 /* Arrays never exceed this many entries, so uint32 indexes and size
  * products stay far from overflow on wasm32. */
 #define MAX_ENTRIES (1u << 28)
 
-typedef struct def_entry {
-    uint32_t graph;
-    uint32_t init; /* OK_ONNX_NONE: defined, but not as an initializer */
-    ok_span name;
-} def_entry;
-
-typedef struct ref_entry {
-    uint32_t graph;
-    ok_span name;
-} ref_entry;
+typedef ok_onnx_def def_entry;
+typedef ok_onnx_ref ref_entry;
 
 typedef struct reader {
     const uint8_t *buf;
@@ -160,7 +168,7 @@ int ok_onnx_tensor_bytes(int32_t data_type, uint64_t n, uint64_t *out) {
 }
 
 /* Parses a decimal string of external_data; "" is not a number. */
-static int parse_decimal(const uint8_t *s, size_t n, uint64_t *out) {
+int ok_onnx_parse_decimal(const uint8_t *s, size_t n, uint64_t *out) {
     uint64_t v = 0;
     if (n == 0) return 0;
     for (size_t i = 0; i < n; i++) {
@@ -248,6 +256,8 @@ static int read_tensor(reader *rd, uint32_t gi, size_t off, size_t end) {
             EXPECT(rd, &pr, &f, OK_PB_LEN);
             t.has_raw = 1;
             t.raw = span_of(&f);
+            t.raw_offset = f.off;
+            t.raw_length = f.len;
             break;
         case 13: {
             ok_span k, v;
@@ -291,8 +301,8 @@ static int read_tensor(reader *rd, uint32_t gi, size_t off, size_t end) {
     if (location == 1) { /* EXTERNAL */
         t.is_external = 1;
         t.ext_location = loc;
-        if ((has_eoff && !parse_decimal(rd->buf + eoff.off, eoff.len, &t.ext_offset)) ||
-            (has_elen && !parse_decimal(rd->buf + elen.off, elen.len, &t.ext_length)))
+        if ((has_eoff && !ok_onnx_parse_decimal(rd->buf + eoff.off, eoff.len, &t.ext_offset)) ||
+            (has_elen && !ok_onnx_parse_decimal(rd->buf + elen.off, elen.len, &t.ext_length)))
             return ok_pb_fail(rd->err, OK_ERR_CORRUPT, off,
                               "corrupt at byte %zu: external_data offset/length is not a decimal",
                               off);
@@ -703,33 +713,34 @@ static int pair_cmp(const void *a, const void *b) {
     return 0;
 }
 
-static int resolve_scopes(reader *rd) {
-    ok_model *m = rd->m;
+int ok_onnx_resolve_scopes(ok_model *m, const uint8_t *buf, const ok_onnx_def *defs,
+                           uint32_t n_defs, const ok_onnx_ref *refs, uint32_t n_refs,
+                           ok_error *err) {
     uint32_t cap = 16, mask, *slots, npairs = 0, pcap = 0, keep = 0;
     ok_shared_ref *pairs = NULL;
     int rc = OK_OK;
 
-    while (cap < 2 * (uint64_t)rd->n_defs + 2) cap *= 2; /* n_defs < 2^28 */
+    while (cap < 2 * (uint64_t)n_defs + 2) cap *= 2; /* n_defs < 2^28 */
     mask = cap - 1;
     slots = malloc((size_t)cap * sizeof *slots);
-    if (!slots) return ok_pb_fail(rd->err, OK_ERR_NOMEM, 0, "out of memory");
+    if (!slots) return ok_pb_fail(err, OK_ERR_NOMEM, 0, "out of memory");
     memset(slots, 0xff, (size_t)cap * sizeof *slots);
 
     /* Insert defs; an initializer beats other definitions of the same name
      * in the same graph, and the first initializer beats later ones. */
-    for (uint32_t i = 0; i < rd->n_defs; i++) {
-        const def_entry *d = &rd->defs[i];
-        uint32_t h = hash_mix(hash_name(rd->buf + d->name.off, d->name.len), d->graph);
+    for (uint32_t i = 0; i < n_defs; i++) {
+        const def_entry *d = &defs[i];
+        uint32_t h = hash_mix(hash_name(buf + d->name.off, d->name.len), d->graph);
         for (;; h++) {
             uint32_t s = slots[h & mask];
-            def_entry *e;
+            const def_entry *e;
             if (s == OK_ONNX_NONE) {
                 slots[h & mask] = i;
                 break;
             }
-            e = &rd->defs[s];
+            e = &defs[s];
             if (e->graph == d->graph && e->name.len == d->name.len &&
-                memcmp(rd->buf + e->name.off, rd->buf + d->name.off, d->name.len) == 0) {
+                memcmp(buf + e->name.off, buf + d->name.off, d->name.len) == 0) {
                 if (e->init == OK_ONNX_NONE && d->init != OK_ONNX_NONE)
                     slots[h & mask] = i;
                 break;
@@ -737,9 +748,9 @@ static int resolve_scopes(reader *rd) {
         }
     }
 
-    for (uint32_t i = 0; i < rd->n_refs && rc == OK_OK; i++) {
-        const ref_entry *r = &rd->refs[i];
-        uint32_t hn = hash_name(rd->buf + r->name.off, r->name.len);
+    for (uint32_t i = 0; i < n_refs && rc == OK_OK; i++) {
+        const ref_entry *r = &refs[i];
+        uint32_t hn = hash_name(buf + r->name.off, r->name.len);
         uint32_t g = r->graph, found = OK_ONNX_NONE;
         int stop = 0;
         while (g != OK_ONNX_NONE && !stop) {
@@ -748,9 +759,9 @@ static int resolve_scopes(reader *rd) {
                 uint32_t s = slots[h & mask];
                 const def_entry *e;
                 if (s == OK_ONNX_NONE) break;
-                e = &rd->defs[s];
+                e = &defs[s];
                 if (e->graph == g && e->name.len == r->name.len &&
-                    memcmp(rd->buf + e->name.off, rd->buf + r->name.off, r->name.len) == 0) {
+                    memcmp(buf + e->name.off, buf + r->name.off, r->name.len) == 0) {
                     found = e->init;
                     stop = 1;
                     break;
@@ -759,7 +770,17 @@ static int resolve_scopes(reader *rd) {
             g = m->graphs[g].parent;
         }
         if (found == OK_ONNX_NONE) continue;
-        if ((rc = GROW(rd, pairs, npairs, pcap))) break;
+        if (npairs >= pcap) {
+            /* At most one pair per ref: grow by doubling up to n_refs. */
+            uint32_t ncap = pcap ? (pcap > n_refs / 2 ? n_refs : pcap * 2) : 16;
+            ok_shared_ref *np = realloc(pairs, (size_t)ncap * sizeof *pairs);
+            if (!np) {
+                rc = ok_pb_fail(err, OK_ERR_NOMEM, 0, "out of memory");
+                break;
+            }
+            pairs = np;
+            pcap = ncap;
+        }
         pairs[npairs].init = found;
         pairs[npairs].graph = r->graph;
         npairs++;
@@ -866,7 +887,8 @@ static int read_model(reader *rd, size_t len) {
     memcpy(path, "main", 5);
     if ((rc = read_graph(rd, graph.off, graph.off + graph.len, OK_ONNX_NONE, 0, path, 4)))
         return rc;
-    return resolve_scopes(rd);
+    return ok_onnx_resolve_scopes(m, rd->buf, rd->defs, rd->n_defs, rd->refs, rd->n_refs,
+                                  rd->err);
 }
 
 int ok_onnx_read(const uint8_t *buf, size_t len, ok_model **out, ok_error *err) {
@@ -887,6 +909,7 @@ int ok_onnx_read(const uint8_t *buf, size_t len, ok_model **out, ok_error *err) 
     if (!m) return ok_pb_fail(err, OK_ERR_NOMEM, 0, "out of memory");
     m->buf = buf;
     m->len = len;
+    m->total_len = len;
     memset(&rd, 0, sizeof rd);
     rd.buf = buf;
     rd.m = m;
@@ -905,6 +928,7 @@ int ok_onnx_read(const uint8_t *buf, size_t len, ok_model **out, ok_error *err) 
 
 void ok_model_free(ok_model *m) {
     if (!m) return;
+    free(m->owned_buf);
     for (uint32_t i = 0; i < m->n_graphs; i++) free(m->graphs[i].path);
     free(m->graphs);
     free(m->inits);

@@ -2,8 +2,10 @@
  *
  * ok_onnx_read() walks the wire format once (never copying weight bytes) and
  * builds an ok_model: flat arrays that index each other by uint32 position.
- * Strings are spans into the caller's buffer, which must outlive the model;
- * only graph paths are built (and owned) here.
+ * Strings are spans into m->buf: for ok_onnx_read() the caller's buffer,
+ * which must outlive the model; for a model from the streaming reader
+ * (onnx_stream.h, same report) an arena of owned copies that the model holds
+ * and ok_model_free() releases. Only graph paths are built (and owned) here.
  *
  * What it covers: the main graph and every graph-valued attribute
  * (AttributeProto.g and .graphs, so If/Loop/Scan and any custom op), nested
@@ -81,7 +83,9 @@ typedef struct ok_initializer {
     uint32_t ndims;
     uint64_t bytes;     /* logical byte size (see rules above) */
     int has_raw;        /* raw_data present: raw is its payload */
-    ok_span raw;
+    ok_span raw;        /* into buf: ok_onnx_read() only ({0,0} when streamed) */
+    uint64_t raw_offset; /* raw_data payload as a byte range of the model */
+    uint64_t raw_length;
     int is_external;    /* data_location == EXTERNAL */
     ok_span ext_location;
     uint64_t ext_offset;
@@ -123,8 +127,11 @@ typedef struct ok_shared_ref {
 } ok_shared_ref;
 
 typedef struct ok_model {
-    const uint8_t *buf; /* the caller's buffer (borrowed) */
-    size_t len;
+    const uint8_t *buf; /* what spans index: the caller's buffer (borrowed), or
+                           owned_buf */
+    size_t len;         /* model bytes (SIZE_MAX when more) */
+    uint8_t *owned_buf; /* streamed models: the string arena; else NULL */
+    uint64_t total_len; /* model bytes, 64-bit */
     int64_t ir_version;
     int64_t model_version;
     ok_span producer_name, producer_version, domain;
