@@ -65,13 +65,15 @@ async function loadFresh(src, options, signal) {
       flags |= LOAD_FLAG.IDB_FAILED; // the machine warns CACHE_UNAVAILABLE
     }
   }
-  const sessionOptions = poolSessionOptions(options, { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions });
+  const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
+  const sessionOptions = poolSessionOptions(options, baseOptions);
   const machine = new LoadMachine(core.m, cache?.index ?? unstoredIndex(core), {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
     mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength,
   });
   const r = await runLoad({
     machine, core, cache, ort, sessionOptions, bytes: src.bytes, signal, url: src.url ?? null,
+    sessionOptionsFor: (report) => poolSessionOptions(options, baseOptions, report),
     onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
     debug: options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null,
   });

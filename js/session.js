@@ -14,6 +14,8 @@ import { WebNNDevice } from './devices/webnn.js';
 import { OrtkeepError } from './errors.js';
 import { ONNX_TO_ORT_TYPE } from './ort-adapter.js';
 import { BACKEND, OP, ORT_TYPE_TO_ONNX, PoolCore, PoolStatus, SLOT } from './tensor-pool.js';
+import { captureFeeds } from './pool/capture.js';
+import { bindSymbols, outputPlan, resolveDims } from './pool/shapes.js';
 
 const TYPED_ARRAY_TO_ORT_TYPE = new Map([
   [Float32Array, 'float32'], [Uint8Array, 'uint8'], [Int8Array, 'int8'], [Uint16Array, 'uint16'],
@@ -36,14 +38,23 @@ export function poolDeviceName(poolOptions, executionProviders) {
 }
 
 /**
- * Session options the pool needs from onnxruntime-web: device outputs stay
- * on the device (preferredOutputLocation) so the pool can adopt and read
- * them itself. load() calls this before creating the ORT session.
+ * Session options the pool needs from onnxruntime-web: outputs whose shape
+ * can be known before a run stay on the device (preferredOutputLocation) so
+ * the pool can pin, adopt and read them itself; value-dependent outputs
+ * (no plan: NonZero counts, unknown dims) come back on the CPU, where
+ * onnxruntime computes most of them anyway (and where its zero-size
+ * device-output download fails). load() calls this with the reader's report
+ * just before creating the session.
  */
-export function poolSessionOptions(options, sessionOptions) {
+export function poolSessionOptions(options, sessionOptions, report = null) {
   const device = poolDeviceName(options.pool, sessionOptions.executionProviders);
   if (device === 'cpu' || sessionOptions.preferredOutputLocation) return sessionOptions;
-  return { ...sessionOptions, preferredOutputLocation: device === 'webgpu' ? 'gpu-buffer' : 'ml-tensor' };
+  const location = device === 'webgpu' ? 'gpu-buffer' : 'ml-tensor';
+  if (!report?.outputs?.length) return { ...sessionOptions, preferredOutputLocation: location };
+  return {
+    ...sessionOptions,
+    preferredOutputLocation: Object.fromEntries(report.outputs.map((o) => [o.name, outputPlan(o.dims) ? location : 'cpu'])),
+  };
 }
 
 export class Session {
@@ -66,14 +77,14 @@ export class Session {
       value: {
         core: hooks.core ?? null, poolOptions: hooks.pool ?? {}, eps: hooks.executionProviders, final: null, state: null,
         tail: Promise.resolve(), keptHandle: new WeakMap() /* kept ort.Tensor we handed out → pool handle */,
-        feeds: {}, fetches: {}, lastDims: [], curDims: [],
+        feeds: {}, fetches: {}, curDims: [],
       },
     });
     const declared = new Map((info.model?.inputs ?? []).map((i) => [i.name, i]));
     // ORT's names are the truth (old IR versions list initializers as inputs).
     this.inputSpecs = ortSession.inputNames.map((name) => declared.get(name) ?? { name, elemType: 0, dims: null });
     const declaredOut = new Map((info.model?.outputs ?? []).map((o) => [o.name, o]));
-    this.outputSpecs = ortSession.outputNames.map((name, j) => ({ name, staticDims: staticOutputDims(declaredOut.get(name), ortSession.outputMetadata?.[j]) }));
+    this.outputSpecs = ortSession.outputNames.map((name, j) => ({ name, plan: outputPlan(declaredOut.get(name)?.dims, ortSession.outputMetadata?.[j]?.shape) }));
     this.deviceName = poolDeviceName(this._i.poolOptions, this._i.eps);
     const session = this;
     /** The session's tensor pool: counters, kept-tensor release, a consistency check. */
@@ -99,7 +110,8 @@ export class Session {
    */
   async run(feeds, options = {}) {
     if (this.disposed) throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
-    if (!feeds || typeof feeds !== 'object') throw new OrtkeepError('BAD_FEED', 'ortkeep: run() takes an object of input name → tensor');
+    // Read now: the caller may refill its buffers once run() has returned.
+    feeds = captureFeeds(this.ort, feeds, (v) => this._i.keptHandle.has(v));
     // One run at a time per session: the pool has one open run.
     const previous = this._i.tail;
     let done;
@@ -141,13 +153,26 @@ export class Session {
     const core = this._i.core ?? await (await import('./core.js')).getCore();
     const cpu = new CpuDevice(this.ort);
     let dev = cpu;
+    // The device onnxruntime really got: with a fallback list (['webgpu',
+    // 'wasm']) and no adapter it quietly runs on wasm, and so does the pool.
+    const fallback = !this._i.poolOptions.device && hasCpuFallback(this._i.eps);
     if (this.deviceName === 'webgpu') {
-      dev = this._i.poolOptions.gpuDevice ? new WebGpuDevice(this.ort, this._i.poolOptions.gpuDevice) : await WebGpuDevice.fromOrt(this.ort);
-      if (!dev) throw new OrtkeepError('INVALID_ARG', "ortkeep: pool device 'webgpu' needs onnxruntime-web's GPUDevice (ort.env.webgpu.device); create the session with executionProviders: ['webgpu']");
+      dev = this._i.poolOptions.gpuDevice ? new WebGpuDevice(this.ort, this._i.poolOptions.gpuDevice) : await gpuDeviceOf(this.ort);
+      if (!dev && fallback) {
+        dev = cpu;
+        this.deviceName = 'cpu';
+      } else if (!dev) {
+        throw new OrtkeepError('INVALID_ARG', "ortkeep: pool device 'webgpu' needs onnxruntime-web's GPUDevice (ort.env.webgpu.device); create the session with executionProviders: ['webgpu']");
+      }
     } else if (this.deviceName === 'webnn') {
       const context = this._i.poolOptions.context ?? this._i.eps?.find?.((ep) => ep?.name === 'webnn')?.context;
-      if (!context?.createTensor) throw new OrtkeepError('INVALID_ARG', "ortkeep: pool device 'webnn' needs the MLContext the session runs on: executionProviders: [{name: 'webnn', context}] or pool: {context}");
-      dev = new WebNNDevice(this.ort, context);
+      if (context?.createTensor) {
+        dev = new WebNNDevice(this.ort, context);
+      } else if (fallback) {
+        this.deviceName = 'cpu';
+      } else {
+        throw new OrtkeepError('INVALID_ARG', "ortkeep: pool device 'webnn' needs the MLContext the session runs on: executionProviders: [{name: 'webnn', context}] or pool: {context}");
+      }
     } else if (this.deviceName !== 'cpu') {
       throw new OrtkeepError('INVALID_ARG', `ortkeep: unknown pool device '${this.deviceName}' (cpu, webgpu, webnn)`);
     }
@@ -261,15 +286,12 @@ export class Session {
     pool.runBegin();
     try {
       const ortFeeds = this._i.feeds;
-      let sameDims = this._i.lastDims.length === this.inputSpecs.length;
       for (let i = 0; i < this.inputSpecs.length; i++) {
         const spec = this.inputSpecs[i];
         ortFeeds[spec.name] = await this._bindInput(st, i, spec, feeds[spec.name]);
-        const dims = ortFeeds[spec.name].dims;
-        if (sameDims && !sameArray(this._i.lastDims[i], dims)) sameDims = false;
-        this._i.curDims[i] = dims;
+        this._i.curDims[i] = ortFeeds[spec.name].dims;
       }
-      for (let i = 0; i < this.inputSpecs.length; i++) this._i.lastDims[i] = this._i.curDims[i];
+      const bound = dev.backend === BACKEND.cpu ? null : bindSymbols(this.inputSpecs, this._i.curDims);
 
       // Outputs whose shape is known before the run are preallocated and
       // passed as fetches; others ORT allocates and the pool adopts.
@@ -278,7 +300,7 @@ export class Session {
       for (let j = 0; j < this.outputSpecs.length; j++) {
         const name = this.outputSpecs[j].name;
         if (!wanted.includes(name)) continue;
-        fetches[name] = dev.backend === BACKEND.cpu ? null : await this._prepareOutput(st, j, sameDims);
+        fetches[name] = dev.backend === BACKEND.cpu ? null : await this._prepareOutput(st, j, resolveDims(this.outputSpecs[j].plan, bound));
       }
 
       let results;
@@ -352,16 +374,11 @@ export class Session {
     return entry.tensor;
   }
 
-  async _prepareOutput(st, j, sameDims) {
+  /** Output j preallocated and pinned when its dims are known before the run; else null (onnxruntime allocates, the pool adopts). */
+  async _prepareOutput(st, j, dims) {
     const { pool, dev, map, devs } = st;
     const spec = this.outputSpecs[j];
-    let dims = spec.staticDims;
-    let type = spec.type;
-    if (!dims && sameDims) { // the inputs kept their dims: the pinned output's dims still hold
-      const pinned = map.get(pool.pinned(SLOT.output, j));
-      if (pinned && !pinned.external) ({ dims, type } = pinned);
-    }
-    type ??= this._outputType(j);
+    const type = spec.type ?? this._outputType(j);
     if (!dims || !type || !TYPED_ARRAYS[type]) return null;
     pool.output(j, dev.backend, onnxType(type), dims);
     return (await applyActions(pool, map, devs, { type, dims }, { slot: j, name: spec.name }, this)).tensor;
@@ -530,16 +547,19 @@ async function materialize(entry, dev, ctx) {
   entry.tensor = entry.type ? dev.bind(storage, entry.type, entry.dims, entry.download, entry.dispose) : null;
 }
 
-function staticOutputDims(declared, metadata) {
-  const dims = declared?.dims ?? metadata?.shape;
-  if (!dims || !dims.every((d) => typeof d === 'number' && d > 0)) return null;
-  return dims;
+/** Whether the execution provider list ends in a CPU provider onnxruntime falls back to. */
+function hasCpuFallback(eps) {
+  return (eps ?? []).slice(1).some((ep) => ['wasm', 'cpu'].includes(typeof ep === 'string' ? ep : ep?.name));
 }
 
-function sameArray(a, b) {
-  if (!a || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** onnxruntime-web's GPUDevice, if its WebGPU backend was initialised; never waits on an adapter that is not there. */
+async function gpuDeviceOf(ort) {
+  if (typeof navigator === 'undefined' || !navigator.gpu) return null;
+  try {
+    return await WebGpuDevice.fromOrt(ort);
+  } catch {
+    return null;
+  }
 }
 
 /** Runs a pool call for input slot i; a refusal carries the slot and the request. */

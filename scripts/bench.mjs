@@ -6,7 +6,8 @@ import process from 'node:process';
 
 const AREAS = [
   { name: 'model cache', module: './bench-cache.mjs' },
-  { name: 'tensor pool (issue 3)', module: './bench-pool.mjs' },
+  { name: 'tensor pool on WebGPU', module: './bench-pool.mjs' },
+  { name: 'run() overhead on the wasm EP', module: './bench-run-overhead.mjs' },
 ];
 const only = process.argv.slice(2);
 

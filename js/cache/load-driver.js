@@ -304,7 +304,8 @@ class LoadRun {
         this.phase(this.hit ? 'readMs' : 'storeMs');
         let ok = true;
         try {
-          this.ortSession = await createSession(this.ctx.ort, this.buf.view(a.value), this.ctx.sessionOptions);
+          const so = this.ctx.sessionOptionsFor ? this.ctx.sessionOptionsFor(this.report) : this.ctx.sessionOptions;
+          this.ortSession = await createSession(this.ctx.ort, this.buf.view(a.value), so);
         } catch (e) {
           this.sessionError = e;
           ok = false;

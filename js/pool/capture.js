@@ -1,0 +1,51 @@
+// Feeds are read when run() is called, not when the run's turn comes: runs
+// queue on a session, and a caller may refill its buffer as soon as run()
+// has returned its promise. CPU data is copied here, synchronously, and
+// every dims array is checked, so a bad feed is a typed error before the
+// pool or onnxruntime sees anything. Device tensors (GPUBuffer, MLTensor,
+// kept outputs) are bound as they are: their contents are read when the run
+// executes, as onnxruntime-web does.
+import { OrtkeepError } from '../errors.js';
+import { MAX_DIM } from './shapes.js';
+
+const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
+
+function checkDims(name, dims) {
+  if (dims === undefined) return undefined;
+  if (!Array.isArray(dims) || !dims.every((d) => Number.isSafeInteger(d) && d >= 0 && d <= MAX_DIM)) {
+    const shown = ArrayBuffer.isView(dims) ? `a ${dims.constructor.name}` : JSON.stringify(dims);
+    throw new OrtkeepError('BAD_FEED', `ortkeep: input '${name}' dims must be an array of integers from 0 to ${MAX_DIM}; got ${shown}`);
+  }
+  return dims.slice();
+}
+
+const copyData = (data) => (ArrayBuffer.isView(data) ? data.slice() : Array.isArray(data) ? data.slice() : data);
+
+/**
+ * @param {object} ort onnxruntime-web
+ * @param {Record<string, unknown>} feeds what the caller passed
+ * @param {(value: object) => boolean} isKept whether a value is a kept output of this session
+ * @returns {Record<string, unknown>} the same feeds, CPU data copied
+ */
+export function captureFeeds(ort, feeds, isKept) {
+  if (!feeds || typeof feeds !== 'object') throw new OrtkeepError('BAD_FEED', 'ortkeep: run() takes an object of input name → tensor');
+  const out = {};
+  for (const [name, value] of Object.entries(feeds)) {
+    if (value && typeof value === 'object' && isKept(value)) { out[name] = value; continue; }
+    if (value instanceof ort.Tensor) {
+      if (DEVICE_LOCATIONS.has(value.location)) { out[name] = value; continue; }
+      if (value.location !== 'cpu' && value.location !== 'cpu-pinned') {
+        throw new OrtkeepError('BAD_FEED', `ortkeep: input '${name}' is a ${value.location} tensor this session cannot bind`);
+      }
+      out[name] = new ort.Tensor(value.type, copyData(value.data), checkDims(name, [...value.dims]));
+      continue;
+    }
+    if (ArrayBuffer.isView(value)) { out[name] = copyData(value); continue; }
+    if (value && typeof value === 'object' && 'data' in value) {
+      out[name] = { data: copyData(value.data), dims: checkDims(name, value.dims), type: value.type };
+      continue;
+    }
+    out[name] = value; // refused with the input's name when it is bound
+  }
+  return out;
+}

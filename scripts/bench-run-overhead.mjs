@@ -1,0 +1,54 @@
+// run() overhead on the wasm EP: ortkeep's Session.run against a bare
+// onnxruntime-web session.run on the same model and the same inputs, in one
+// page, in interleaved blocks (so drift hits both alike); median ms per run
+// and the ratio (goal <= 1.03).
+import process from 'node:process';
+import { launchBrowser } from './chromium.mjs';
+import { startServer } from './static-server.mjs';
+import { REAL_MODELS } from '../tests/models.mjs';
+
+const MODELS = ['silero_vad_v5', 'ppocr_v2_cls'];
+
+export async function run({ log = console.log, blocks = 12, perBlock = 20 } = {}) {
+  const server = await startServer();
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/tests/browser/pages/pool.html`);
+    await page.waitForFunction(() => window.ready === true, null, { timeout: 30000 });
+    page.setDefaultTimeout(600000);
+    log('wasm EP, median ms per run over interleaved blocks (ortkeep run() vs bare session.run, same inputs)');
+    log(`${'model'.padEnd(16)}${'bare'.padStart(9)}${'ortkeep'.padStart(9)}   ratio`);
+    const rows = [];
+    for (const name of MODELS) {
+      const url = `/${REAL_MODELS.find((m) => m.name === name).path}`;
+      const r = await page.evaluate(async ({ url, name, blocks, perBlock }) => {
+        const { ort, ortkeep, feeds } = window;
+        const bare = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+        const ours = await ortkeep.load(url, { ort, executionProviders: ['wasm'], memory: false });
+        const inputs = Array.from({ length: perBlock }, (_, k) => feeds.FEEDS[name](ort, k + 1));
+        const time = async (fn) => { const t0 = performance.now(); for (const f of inputs) await fn(f); return (performance.now() - t0) / perBlock; };
+        const runBare = (f) => bare.run(f);
+        const runOurs = (f) => ours.run(f);
+        await time(runBare); await time(runOurs); // warm-up
+        const t = { bare: [], ours: [] };
+        for (let b = 0; b < blocks; b++) {
+          for (const k of (b % 2 ? ['ours', 'bare'] : ['bare', 'ours'])) t[k].push(await time(k === 'bare' ? runBare : runOurs));
+        }
+        await bare.release();
+        await ours.dispose();
+        const med = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+        return { bare: med(t.bare), ours: med(t.ours) };
+      }, { url, name, blocks, perBlock });
+      const row = { model: name, ...r, ratio: r.ours / r.bare };
+      rows.push(row);
+      log(`${name.padEnd(16)}${r.bare.toFixed(3).padStart(9)}${r.ours.toFixed(3).padStart(9)}   ${row.ratio.toFixed(3)}`);
+    }
+    return rows;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();

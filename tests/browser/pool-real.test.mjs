@@ -1,0 +1,196 @@
+// The tensor pool on what real models do: value-dependent output shapes
+// (NonZero), outputs with symbolic or no declared dims, feeds refilled while
+// runs queue, a bad first feed, two handles of one session at once (WebGPU,
+// SwiftShader); and the usual fallback list in a Chromium without WebGPU.
+// Every output is compared with onnxruntime-web's wasm EP on the same
+// inputs, shapes included, and pool.check() runs after.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { launchBrowser } from '../../scripts/chromium.mjs';
+import { REAL_MODELS } from '../models.mjs';
+import { makeShapesModel } from '../shapes-model.mjs';
+import { useBrowser } from './browser-env.mjs';
+
+const env = useBrowser({ webgpu: true });
+const SHAPES = '/build/models/shapes.onnx';
+const VAD = `/${REAL_MODELS.find((m) => m.name === 'silero_vad_v5').path}`;
+
+// In the page: run `session` and a wasm reference on the same x; the outputs
+// as {name: {dims, data}} (numbers), and the largest difference.
+const PAGE_HELPERS = () => {
+  const plain = (out) => Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { dims: [...t.dims], data: Array.from(t.data, Number) }]));
+  window.compareRun = async (session, reference, x) => {
+    const ours = plain(await session.run({ x: { data: Float32Array.from(x), dims: [x.length] } }));
+    const theirs = plain(await reference.run({ x: new window.ort.Tensor('float32', Float32Array.from(x), [x.length]) }));
+    return { ours, theirs };
+  };
+  window.plainOut = plain;
+};
+
+describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
+  let page;
+  before(async () => {
+    makeShapesModel();
+    page = await env.newPage('/tests/browser/pages/pool.html');
+    page.setDefaultTimeout(120000);
+    await page.evaluate(PAGE_HELPERS);
+  });
+
+  test('NonZero with changing counts at the same input dims, a symbolic output and an output with no dims: equal to the wasm EP, shapes included', async () => {
+    const r = await page.evaluate(async (url) => {
+      const { ort, ortkeep } = window;
+      const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'] });
+      const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+      // One N: NonZero runs on onnxruntime's CPU EP and reads the pooled
+      // GPUBuffer of x back; when x's size changes under the same GPUBuffer,
+      // onnxruntime-web 1.30 reads it with the size it first registered
+      // (and an all-zero x, a zero-size result, throws in its download).
+      // Open: see the issue note.
+      const inputs = [[1, 0, 2, 0, 0], [0, 0, 0, 3, 0], [1, 2, 3, 4, 0], [0, 3, 0, 0, 0], [5, 0, 1, 0, 2], [1, 0, 2, 0, 0]];
+      const runs = [];
+      for (const x of inputs) runs.push(await window.compareRun(s, reference, x));
+      const stats = s.pool.stats();
+      const ok = s.pool.check();
+      await s.dispose();
+      await reference.release();
+      return { runs, stats, ok };
+    }, SHAPES);
+    const counts = [];
+    for (const { ours, theirs } of r.runs) {
+      assert.deepEqual(ours, theirs);
+      counts.push(ours.idx.dims[1]);
+    }
+    assert.deepEqual(counts, [2, 1, 4, 1, 3, 2], 'the NonZero counts change between runs of the same dims');
+    assert.equal(r.stats.device, 'webgpu');
+    assert.equal(r.ok, true);
+  });
+
+  test('a symbolic output is pinned: after warm-up the pool makes no tensor per run; all outputs together make no more GPUBuffers than onnxruntime-web alone', async () => {
+    const r = await page.evaluate(async (url) => {
+      const { ort, ortkeep, gpu } = window;
+      const x = (n, k) => ({ x: { data: Float32Array.from({ length: n }, (_, i) => ((i + k) % 3) - 1), dims: [n] } });
+      const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
+      const plainS = await ort.InferenceSession.create(url, { executionProviders: ['webgpu'] });
+      const per = async (fn) => { for (let k = 0; k < 3; k++) await fn(k); const c0 = gpu.created; for (let k = 0; k < 10; k++) await fn(k); return (gpu.created - c0) / 10; };
+      // the pool's own creations (onnxruntime makes its own staging buffers
+      // to read x back for the CPU-EP NonZero, with or without ortkeep)
+      const c0 = s.pool.stats().creates;
+      await per((k) => s.run(x(6, k), { fetches: ['y'] }));
+      const warm = s.pool.stats().creates;
+      await per((k) => s.run(x(6, k), { fetches: ['y'] }));
+      const ours = (s.pool.stats().creates - warm) / 13;
+      const oursAll = await per((k) => s.run(x(6, k)));
+      const theirs = await per((k) => plainS.run({ x: new ort.Tensor('float32', x(6, k).x.data, [6]) }));
+      const ok = s.pool.check();
+      await s.dispose();
+      await plainS.release();
+      return { ours, oursAll, theirs, ok, firstCreates: warm - c0 };
+    }, SHAPES);
+    assert.ok(r.firstCreates >= 1, 'the warm-up created the pinned tensors');
+    assert.equal(r.ours, 0, 'the pinned symbolic output needs no new pool tensor per run');
+    assert.ok(r.oursAll <= r.theirs, `ortkeep ${r.oursAll} GPUBuffers per run vs onnxruntime-web ${r.theirs}`);
+    assert.equal(r.ok, true);
+  });
+
+  test('typed-array, string, NaN and huge dims are typed BAD_FEED errors before the pool changes; the next valid runs work', async () => {
+    const r = await page.evaluate(async (url) => {
+      const { ort, ortkeep } = window;
+      const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
+      const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+      const bad = [new Uint32Array([5]), ['5'], [NaN], [2 ** 40]];
+      const errors = [];
+      for (const dims of bad) {
+        errors.push(await s.run({ x: { data: new Float32Array(5), dims } }).then(() => 'ran', (e) => `${e.name}:${e.code}`));
+      }
+      const good = [];
+      for (const x of [[1, 0, 3, 0, 5], [0, 2, 0, 4, 0]]) good.push(await window.compareRun(s, reference, x));
+      const ok = s.pool.check();
+      await s.dispose();
+      await reference.release();
+      return { errors, good, ok };
+    }, SHAPES);
+    assert.deepEqual(r.errors, Array(4).fill('OrtkeepError:BAD_FEED'));
+    for (const { ours, theirs } of r.good) assert.deepEqual(ours, theirs);
+    assert.equal(r.ok, true);
+  });
+
+  test('three un-awaited runs, the caller refilling one buffer after each call: each run computes on what it was given', async () => {
+    const r = await page.evaluate(async (url) => {
+      const { ort, ortkeep } = window;
+      const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
+      const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+      const given = [[1, 0, 2, 0], [0, 0, 3, 0], [4, 5, 6, 7]];
+      const buf = new Float32Array(4);
+      const pending = [];
+      for (const x of given) {
+        buf.set(x);
+        pending.push(s.run({ x: { data: buf, dims: [4] } }).then(window.plainOut)); // outputs are pooled: copy each as it comes
+      }
+      buf.fill(-9);
+      const ours = await Promise.all(pending);
+      const theirs = [];
+      for (const x of given) theirs.push(window.plainOut(await reference.run({ x: new ort.Tensor('float32', Float32Array.from(x), [4]) })));
+      const ok = s.pool.check();
+      await s.dispose();
+      await reference.release();
+      return { ours, theirs, ok };
+    }, SHAPES);
+    assert.deepEqual(r.ours, r.theirs);
+    assert.equal(r.ok, true);
+  });
+
+  test('two handles of one model (one shared onnxruntime session) running at once: no "Session already started", every output right', async () => {
+    const r = await page.evaluate(async (url) => {
+      const { ort, ortkeep } = window;
+      const [a, b] = await Promise.all([1, 2].map(() => ortkeep.load(url, { ort, executionProviders: ['webgpu'] })));
+      const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+      const xs = Array.from({ length: 6 }, (_, k) => Array.from({ length: 6 }, (_, i) => ((i * 7 + k) % 4) - 1));
+      const ours = await Promise.all(xs.map((x, k) => (k % 2 ? a : b).run({ x: { data: Float32Array.from(x), dims: [x.length] } }).then(window.plainOut)));
+      const theirs = [];
+      for (const x of xs) theirs.push(window.plainOut(await reference.run({ x: new ort.Tensor('float32', Float32Array.from(x), [x.length]) })));
+      const shared = a.info.cache?.tier === 'memory' || b.info.cache?.tier === 'memory';
+      const ok = a.pool.check();
+      await a.dispose();
+      await b.dispose();
+      await reference.release();
+      return { ours, theirs, shared, ok };
+    }, SHAPES);
+    assert.equal(r.shared, true, 'the second handle shares the first one\'s session');
+    assert.deepEqual(r.ours, r.theirs);
+    assert.equal(r.ok, true);
+  });
+});
+
+describe('fallback execution-provider lists in a Chromium without WebGPU', () => {
+  let browser;
+  let page;
+  before(async () => {
+    browser = await launchBrowser(); // no --enable-unsafe-webgpu: no adapter
+    const context = await browser.newContext();
+    page = await context.newPage();
+    await page.goto(`${env.server.origin}/tests/browser/pages/pool.html`);
+    await page.waitForFunction(() => window.ready === true);
+  });
+  after(async () => { await browser?.close(); });
+
+  for (const eps of [['webgpu', 'wasm'], ['webnn', 'wasm']]) {
+    test(`executionProviders ${JSON.stringify(eps)}: load and run work on the CPU path, stats say so, outputs equal the wasm EP`, async () => {
+      const r = await page.evaluate(async ({ url, eps }) => {
+        const { ort, ortkeep, feeds } = window;
+        const adapter = await navigator.gpu?.requestAdapter?.().catch(() => null);
+        const s = await ortkeep.load(url, { ort, executionProviders: eps, memory: false });
+        const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+        const diffs = [];
+        for (const seed of [1, 2, 3]) diffs.push(feeds.maxAbsDiff(await s.run(feeds.FEEDS.silero_vad_v5(ort, seed)), await reference.run(feeds.FEEDS.silero_vad_v5(ort, seed))));
+        const out = { adapter: !!adapter, diffs, device: s.pool.stats().device, ok: s.pool.check() };
+        await s.dispose();
+        await reference.release();
+        return out;
+      }, { url: VAD, eps });
+      assert.equal(r.adapter, false, 'this Chromium has no WebGPU adapter');
+      assert.deepEqual(r.diffs, [0, 0, 0]);
+      assert.equal(r.device, 'cpu');
+      assert.equal(r.ok, true);
+    });
+  }
+});
