@@ -191,6 +191,13 @@ export declare class Session {
    * (copy what you keep), except outputs named in `keep`.
    */
   run(feeds: Record<string, Feed>, options?: RunOptions): Promise<Record<string, ort.Tensor>>;
+  /** onnxruntime-web's form: only these outputs are computed and returned */
+  run(feeds: Record<string, Feed>, fetches: readonly string[]): Promise<Record<string, ort.Tensor>>;
+  /** onnxruntime-web's metadata, passed through */
+  readonly inputMetadata: ort.InferenceSession['inputMetadata'];
+  readonly outputMetadata: ort.InferenceSession['outputMetadata'];
+  /** onnxruntime-web's name for dispose() */
+  release(): Promise<void>;
   /** destroys every tensor the pool created, then releases the onnxruntime-web session */
   dispose(): Promise<void>;
 }

@@ -5,7 +5,7 @@ import { getCore } from './core.js';
 import { CACHE_MODE, LOAD_FLAG, TIER } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { resolveOrt } from './ort-adapter.js';
-import { Session, poolSessionOptions } from './session.js';
+import { Session, deviceAvailable, poolDeviceName, poolSessionOptions } from './session.js';
 import { CacheIndex } from './cache/cache-core.js';
 import { runLoad } from './cache/load-driver.js';
 import { LoadMachine } from './cache/load-core.js';
@@ -66,14 +66,18 @@ async function loadFresh(src, options, signal) {
     }
   }
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
-  const sessionOptions = poolSessionOptions(options, baseOptions);
+  const wanted = poolDeviceName(options.pool, baseOptions.executionProviders);
+  // A fallback list without the device: onnxruntime will run on wasm; so does the pool.
+  const poolOptions = wanted !== 'cpu' && !options.pool?.device && !(await deviceAvailable(wanted, baseOptions.executionProviders))
+    ? { ...options, pool: { ...options.pool, device: 'cpu' } } : options;
+  const sessionOptions = poolSessionOptions(poolOptions, baseOptions);
   const machine = new LoadMachine(core.m, cache?.index ?? unstoredIndex(core), {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
     mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength,
   });
   const r = await runLoad({
     machine, core, cache, ort, sessionOptions, bytes: src.bytes, signal, url: src.url ?? null,
-    sessionOptionsFor: (report) => poolSessionOptions(options, baseOptions, report),
+    sessionOptionsFor: (report) => poolSessionOptions(poolOptions, baseOptions, report),
     onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
     debug: options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null,
   });
@@ -93,5 +97,5 @@ async function loadFresh(src, options, signal) {
     cache: cacheInfo,
     warnings: r.warnings,
     timings: { runtimeMs: tReady - t0, ...r.timings, totalMs: now() - t0 },
-  }, { core, pool: options.pool, executionProviders: sessionOptions.executionProviders });
+  }, { core, pool: poolOptions.pool, executionProviders: sessionOptions.executionProviders });
 }

@@ -30,6 +30,28 @@ const NO_NAMES = Object.freeze([]);
  * The pool device a session uses: options.pool.device, else the first
  * execution provider ('webgpu' → webgpu, 'webnn' → webnn), else cpu.
  */
+/**
+ * Whether the device the first execution provider names can exist here:
+ * a WebGPU adapter, a WebNN context. With a fallback list and no such device
+ * onnxruntime-web runs the session on wasm, where a device output location
+ * makes every run fail; load() asks before creating the session. The
+ * adapter answer is kept for the page.
+ */
+let adapterAnswer = null;
+export async function deviceAvailable(device, executionProviders) {
+  if (device === 'webgpu') {
+    adapterAnswer ??= (async () => {
+      try { return !!(await globalThis.navigator?.gpu?.requestAdapter?.()); } catch { return false; }
+    })();
+    return adapterAnswer;
+  }
+  if (device === 'webnn') {
+    const ep = executionProviders?.find?.((e) => e?.name === 'webnn');
+    return !!(ep?.context ?? globalThis.navigator?.ml);
+  }
+  return true;
+}
+
 export function poolDeviceName(poolOptions, executionProviders) {
   if (poolOptions?.device) return poolOptions.device;
   const first = executionProviders?.[0];
@@ -102,6 +124,14 @@ export class Session {
   /** @returns {readonly string[]} */
   get outputNames() { return this.ortSession.outputNames; }
 
+  /** onnxruntime-web's own metadata of the inputs and outputs (names, types, shapes). */
+  get inputMetadata() { return this.ortSession.inputMetadata; }
+
+  get outputMetadata() { return this.ortSession.outputMetadata; }
+
+  /** onnxruntime-web's name for dispose(). */
+  release() { return this.dispose(); }
+
   /**
    * Runs the model.
    * @param {Record<string, unknown>} feeds input name → ort.Tensor, {data, dims}, typed array, or a kept device tensor
@@ -109,6 +139,8 @@ export class Session {
    * @returns {Promise<Record<string, import('onnxruntime-web').Tensor>>}
    */
   async run(feeds, options = {}) {
+    // onnxruntime-web's habit: run(feeds, ['output', ...]) fetches those outputs
+    if (Array.isArray(options)) options = { fetches: options };
     if (this.disposed) throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
     // Read now: the caller may refill its buffers once run() has returned.
     feeds = captureFeeds(this.ort, feeds, (v) => this._i.keptHandle.has(v));

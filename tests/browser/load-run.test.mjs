@@ -71,6 +71,32 @@ test('script-tag bundle in a classic worker (importScripts): outputs equal onnxr
   await page.context().close();
 });
 
+test("onnxruntime-web's habits: run(feeds, fetchNames), inputMetadata/outputMetadata, release()", async () => {
+  const page = await env.newPage('/tests/browser/pages/esm.html');
+  const r = await page.evaluate(async (u) => {
+    const { ortkeep, ortDirect: ort, feeds } = window;
+    const s = await ortkeep.load(u, { memory: false });
+    const reference = await ort.InferenceSession.create(u);
+    const only = await s.run(feeds.FEEDS.silero_vad_v5(ort, 1), ['output']);
+    const theirs = await reference.run(feeds.FEEDS.silero_vad_v5(ort, 1), ['output']);
+    const out = {
+      names: Object.keys(only), diff: feeds.maxAbsDiff(only, theirs),
+      meta: JSON.stringify([s.inputMetadata, s.outputMetadata]) === JSON.stringify([reference.inputMetadata, reference.outputMetadata]),
+      metaLength: s.inputMetadata.length,
+    };
+    await s.release();
+    out.released = await s.run(feeds.FEEDS.silero_vad_v5(ort, 1)).then(() => 'ran', (e) => e.code);
+    await reference.release();
+    return out;
+  }, url('silero_vad_v5'));
+  assert.deepEqual(r.names, ['output']);
+  assert.equal(r.diff, 0);
+  assert.equal(r.meta, true);
+  assert.equal(r.metaLength, 3);
+  assert.equal(r.released, 'DISPOSED');
+  await page.context().close();
+});
+
 describe('errors in Chromium', () => {
   test('HTTP 404 and a truncated download are typed errors', async () => {
     env.handler = (req, res, { pathname }) => {

@@ -14,6 +14,7 @@ import { useBrowser } from './browser-env.mjs';
 const env = useBrowser({ webgpu: true });
 const SHAPES = '/build/models/shapes.onnx';
 const VAD = `/${REAL_MODELS.find((m) => m.name === 'silero_vad_v5').path}`;
+const JARVIS = `/${REAL_MODELS.find((m) => m.name === 'oww_hey_jarvis').path}`;
 
 // In the page: run `session` and a wasm reference on the same x; the outputs
 // as {name: {dims, data}} (numbers), and the largest difference.
@@ -172,6 +173,23 @@ describe('fallback execution-provider lists in a Chromium without WebGPU', () =>
     await page.waitForFunction(() => window.ready === true);
   });
   after(async () => { await browser?.close(); });
+
+  test("['webgpu', 'wasm'] on a model whose outputs all have fixed dims (onnxruntime-web refuses a gpu-buffer output location on wasm)", async () => {
+    const r = await page.evaluate(async (url) => {
+      const { ort, ortkeep, feeds } = window;
+      const x = () => ({ 'x.1': feeds.noise(ort, [1, 16, 96], 3) });
+      const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu', 'wasm'], memory: false });
+      const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+      const failed = await s.run(x()).then(() => null, (e) => `${e.code}: ${e.message}`);
+      const diff = failed ?? feeds.maxAbsDiff(await s.run(x()), await reference.run(x()));
+      const device = s.pool.stats().device;
+      await s.dispose();
+      await reference.release();
+      return { diff, device };
+    }, JARVIS);
+    assert.equal(r.diff, 0);
+    assert.equal(r.device, 'cpu');
+  });
 
   for (const eps of [['webgpu', 'wasm'], ['webnn', 'wasm']]) {
     test(`executionProviders ${JSON.stringify(eps)}: load and run work on the CPU path, stats say so, outputs equal the wasm EP`, async () => {

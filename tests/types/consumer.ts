@@ -30,7 +30,9 @@ export async function demo(signal: AbortSignal): Promise<number> {
   const persisted: boolean = await cache.persist();
   const out = await session.run({ input: { data: new Float32Array(4), dims: [1, 4] } });
   for (const t of Object.values(out)) console.log(t.dims);
-  await session.dispose();
+  const only = await session.run({ input: new Float32Array(4) }, ['output']);
+  console.log(only.output?.dims, session.inputMetadata.length, session.outputMetadata.length);
+  await session.release();
   try {
     await load(new Uint8Array(0));
   } catch (e) {

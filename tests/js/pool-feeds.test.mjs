@@ -1,0 +1,84 @@
+// Pool behaviour on real feeds in Node (onnxruntime-web's wasm backend):
+// fallback EP lists, inputs read at call time, bad dims refused before the
+// pool changes. Outputs must equal onnxruntime-web's own on the same inputs.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import * as ort from 'onnxruntime-web';
+import { load, OrtkeepError } from '../../js/index.js';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { FEEDS, maxAbsDiff } from '../browser/pages/feeds.js';
+import { REAL_MODELS } from '../models.mjs';
+
+ort.env.wasm.numThreads = 1;
+const modelBytes = (name) => readFile(path.join(REPO_ROOT, REAL_MODELS.find((m) => m.name === name).path));
+
+test("['webgpu', 'wasm'] without WebGPU: the pool runs on the CPU path, device 'cpu'", async () => {
+  assert.equal(globalThis.navigator?.gpu, undefined, 'this test needs a runtime without WebGPU');
+  const bytes = await modelBytes('silero_vad_v5');
+  const session = await load(bytes, { ort, executionProviders: ['webgpu', 'wasm'] });
+  const reference = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  for (const seed of [1, 2, 3]) {
+    const ours = await session.run(FEEDS.silero_vad_v5(ort, seed));
+    const theirs = await reference.run(FEEDS.silero_vad_v5(ort, seed));
+    assert.deepEqual(ours.output.dims, theirs.output.dims);
+    assert.equal(maxAbsDiff(ours, theirs), 0);
+  }
+  assert.equal(session.pool.stats().device, 'cpu');
+  assert.equal(session.pool.device, 'cpu');
+  session.pool.check();
+  await session.dispose();
+  await reference.release();
+});
+
+test('three un-awaited runs, the caller refills one buffer right after run(): each run sees its call-time data', async () => {
+  const bytes = await modelBytes('silero_vad_v5');
+  const session = await load(bytes, { ort });
+  const reference = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  const shared = new Float32Array(512);
+  const state = new Float32Array(2 * 128);
+  const sr = new BigInt64Array([16000n]);
+  const fill = (seed) => { for (let i = 0; i < shared.length; i++) shared[i] = Math.sin(i * 0.01 * seed) * 0.5; };
+  const promises = [];
+  const expected = [];
+  for (const seed of [1, 2, 3]) {
+    fill(seed);
+    expected.push(await reference.run({
+      input: new ort.Tensor('float32', shared.slice(), [1, 512]),
+      state: new ort.Tensor('float32', state.slice(), [2, 1, 128]),
+      sr: new ort.Tensor('int64', sr.slice(), []),
+    }));
+  }
+  for (const seed of [1, 2, 3]) {
+    fill(seed);
+    promises.push(session.run({ input: { data: shared, dims: [1, 512] }, state: { data: state, dims: [2, 1, 128] }, sr: { data: sr, dims: [] } }));
+    shared.fill(99); // refilled before any run completes
+  }
+  const results = await Promise.all(promises);
+  results.forEach((r, k) => assert.equal(maxAbsDiff(r, expected[k]), 0, `run ${k}`));
+  assert.notEqual(maxAbsDiff(results[0], results[2]), 0, 'the three inputs must give different outputs');
+  session.pool.check();
+  await session.dispose();
+  await reference.release();
+});
+
+test('typed-array, string, NaN and huge dims on the first run: BAD_FEED, then valid runs work', async () => {
+  const bytes = await modelBytes('ppocr_v2_cls');
+  const session = await load(bytes, { ort });
+  const reference = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  const good = FEEDS.ppocr_v2_cls(ort, 1);
+  const data = good.x.data;
+  for (const dims of [new Uint32Array([1, 3, 48, 192]), ['1', 3, 48, 192], [1, 3, NaN, 192], [1, 3, 48, 2 ** 40], [1, -3, 48, 192], '1,3,48,192']) {
+    await assert.rejects(session.run({ x: { data, dims } }), (e) => e instanceof OrtkeepError && e.code === 'BAD_FEED' && /'x'/.test(e.message), String(dims));
+  }
+  session.pool.check();
+  for (const seed of [1, 2]) {
+    const ours = await session.run(FEEDS.ppocr_v2_cls(ort, seed));
+    const theirs = await reference.run(FEEDS.ppocr_v2_cls(ort, seed));
+    assert.equal(maxAbsDiff(ours, theirs), 0);
+  }
+  session.pool.check();
+  await session.dispose();
+  await reference.release();
+});
