@@ -504,10 +504,32 @@ static int can_resume(const ok_load *l, const ok_entry *e) {
     return 1;
 }
 
+/* READ_CHUNKS from chunk `from` to the end of what is stored (a rehash:
+ * the stored prefix of a pending entry), then, on a hit, READ_META. */
+static ok_status push_reads(ok_load *l, const ok_entry *e, uint32_t from) {
+    ok_act_args a;
+    ok_status st;
+    args0(&a, OK_ACT_READ_CHUNKS);
+    a.entry = e->id;
+    a.chunk = from;
+    a.chunk_end = l->rehash ? e->stored_count : e->chunk_count;
+    a.flags = l->rehash ? OK_READ_REHASH : 0;
+    a.value = e->chunk_size;
+    a.value2 = e->total_size;
+    a.name = e->name;
+    st = push(l, &a);
+    if (!st && !l->rehash) {
+        args0(&a, OK_ACT_READ_META);
+        a.entry = e->id;
+        a.name = e->name;
+        st = push(l, &a);
+    }
+    return st;
+}
+
 /* Read a committed entry (a hit, or a 304 revalidation). */
 static ok_status start_hit(ok_load *l, ok_entry *e) {
     ok_status st;
-    ok_act_args a;
     e->refcount++;
     e->hit_count++;
     e->last_used = l->now;
@@ -517,22 +539,7 @@ static ok_status start_hit(ok_load *l, ok_entry *e) {
     l->rehash = 0;
     l->tier = OK_TIER_INDEXEDDB;
     st = push_simple(l, OK_ACT_ALLOC, e->total_size, e->total_size, 0, NULL);
-    if (!st) {
-        args0(&a, OK_ACT_READ_CHUNKS);
-        a.entry = e->id;
-        a.chunk = 0;
-        a.chunk_end = e->chunk_count;
-        a.value = e->chunk_size;
-        a.value2 = e->total_size;
-        a.name = e->name;
-        st = push(l, &a);
-    }
-    if (!st) {
-        args0(&a, OK_ACT_READ_META);
-        a.entry = e->id;
-        a.name = e->name;
-        st = push(l, &a);
-    }
+    if (!st) st = push_reads(l, e, 0);
     l->state = OK_LOAD_STATE_READING;
     return st;
 }
@@ -540,7 +547,6 @@ static ok_status start_hit(ok_load *l, ok_entry *e) {
 /* Re-read a pending entry's stored prefix (checking each chunk and
  * rebuilding the content hash), then ask for the rest by Range. */
 static ok_status start_resume(ok_load *l, ok_entry *e) {
-    ok_act_args a;
     ok_status st;
     reset_stream(l);
     e->writing = 1;
@@ -553,17 +559,7 @@ static ok_status start_resume(ok_load *l, ok_entry *e) {
     l->storing = 1;
     l->strong = (e->flags & OK_EF_STRONG) != 0;
     st = push_simple(l, OK_ACT_ALLOC, e->total_size, e->total_size, 0, NULL);
-    if (!st) {
-        args0(&a, OK_ACT_READ_CHUNKS);
-        a.entry = e->id;
-        a.chunk = 0;
-        a.chunk_end = e->stored_count;
-        a.flags = OK_READ_REHASH;
-        a.value = e->chunk_size;
-        a.value2 = e->total_size;
-        a.name = e->name;
-        st = push(l, &a);
-    }
+    if (!st) st = push_reads(l, e, 0);
     l->state = OK_LOAD_STATE_READING;
     return st;
 }
@@ -749,22 +745,7 @@ ok_status ok_load_io_failed(ok_load *l, uint32_t kind) {
         /* READING: a hit or a resume could not read its records */
         ok_entry *e = entry_of(l, l->rehash ? l->write_id : l->hit_id);
         if (redo && e) {
-            ok_act_args a;
-            args0(&a, OK_ACT_READ_CHUNKS);
-            a.entry = e->id;
-            a.chunk = l->read_next;
-            a.chunk_end = l->rehash ? e->stored_count : e->chunk_count;
-            a.flags = l->rehash ? OK_READ_REHASH : 0;
-            a.value = e->chunk_size;
-            a.value2 = e->total_size;
-            a.name = e->name;
-            st = push(l, &a);
-            if (!st && !l->rehash) {
-                args0(&a, OK_ACT_READ_META);
-                a.entry = e->id;
-                a.name = e->name;
-                st = push(l, &a);
-            }
+            st = push_reads(l, e, l->read_next);
         } else {
             st = release_hit(l);
             if (!st) st = go_uncached(l, OK_WARN_CACHE_ERROR, OK_REASON_IDB);
