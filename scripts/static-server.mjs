@@ -15,6 +15,9 @@
 //   range206From0  answer any Range (or none) with 206 from byte 0
 //   ignoreRange    answer a Range with 200 and the whole body
 //   bytesPerSec    throttle the body (a slow link)
+// `files(pathname)` gives the same options for plain files, so a whole test
+// file can run against a server that, say, gzips every .onnx like vite
+// preview (PROFILES below).
 // A server can also be a CORS-only CDN on its own origin (`cors`): it adds
 // Access-Control-Allow-Origin: * to everything, exposes no header, and (with
 // refusePreflight) answers OPTIONS with 405, as plain CDNs and object stores
@@ -42,7 +45,15 @@ const SPA_PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>App</t
  *          cors?: {refusePreflight?: boolean}}} [options]
  *   handler returns true when it answered the request itself.
  */
-export async function startServer({ root = REPO_ROOT, port = 0, handler, cors } = {}) {
+/** serveFile options per pathname, as servers users meet answer model files. */
+export const PROFILES = {
+  /** vite preview: .onnx gzipped as it streams (no Content-Length, no ranges), weak ETag */
+  vitePreview: (pathname) => (pathname.endsWith('.onnx') ? { encoding: 'gzip', weakEtag: true } : {}),
+  /** Node's res.pipe: every file chunked, no Content-Length */
+  nodePipe: () => ({ chunked: true }),
+};
+
+export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, files } = {}) {
   const counts = new Map();
   const log = [];
   const server = createServer(async (req, res) => {
@@ -62,7 +73,7 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors } 
     if (req.method !== 'OPTIONS') counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
     try {
       if (handler && (await handler(req, res, { pathname, url, serveFile, serveBytes }))) return;
-      await serveFile(req, res, pathname);
+      await serveFile(req, res, pathname, files?.(pathname) ?? {});
     } catch (e) {
       if (!res.headersSent) res.writeHead(500);
       res.end(String(e));
@@ -83,7 +94,7 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors } 
     send(req, res, {
       size: info.size,
       type: MIME[path.extname(file)] ?? 'application/octet-stream',
-      etag: `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`,
+      etag: `${options.weakEtag ? 'W/' : ''}"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`,
       lastModified: new Date(Math.floor(info.mtimeMs / 1000) * 1000).toUTCString(),
       ...options,
       open: (start, end) => createReadStream(file, { start, end: end - 1 }),

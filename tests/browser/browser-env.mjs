@@ -10,7 +10,7 @@ import { startServer } from '../../scripts/static-server.mjs';
 export function useBrowser(options = {}) {
   const env = {};
   before(async () => {
-    env.server = await startServer({ handler: (...a) => env.handler?.(...a) ?? false });
+    env.server = await startServer({ handler: (...a) => env.handler?.(...a) ?? false, files: options.files });
     env.browser = await launchBrowser(options);
   });
   after(async () => {

@@ -19,14 +19,14 @@ export const modelBytes = (name) => readFile(path.join(REPO_ROOT, modelPath(name
  * (Access-Control-Allow-Origin: *, no exposed headers, preflights refused),
  * answering through `env.cdnHandler`.
  */
-export function useCacheBrowser() {
+export function useCacheBrowser({ files } = {}) {
   const env = { handler: null, cdnHandler: null };
   before(async () => {
     env.dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-cache-'));
     // Port 0: the server outlives every browser restart in the file, so the
     // origin a restarted profile sees stays the same without a fixed port
     // (fixed ports collide with any other run on the machine).
-    env.server = await startServer({ port: 0, handler: (...a) => env.handler?.(...a) ?? false });
+    env.server = await startServer({ port: 0, handler: (...a) => env.handler?.(...a) ?? false, files });
     env.origin = env.server.origin;
     env.cdn = await startServer({ port: 0, cors: { refusePreflight: true }, handler: (...a) => env.cdnHandler?.(...a) ?? false });
     env.context = await launchPersistent(env.dir);

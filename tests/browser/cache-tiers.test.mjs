@@ -2,9 +2,12 @@
 // restart) → memory (same page, reference-counted), and the management API.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PROFILES } from '../../scripts/static-server.mjs';
 import { modelPath, useCacheBrowser } from './cache-env.mjs';
 
-const env = useCacheBrowser();
+// The models come the way vite preview serves them: gzipped as they stream,
+// no Content-Length, no byte ranges, a weak ETag.
+const env = useCacheBrowser({ files: PROFILES.vitePreview });
 const VAD = modelPath('silero_vad_v5');
 const DET = modelPath('ppocr_v4_det');
 
@@ -17,6 +20,9 @@ test('second load comes from IndexedDB with zero network requests; outputs equal
   assert.equal(first.cache.stored, true);
   assert.deepEqual(first.phases, ['download', 'verify', 'create-session']);
   assert.equal(env.server.count(VAD), 2); // ortkeep + the reference fetch in check()
+  const served = await page.evaluate(async (u) => { const r = await fetch(u, { cache: 'no-store' }); await r.arrayBuffer(); return [r.headers.get('content-encoding'), r.headers.get('content-length'), r.headers.get('etag')?.slice(0, 2)]; }, VAD);
+  assert.deepEqual(served, ['gzip', null, 'W/'], 'the profile is in force');
+  env.server.resetCounts();
   await page.close();
 
   const page2 = await env.newPage();

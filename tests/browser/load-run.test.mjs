@@ -4,9 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { REAL_MODELS } from '../models.mjs';
+import { PROFILES } from '../../scripts/static-server.mjs';
 import { useBrowser } from './browser-env.mjs';
 
-const env = useBrowser();
+// Every file chunked, no Content-Length (Node's res.pipe), as many dev servers answer.
+const env = useBrowser({ files: PROFILES.nodePipe });
 const url = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
 
 async function compareWithOrt(page, name) {
