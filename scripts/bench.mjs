@@ -8,6 +8,7 @@ const AREAS = [
   { name: 'model cache', module: './bench-cache.mjs' },
   { name: 'tensor pool on WebGPU', module: './bench-pool.mjs' },
   { name: 'run() overhead on the wasm EP', module: './bench-run-overhead.mjs' },
+  { name: 'streaming ONNX reader (wasm)', module: './bench-reader.mjs' },
 ];
 const only = process.argv.slice(2);
 
