@@ -269,6 +269,12 @@ static const char *alg_name(uint32_t alg) {
     }
 }
 
+/* The form a load stores and reads (the original bytes, until the
+ * artifact-forms issue adds optimized forms to OK_FORM_LIST). */
+#define FORM_KEY_(name, value, js) js,
+static const char *const FORM_NAMES[] = {OK_FORM_LIST(FORM_KEY_)};
+#undef FORM_KEY_
+
 /* Keys: "url:<url>|form:original", or with integrity one content key per
  * digest of the strongest algorithm ("sha384:<hex>|form:original"): the
  * same bytes hit whatever URL they came from. */
@@ -278,7 +284,7 @@ static ok_status make_keys(ok_load *l) {
         size_t n = strlen(l->url) + 32;
         char *k = ok_cache_malloc(n);
         if (!k) return OK_ERR_NOMEM;
-        snprintf(k, n, "url:%s|form:original", l->url);
+        snprintf(k, n, "url:%s|form:%s", l->url, FORM_NAMES[OK_FORM_ORIGINAL]);
         l->keys[l->n_keys++] = k;
     } else {
         uint32_t nb = ok_hash_bytes(l->integ.alg);
@@ -288,7 +294,8 @@ static ok_status make_keys(ok_load *l) {
             char *k = ok_cache_malloc(n);
             if (!k) return OK_ERR_NOMEM;
             ok_hex(l->integ.digest[i], nb, hex);
-            snprintf(k, n, "%s:%s|form:original", alg_name(l->integ.alg), hex);
+            snprintf(k, n, "%s:%s|form:%s", alg_name(l->integ.alg), hex,
+                     FORM_NAMES[OK_FORM_ORIGINAL]);
             l->keys[l->n_keys++] = k;
         }
     }

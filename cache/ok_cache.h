@@ -55,6 +55,16 @@ enum {
 #undef OK_ENTRY_FLAG_ENUM_
 };
 
+/* Artifact forms of a stored model (persisted in the manifest, named in
+ * cache keys "…|form:<name>"): X(NAME, value, "name"). The optimized forms
+ * of the artifact-forms issue join this list. */
+#define OK_FORM_LIST(X) X(ORIGINAL, 0, "original")
+enum {
+#define OK_FORM_ENUM_(name, value, js) OK_FORM_##name = value,
+    OK_FORM_LIST(OK_FORM_ENUM_)
+#undef OK_FORM_ENUM_
+};
+
 /* Integrity algorithms (SRI), weakest first: the strongest present wins. */
 #define OK_HASH_ALG_LIST(X) X(NONE, 0, 0) X(SHA256, 1, 32) X(SHA384, 2, 48) X(SHA512, 3, 64)
 enum {

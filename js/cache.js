@@ -1,7 +1,7 @@
 // The model cache's management API: `import { cache } from 'ortkeep'`.
 // Each call reads the stores afresh (other tabs write them too) and lets the
 // C index decide; what it drops is carried out before the call returns.
-import { ENTRY_STATE, IOFAIL, STATUS } from './core-constants.js';
+import { ENTRY_STATE, FORM, IOFAIL, STATUS } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { coreStatusError } from './cache/cache-core.js';
 import { applyDelete } from './cache/load-driver.js';
@@ -9,7 +9,7 @@ import { heldLocks } from './cache/locks.js';
 import { configureCache, pageCache } from './cache/page-cache.js';
 import { estimate as storageEstimate, persist } from './cache/quota.js';
 
-const FORMS = { 0: 'original' };
+const FORMS = Object.fromEntries(Object.entries(FORM).map(([name, v]) => [v, name]));
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
 async function synced() {

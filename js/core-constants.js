@@ -96,6 +96,11 @@ export const CACHE_MODE = Object.freeze({
   'only-if-cached': 4,
 });
 
+/** artifact forms of a stored model by their name (cache keys, cache.list()) */
+export const FORM = Object.freeze({
+  'original': 0,
+});
+
 /** persisted entry states */
 export const ENTRY_STATE = Object.freeze({
   PENDING: 1,

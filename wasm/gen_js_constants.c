@@ -109,6 +109,11 @@ static void generate(out_buf *o_) {
     OK_CACHE_MODE_LIST(MODE)
     close_obj(&o);
 #undef MODE
+#define FORM(name, value, js) putf_num(&o, js, value, 1);
+    open_obj(&o, "FORM", "artifact forms of a stored model by their name (cache keys, cache.list())");
+    OK_FORM_LIST(FORM)
+    close_obj(&o);
+#undef FORM
     open_obj(&o, "ENTRY_STATE", "persisted entry states");
     OK_ENTRY_STATE_LIST(NUM)
     close_obj(&o);
