@@ -14,7 +14,7 @@ import { WebNNDevice } from './devices/webnn.js';
 import { OrtkeepError } from './errors.js';
 import { ONNX_TO_ORT_TYPE } from './ort-adapter.js';
 import { BACKEND, OP, ORT_TYPE_TO_ONNX, PoolCore, PoolStatus, SLOT } from './tensor-pool.js';
-import { captureFeeds } from './pool/capture.js';
+import { DEVICE_LOCATIONS, captureFeeds } from './pool/capture.js';
 import { bindSymbols, outputPlan, resolveDims } from './pool/shapes.js';
 
 const TYPED_ARRAY_TO_ORT_TYPE = new Map([
@@ -22,7 +22,6 @@ const TYPED_ARRAY_TO_ORT_TYPE = new Map([
   [Int16Array, 'int16'], [Int32Array, 'int32'], [BigInt64Array, 'int64'], [Float64Array, 'float64'],
   [Uint32Array, 'uint32'], [BigUint64Array, 'uint64'],
 ]);
-const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
 const DEFAULT_BUDGET = 64 * 1024 * 1024;
 const NO_NAMES = Object.freeze([]);
 
@@ -30,28 +29,6 @@ const NO_NAMES = Object.freeze([]);
  * The pool device a session uses: options.pool.device, else the first
  * execution provider ('webgpu' → webgpu, 'webnn' → webnn), else cpu.
  */
-/**
- * Whether the device the first execution provider names can exist here:
- * a WebGPU adapter, a WebNN context. With a fallback list and no such device
- * onnxruntime-web runs the session on wasm, where a device output location
- * makes every run fail; load() asks before creating the session. The
- * adapter answer is kept for the page.
- */
-let adapterAnswer = null;
-export async function deviceAvailable(device, executionProviders) {
-  if (device === 'webgpu') {
-    adapterAnswer ??= (async () => {
-      try { return !!(await globalThis.navigator?.gpu?.requestAdapter?.()); } catch { return false; }
-    })();
-    return adapterAnswer;
-  }
-  if (device === 'webnn') {
-    const ep = executionProviders?.find?.((e) => e?.name === 'webnn');
-    return !!(ep?.context ?? globalThis.navigator?.ml);
-  }
-  return true;
-}
-
 export function poolDeviceName(poolOptions, executionProviders) {
   if (poolOptions?.device) return poolOptions.device;
   const first = executionProviders?.[0];

@@ -8,7 +8,8 @@
 import { OrtkeepError } from '../errors.js';
 import { MAX_DIM } from './shapes.js';
 
-const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
+/** ort.Tensor locations that hold device memory: bound as they are. */
+export const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
 
 function checkDims(name, dims) {
   if (dims === undefined) return undefined;
