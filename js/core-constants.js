@@ -275,9 +275,53 @@ export const POOL_STAT = Object.freeze({
   COUNT: 9,
 });
 
-/** tensor pool record size and limits */
+/** tensor pool record sizes and limits */
 export const POOL_LIMIT = Object.freeze({
   ACTION_WORDS: 8,
+  REFUSAL_WORDS: 8,
   MAX_RANK: 16,
+  MAX_DIM: 2147483647,
+  MAX_SYMBOLS: 65536,
   NONE: 4294967295,
+  DIM_UNKNOWN: -1,
+  DIM_SYMBOL_BASE: -2,
+});
+
+/** why the pool refused a request (word 0 of ok_pool_refusal()) */
+export const POOL_REFUSAL = Object.freeze({
+  NONE: 0,
+  DTYPE: 1,
+  RANK: 2,
+  DIM: 3,
+  DATA: 4,
+  TOO_BIG: 5,
+  NEGATIVE: 6,
+  NO_SIZE: 7,
+});
+
+/** the dtype table (OK_DTYPE_LIST): ONNX TensorProto code -> onnxruntime-web name, bits per element (0: no fixed size) */
+export const DTYPE = Object.freeze({
+  1: Object.freeze({ name: 'float32', bits: 32 }),
+  2: Object.freeze({ name: 'uint8', bits: 8 }),
+  3: Object.freeze({ name: 'int8', bits: 8 }),
+  4: Object.freeze({ name: 'uint16', bits: 16 }),
+  5: Object.freeze({ name: 'int16', bits: 16 }),
+  6: Object.freeze({ name: 'int32', bits: 32 }),
+  7: Object.freeze({ name: 'int64', bits: 64 }),
+  8: Object.freeze({ name: 'string', bits: 0 }),
+  9: Object.freeze({ name: 'bool', bits: 8 }),
+  10: Object.freeze({ name: 'float16', bits: 16 }),
+  11: Object.freeze({ name: 'float64', bits: 64 }),
+  12: Object.freeze({ name: 'uint32', bits: 32 }),
+  13: Object.freeze({ name: 'uint64', bits: 64 }),
+  14: Object.freeze({ name: 'complex64', bits: 64 }),
+  15: Object.freeze({ name: 'complex128', bits: 128 }),
+  16: Object.freeze({ name: 'bfloat16', bits: 16 }),
+  17: Object.freeze({ name: 'float8e4m3fn', bits: 8 }),
+  18: Object.freeze({ name: 'float8e4m3fnuz', bits: 8 }),
+  19: Object.freeze({ name: 'float8e5m2', bits: 8 }),
+  20: Object.freeze({ name: 'float8e5m2fnuz', bits: 8 }),
+  21: Object.freeze({ name: 'uint4', bits: 4 }),
+  22: Object.freeze({ name: 'int4', bits: 4 }),
+  23: Object.freeze({ name: 'float4e2m1', bits: 4 }),
 });

@@ -6,6 +6,7 @@ import { CACHE_MODE, LOAD_FLAG, TIER } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { resolveOrt } from './ort-adapter.js';
 import { deviceAvailable } from './devices/detect.js';
+import { deviceOutputs } from './pool/shapes.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { CacheIndex } from './cache/cache-core.js';
 import { runLoad } from './cache/load-driver.js';
@@ -78,7 +79,7 @@ async function loadFresh(src, options, signal) {
   });
   const r = await runLoad({
     machine, core, cache, ort, sessionOptions, bytes: src.bytes, signal, url: src.url ?? null,
-    sessionOptionsFor: (report) => poolSessionOptions(poolOptions, baseOptions, report),
+    sessionOptionsFor: (report) => poolSessionOptions(poolOptions, baseOptions, report, deviceOutputs(core, report)),
     onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
     debug: options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null,
   });

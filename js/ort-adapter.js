@@ -2,13 +2,6 @@
 // it, creating sessions, and turning its failures into OrtkeepErrors.
 import { OrtkeepError } from './errors.js';
 
-/** ONNX TensorProto.DataType numbers to onnxruntime-web tensor type names. */
-export const ONNX_TO_ORT_TYPE = Object.freeze({
-  1: 'float32', 2: 'uint8', 3: 'int8', 4: 'uint16', 5: 'int16', 6: 'int32', 7: 'int64',
-  8: 'string', 9: 'bool', 10: 'float16', 11: 'float64', 12: 'uint32', 13: 'uint64',
-  21: 'uint4', 22: 'int4',
-});
-
 /**
  * onnxruntime-web from options.ort, a global `ort` (script tags), or the
  * package import, in that order.

@@ -2,9 +2,8 @@
 // integers in and out of wasm memory: every call returns the ACTIONS the C
 // policy decided, read from the module's heap as 8-uint32 records. What to
 // create, reuse, re-pin, keep or destroy is decided in C, never here.
-import { POOL_BACKEND, POOL_LIMIT, POOL_OP, POOL_SLOT, POOL_STAT } from './core-constants.js';
+import { POOL_BACKEND, POOL_LIMIT, POOL_OP, POOL_REFUSAL, POOL_SLOT, POOL_STAT } from './core-constants.js';
 import { CORE_CODES, OrtkeepError } from './errors.js';
-import { ONNX_TO_ORT_TYPE } from './ort-adapter.js';
 
 /** Backends by the pool device names JS uses ('cpu', 'webgpu', 'webnn'). */
 export const BACKEND = Object.freeze({ cpu: POOL_BACKEND.CPU, webgpu: POOL_BACKEND.WEBGPU, webnn: POOL_BACKEND.WEBNN });
@@ -16,14 +15,19 @@ const camel = (s) => s.toLowerCase().replace(/_([a-z])/g, (_, c) => c.toUpperCas
 /** Counter names in ok_pool_stats() order: CREATES → creates, BYTES_HELD → bytesHeld. */
 const STAT_NAMES = Object.entries(POOL_STAT).filter(([k]) => k !== 'COUNT').sort((a, b) => a[1] - b[1]).map(([k]) => camel(k));
 
-/** ONNX TensorProto.DataType numbers by onnxruntime-web type name (the inverse of ONNX_TO_ORT_TYPE). */
-export const ORT_TYPE_TO_ONNX = Object.freeze(Object.fromEntries(Object.entries(ONNX_TO_ORT_TYPE).map(([code, type]) => [type, Number(code)])));
+const REFUSAL_NAME = Object.fromEntries(Object.entries(POOL_REFUSAL).map(([k, v]) => [v, k]));
+const int64 = (lo, hi) => (hi >= 0x80000000 ? (hi - 4294967296) * 4294967296 + lo : hi * 4294967296 + lo);
 
-/** A failed pool call: `status` is the C code name (e.g. 'SHAPE', 'IN_USE'). */
+/**
+ * A failed pool call: `status` is the C code name (e.g. 'SHAPE', 'IN_USE');
+ * `refusal`, when C refused the request itself, says what was wrong:
+ * {reason: 'DIM', dim: 1, expected: 512, got: 7} (see ok_pool_refusal).
+ */
 export class PoolStatus extends Error {
-  constructor(status, call) {
+  constructor(status, call, refusal = null) {
     super(`ortkeep: tensor pool ${call} failed: ${CORE_CODES[status] ?? status}`);
     this.status = CORE_CODES[status] ?? `CORE_${status}`;
+    this.refusal = refusal;
   }
 }
 
@@ -52,8 +56,18 @@ export class PoolCore {
 
   #status(rc, call) {
     this.#readActions();
-    if (rc !== 0) throw new PoolStatus(rc, call);
+    if (rc !== 0) throw new PoolStatus(rc, call, this.#refusal());
     return this.count;
+  }
+
+  #refusal() {
+    const base = this.m._ok_pool_refusal(this.p) >>> 2;
+    const w = this.m.HEAPU32;
+    if (w[base] === POOL_REFUSAL.NONE) return null;
+    return {
+      reason: REFUSAL_NAME[w[base]], dim: w[base + 3] === POOL_LIMIT.NONE ? null : w[base + 3],
+      expected: int64(w[base + 4], w[base + 5]), got: int64(w[base + 6], w[base + 7]),
+    };
   }
 
   #readActions() {
@@ -68,7 +82,7 @@ export class PoolCore {
     this.count = n;
   }
 
-  /** Writes dims into the scratch area as int64 (non-negative, < 2^53). */
+  /** Writes dims into the scratch area as int64 (|d| < 2^53; negative: declaration codes). */
   #dims(dims) {
     if (dims.length > MAX_RANK) throw new PoolStatus(9, 'dims');
     const heap = this.m.HEAPU32;
@@ -87,12 +101,24 @@ export class PoolCore {
   backend(k) { return this.acts[k * WORDS + 4]; }
   bytes(k) { return this.acts[k * WORDS + 6] + this.acts[k * WORDS + 7] * 4294967296; }
 
-  declare(kind, index, dtype, rank) { return this.#status(this.m._ok_pool_declare(this.p, kind, index, dtype, rank), 'declare'); }
+  /** dims: encoded declaration (js/pool/shapes.js), or null for an unknown rank. */
+  declare(kind, index, dtype, dims) {
+    const rank = dims ? dims.length : -1;
+    return this.#status(this.m._ok_pool_declare(this.p, kind, index, dtype, rank, dims ? this.#dims(dims) : 0), 'declare');
+  }
+  /** Whether output `index` has a declared shape, so it stays on the device (C decides: ok_pool_output_declared). */
+  outputDeclared(index) { return this.m._ok_pool_output_declared(this.p, index) === 1; }
   runBegin() { return this.#status(this.m._ok_pool_run_begin(this.p), 'run_begin'); }
   runEnd() { return this.#status(this.m._ok_pool_run_end(this.p), 'run_end'); }
   input(index, backend, dtype, dims) {
     return this.#status(this.m._ok_pool_input(this.p, index, backend, dtype, this.#dims(dims), dims.length), 'input');
   }
+  /** An input with CPU data of `dataBytes` bytes: C checks dims, dtype and size. */
+  feed(index, backend, dtype, dims, dataBytes) {
+    return this.#status(this.m._ok_pool_feed(this.p, index, backend, dtype, this.#dims(dims), dims.length, BigInt(dataBytes)), 'feed');
+  }
+  /** Output `index` planned by C: one slot action, or none (onnxruntime allocates; adopt it). */
+  outputAuto(index, backend) { return this.#status(this.m._ok_pool_output_auto(this.p, index, backend), 'output_auto'); }
   output(index, backend, dtype, dims) {
     return this.#status(this.m._ok_pool_output(this.p, index, backend, dtype, this.#dims(dims), dims.length), 'output');
   }
@@ -109,6 +135,20 @@ export class PoolCore {
   destroy() { return this.#status(this.m._ok_pool_destroy(this.p), 'destroy'); }
 
   pinned(kind, index) { return this.m._ok_pool_pinned(this.p, kind, index); }
+  /** Exact bytes of the handle's dtype+dims (C's count), 0 if none. */
+  handleBytes(handle) { return Number(this.m._ok_pool_handle_bytes(this.p, handle)); }
+  /** The handle's dims as C holds them. */
+  handleDims(handle) {
+    const rank = this.m._ok_pool_tensor_dims(this.p, handle, this.scratch, MAX_RANK);
+    if (rank < 0) return null;
+    const heap = this.m.HEAPU32;
+    const base = this.scratch >>> 2;
+    const dims = new Array(rank);
+    for (let i = 0; i < rank; i++) dims[i] = heap[base + 2 * i] + heap[base + 2 * i + 1] * 4294967296;
+    return dims;
+  }
+  /** The handle's ONNX dtype, -1 if none. */
+  handleDtype(handle) { return this.m._ok_pool_handle_dtype(this.p, handle); }
 
   /** ok_pool_check: throws CORRUPT when the C invariants do not hold. */
   check() {

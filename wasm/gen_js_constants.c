@@ -171,11 +171,33 @@ static void generate(out_buf *o_) {
     OK_POOL_STAT_LIST(NUM)
     NUM(COUNT, OK_POOL_STAT_COUNT)
     close_obj(&o);
-    open_obj(&o, "POOL_LIMIT", "tensor pool record size and limits");
+    open_obj(&o, "POOL_LIMIT", "tensor pool record sizes and limits");
     NUM(ACTION_WORDS, OK_POOL_ACTION_WORDS)
+    NUM(REFUSAL_WORDS, OK_POOL_REFUSAL_WORDS)
     NUM(MAX_RANK, OK_POOL_MAX_RANK)
+    NUM(MAX_DIM, OK_POOL_MAX_DIM)
+    NUM(MAX_SYMBOLS, OK_POOL_MAX_SYMBOLS)
     NUM(NONE, OK_POOL_NONE)
+    {
+        char line[128];
+        snprintf(line, sizeof line, "  DIM_UNKNOWN: %lld,\n  DIM_SYMBOL_BASE: %lld,\n",
+                 (long long)OK_POOL_DIM_UNKNOWN, (long long)OK_POOL_DIM_SYMBOL(0));
+        put(&o, line);
+    }
     close_obj(&o);
+    open_obj(&o, "POOL_REFUSAL", "why the pool refused a request (word 0 of ok_pool_refusal())");
+    OK_POOL_REFUSAL_LIST(NUM)
+    close_obj(&o);
+#define DTYPE(code, name, bits)                                                   \
+    snprintf(line, sizeof line, "  %d: Object.freeze({ name: '%s', bits: %d }),\n", code, #name, bits); \
+    put(&o, line);
+    {
+        char line[128];
+        open_obj(&o, "DTYPE", "the dtype table (OK_DTYPE_LIST): ONNX TensorProto code -> onnxruntime-web name, bits per element (0: no fixed size)");
+        OK_DTYPE_LIST(DTYPE)
+        close_obj(&o);
+    }
+#undef DTYPE
     *o_ = o;
 }
 

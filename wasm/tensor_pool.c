@@ -49,11 +49,16 @@ typedef struct tensor {
 } tensor;
 
 typedef struct slot {
-    uint32_t handle;     /* pinned tensor, 0 = none */
-    uint32_t generation; /* bumps whenever the binding or its dims change */
-    int32_t decl_dtype;  /* -1 = any */
-    int32_t decl_rank;   /* -1 = any */
+    uint32_t handle;      /* pinned tensor, 0 = none */
+    uint32_t generation;  /* bumps whenever the binding or its dims change */
+    int32_t decl_dtype;   /* -1 = any */
+    int32_t decl_rank;    /* -1 = any */
+    uint32_t last_handle; /* the tensor last bound here, and with how many */
+    uint64_t last_bytes;  /* bytes (what onnxruntime-web registered) */
+    int64_t decl[OK_POOL_MAX_RANK]; /* declared dims: size, UNKNOWN, SYMBOL(s) */
 } slot;
+
+enum { SYM_UNBOUND = 0, SYM_BOUND = 1, SYM_CONFLICT = 2 };
 
 struct ok_pool {
     tensor *t;
@@ -69,6 +74,10 @@ struct ok_pool {
     int disposed;
     uint32_t next_handle;
     uint64_t stats[OK_BACKEND_COUNT][OK_POOL_STAT_COUNT];
+    int64_t *sym_value;   /* per symbol id: its size in this run */
+    uint8_t *sym_state;   /* SYM_* */
+    uint32_t n_sym;       /* ids < n_sym are allocated */
+    uint32_t refusal[OK_POOL_REFUSAL_WORDS];
 };
 
 /* ---- allocation, with a failure hook for tests ---- */
@@ -93,16 +102,12 @@ static void *pool_realloc(void *q, size_t size) {
 
 /* ---- sizes ---- */
 
-/* ONNX TensorProto.DataType -> bits per element; 0 = unsupported (string). */
+/* ONNX TensorProto.DataType -> bits per element; 0 = no fixed size. */
 static int dtype_bits(int32_t dtype) {
     switch (dtype) {
-    case 1: case 6: case 12: return 32;            /* float, int32, uint32 */
-    case 2: case 3: case 9: return 8;              /* uint8, int8, bool */
-    case 17: case 18: case 19: case 20: return 8;  /* float8 variants */
-    case 4: case 5: case 10: case 16: return 16;   /* u/int16, float16, bfloat16 */
-    case 7: case 11: case 13: case 14: return 64;  /* int64, double, uint64, complex64 */
-    case 15: return 128;                           /* complex128 */
-    case 21: case 22: case 23: return 4;           /* uint4, int4, float4e2m1 */
+#define OK_DTYPE_BITS_(code, name, bits) case code: return bits;
+        OK_DTYPE_LIST(OK_DTYPE_BITS_)
+#undef OK_DTYPE_BITS_
     default: return 0;
     }
 }
@@ -288,6 +293,8 @@ static void pin(ok_pool *p, tensor *t, uint32_t kind, uint32_t index, int32_t dt
     if (rank > 0) memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
     s->handle = t->handle;
     s->generation++;
+    s->last_handle = t->handle;
+    if (ok_pool_tensor_bytes(dtype, dims, rank, &s->last_bytes)) s->last_bytes = 0;
 }
 
 static int same_desc(const tensor *t, int32_t dtype, const int64_t *dims, int32_t rank) {
@@ -299,14 +306,16 @@ static int same_desc(const tensor *t, int32_t dtype, const int64_t *dims, int32_
 
 /* Best fit: smallest capacity that fits, newest on ties (so the tensor a
  * re-pin just released comes straight back when its class still fits). */
-static tensor *pick_free(ok_pool *p, int backend, int32_t dtype, const int64_t *dims,
-                         int32_t rank, uint64_t need) {
+static tensor *pick_free(ok_pool *p, const slot *s, int backend, int32_t dtype,
+                         const int64_t *dims, int32_t rank, uint64_t need) {
     uint64_t cls = ok_pool_size_class(need);
     tensor *best = NULL;
     for (uint32_t i = 0; i < p->n_t; i++) {
         tensor *t = &p->t[i];
         if (!t->handle || t->state != T_FREE || t->backend != backend || quarantined(p, t))
             continue;
+        if (backend == OK_BACKEND_WEBGPU && t->handle == s->last_handle && need != s->last_bytes)
+            continue; /* see "Re-binding" in tensor_pool.h */
         if (backend == OK_BACKEND_WEBNN) {
             if (!same_desc(t, dtype, dims, rank)) continue;
         } else if (t->cap < need || t->cap > cls) {
@@ -323,7 +332,23 @@ static tensor *pick_free(ok_pool *p, int backend, int32_t dtype, const int64_t *
 static ok_status begin_call(ok_pool *p) {
     if (!p) return OK_ERR_INVALID_ARG;
     p->n_act = 0;
+    memset(p->refusal, 0, sizeof p->refusal);
     return p->disposed ? OK_ERR_STATE : OK_OK;
+}
+
+/* Records why a request was refused (see SHAPES in tensor_pool.h). */
+static ok_status refuse(ok_pool *p, ok_status rc, uint32_t reason, uint32_t kind, uint32_t index,
+                        uint32_t dim, int64_t expected, int64_t got) {
+    uint32_t *r = p->refusal;
+    r[0] = reason;
+    r[1] = kind;
+    r[2] = index;
+    r[3] = dim;
+    r[4] = (uint32_t)(uint64_t)expected;
+    r[5] = (uint32_t)((uint64_t)expected >> 32);
+    r[6] = (uint32_t)(uint64_t)got;
+    r[7] = (uint32_t)((uint64_t)got >> 32);
+    return rc;
 }
 
 static ok_status check_slot(const ok_pool *p, int kind, uint32_t index) {
@@ -331,24 +356,66 @@ static ok_status check_slot(const ok_pool *p, int kind, uint32_t index) {
     return index < p->n_slots[kind] ? OK_OK : OK_ERR_INVALID_ARG;
 }
 
-static ok_status check_decl(const ok_pool *p, int kind, uint32_t index, int32_t dtype,
-                            int32_t rank) {
+/* The declaration's verdict: dtype and rank for every slot, and for inputs
+ * (whose dims the caller chose) every fixed dim too. */
+static ok_status check_decl(ok_pool *p, int kind, uint32_t index, int32_t dtype,
+                            const int64_t *dims, int32_t rank) {
     const slot *s = &p->slots[kind][index];
-    if ((s->decl_dtype >= 0 && s->decl_dtype != dtype) ||
-        (s->decl_rank >= 0 && s->decl_rank != rank))
-        return OK_ERR_SHAPE;
+    uint32_t k = (uint32_t)kind;
+    if (s->decl_dtype >= 0 && s->decl_dtype != dtype)
+        return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DTYPE, k, index, OK_POOL_NONE, s->decl_dtype, dtype);
+    if (s->decl_rank >= 0 && s->decl_rank != rank)
+        return refuse(p, OK_ERR_SHAPE, OK_REFUSE_RANK, k, index, OK_POOL_NONE, s->decl_rank, rank);
+    if (kind != OK_SLOT_INPUT || s->decl_rank < 0) return OK_OK;
+    for (int32_t i = 0; i < rank; i++)
+        if (s->decl[i] >= 0 && s->decl[i] != dims[i])
+            return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DIM, k, index, (uint32_t)i, s->decl[i], dims[i]);
     return OK_OK;
 }
 
-static ok_status check_request(const ok_pool *p, int kind, uint32_t index, int backend,
+/* Sizes any request must have, then its bytes. */
+static ok_status check_sizes(ok_pool *p, uint32_t kind, uint32_t index, int32_t dtype,
+                             const int64_t *dims, int32_t rank, uint64_t *need) {
+    if (!dtype_bits(dtype))
+        return refuse(p, OK_ERR_INVALID_ARG, OK_REFUSE_NO_SIZE, kind, index, OK_POOL_NONE, 0, dtype);
+    if (rank < 0 || (rank > 0 && !dims)) return OK_ERR_INVALID_ARG;
+    if (rank > OK_POOL_MAX_RANK)
+        return refuse(p, OK_ERR_LIMIT, OK_REFUSE_RANK, kind, index, OK_POOL_NONE, OK_POOL_MAX_RANK, rank);
+    for (int32_t i = 0; i < rank; i++) {
+        if (dims[i] < 0)
+            return refuse(p, OK_ERR_INVALID_ARG, OK_REFUSE_NEGATIVE, kind, index, (uint32_t)i, 0, dims[i]);
+        if (dims[i] > OK_POOL_MAX_DIM)
+            return refuse(p, OK_ERR_LIMIT, OK_REFUSE_TOO_BIG, kind, index, (uint32_t)i, OK_POOL_MAX_DIM, dims[i]);
+    }
+    if (ok_pool_tensor_bytes(dtype, dims, rank, need))
+        return refuse(p, OK_ERR_LIMIT, OK_REFUSE_TOO_BIG, kind, index, OK_POOL_NONE, (int64_t)MAX_BYTES, -1);
+    return OK_OK;
+}
+
+static ok_status check_request(ok_pool *p, int kind, uint32_t index, int backend,
                                int32_t dtype, const int64_t *dims, int32_t rank,
                                uint64_t *need) {
     ok_status rc = check_slot(p, kind, index);
     if (rc) return rc;
     if (backend < 0 || backend >= OK_BACKEND_COUNT) return OK_ERR_INVALID_ARG;
-    rc = ok_pool_tensor_bytes(dtype, dims, rank, need);
-    if (rc) return rc;
-    return check_decl(p, kind, index, dtype, rank);
+    if ((rc = check_sizes(p, (uint32_t)kind, index, dtype, dims, rank, need))) return rc;
+    return check_decl(p, kind, index, dtype, dims, rank);
+}
+
+/* An input's dims bind the symbols its declaration names, for this run. */
+static void bind_symbols(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank) {
+    const slot *s = &p->slots[OK_SLOT_INPUT][index];
+    if (s->decl_rank != rank) return;
+    for (int32_t i = 0; i < rank; i++) {
+        if (s->decl[i] > OK_POOL_DIM_SYMBOL(0)) continue;
+        uint32_t id = (uint32_t)(OK_POOL_DIM_SYMBOL(0) - s->decl[i]);
+        if (p->sym_state[id] == SYM_UNBOUND) {
+            p->sym_state[id] = SYM_BOUND;
+            p->sym_value[id] = dims[i];
+        } else if (p->sym_state[id] == SYM_BOUND && p->sym_value[id] != dims[i]) {
+            p->sym_state[id] = SYM_CONFLICT;
+        }
+    }
 }
 
 /* ---- public API ---- */
@@ -398,6 +465,8 @@ ok_status ok_pool_destroy(ok_pool *p) {
 
 void ok_pool_free(ok_pool *p) {
     if (!p) return;
+    free(p->sym_value);
+    free(p->sym_state);
     free(p->t);
     free(p->act);
     free(p->slots[0]);
@@ -427,15 +496,70 @@ ok_status ok_pool_set_budget(ok_pool *p, uint64_t budget) {
     return OK_OK;
 }
 
-ok_status ok_pool_declare(ok_pool *p, int kind, uint32_t index, int32_t dtype, int32_t rank) {
-    ok_status rc = begin_call(p);
-    if (rc || (rc = check_slot(p, kind, index))) return rc;
-    if ((dtype != -1 && !dtype_bits(dtype)) || rank < -1 || rank > OK_POOL_MAX_RANK)
-        return OK_ERR_INVALID_ARG;
-    p->slots[kind][index].decl_dtype = dtype;
-    p->slots[kind][index].decl_rank = rank;
+/* Room for symbol ids < n; the tables only grow. */
+static ok_status reserve_symbols(ok_pool *p, uint32_t n) {
+    if (n <= p->n_sym) return OK_OK;
+    int64_t *v = pool_realloc(p->sym_value, (size_t)n * sizeof *v);
+    if (!v) return OK_ERR_NOMEM;
+    p->sym_value = v;
+    uint8_t *st8 = pool_realloc(p->sym_state, n);
+    if (!st8) return OK_ERR_NOMEM; /* sym_value grew: harmless */
+    p->sym_state = st8;
+    memset(p->sym_state + p->n_sym, SYM_UNBOUND, n - p->n_sym);
+    p->n_sym = n;
     return OK_OK;
 }
+
+ok_status ok_pool_declare(ok_pool *p, int kind, uint32_t index, int32_t dtype, int32_t rank,
+                          const int64_t *dims) {
+    ok_status rc = begin_call(p);
+    if (rc || (rc = check_slot(p, kind, index))) return rc;
+    if (dtype < -1 || rank < -1 || rank > OK_POOL_MAX_RANK) return OK_ERR_INVALID_ARG;
+    int64_t decl[OK_POOL_MAX_RANK];
+    uint32_t n_sym = 0;
+    for (int32_t i = 0; i < rank; i++) {
+        int64_t d = dims ? dims[i] : OK_POOL_DIM_UNKNOWN;
+        if (d > OK_POOL_MAX_DIM) d = OK_POOL_DIM_UNKNOWN; /* onnxruntime-web's unknown */
+        if (d < OK_POOL_DIM_SYMBOL(OK_POOL_MAX_SYMBOLS - 1)) return OK_ERR_INVALID_ARG;
+        if (d <= OK_POOL_DIM_SYMBOL(0) && (uint32_t)(OK_POOL_DIM_SYMBOL(0) - d) + 1 > n_sym)
+            n_sym = (uint32_t)(OK_POOL_DIM_SYMBOL(0) - d) + 1;
+        decl[i] = d;
+    }
+    if ((rc = reserve_symbols(p, n_sym))) return rc;
+    slot *s = &p->slots[kind][index];
+    s->decl_dtype = dtype;
+    s->decl_rank = rank;
+    if (rank > 0) memcpy(s->decl, decl, (size_t)rank * sizeof *decl);
+    return OK_OK;
+}
+
+/* The slot's declared dims resolved with this run's symbols; 0 if any is
+ * unknown, unbound or bound twice to different sizes. */
+static int resolve(const ok_pool *p, const slot *s, int64_t *dims) {
+    if (s->decl_rank < 0) return 0;
+    for (int32_t i = 0; i < s->decl_rank; i++) {
+        int64_t d = s->decl[i];
+        if (d <= OK_POOL_DIM_SYMBOL(0)) {
+            uint32_t id = (uint32_t)(OK_POOL_DIM_SYMBOL(0) - d);
+            if (p->sym_state[id] != SYM_BOUND) return 0;
+            d = p->sym_value[id];
+        }
+        if (d < 0) return 0;
+        dims[i] = d;
+    }
+    return 1;
+}
+
+int ok_pool_output_declared(const ok_pool *p, uint32_t index) {
+    if (!p || check_slot(p, OK_SLOT_OUTPUT, index)) return 0;
+    const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    if (s->decl_rank < 0 || !dtype_bits(s->decl_dtype)) return 0;
+    for (int32_t i = 0; i < s->decl_rank; i++)
+        if (s->decl[i] == OK_POOL_DIM_UNKNOWN) return 0;
+    return 1;
+}
+
+const uint32_t *ok_pool_refusal(const ok_pool *p) { return p ? p->refusal : NULL; }
 
 ok_status ok_pool_run_begin(ok_pool *p) {
     ok_status rc = begin_call(p);
@@ -443,6 +567,7 @@ ok_status ok_pool_run_begin(ok_pool *p) {
     if (p->run_open) return OK_ERR_STATE;
     p->run_id++;
     p->run_open = 1;
+    if (p->n_sym) memset(p->sym_state, SYM_UNBOUND, p->n_sym);
     return OK_OK;
 }
 
@@ -473,7 +598,7 @@ static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend,
         return OK_OK;
     }
     unpin(p, kind, index);
-    tensor *t = pick_free(p, backend, dtype, dims, rank, need);
+    tensor *t = pick_free(p, &p->slots[kind][index], backend, dtype, dims, rank, need);
     if (t) {
         st(p, t)[OK_STAT_BYTES_FREE] -= t->cap;
         pin(p, t, kind, index, dtype, dims, rank);
@@ -496,7 +621,30 @@ static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend,
 
 ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype,
                         const int64_t *dims, int32_t rank) {
-    return request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank);
+    ok_status rc = request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank);
+    if (!rc) bind_symbols(p, index, dims, rank);
+    return rc;
+}
+
+ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype,
+                       const int64_t *dims, int32_t rank, uint64_t data_bytes) {
+    uint64_t need;
+    ok_status rc = begin_call(p);
+    if (rc) return rc;
+    if ((rc = check_request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, &need))) return rc;
+    if (need != data_bytes)
+        return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DATA, OK_SLOT_INPUT, index, OK_POOL_NONE,
+                      (int64_t)need, (int64_t)data_bytes);
+    return ok_pool_input(p, index, backend, dtype, dims, rank);
+}
+
+ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend) {
+    ok_status rc = begin_call(p);
+    if (rc || (rc = check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
+    const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    int64_t dims[OK_POOL_MAX_RANK];
+    if (!dtype_bits(s->decl_dtype) || !resolve(p, s, dims)) return OK_OK; /* adopt */
+    return request(p, OK_SLOT_OUTPUT, index, backend, s->decl_dtype, dims, s->decl_rank);
 }
 
 ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype,
@@ -521,13 +669,14 @@ ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle) {
     /* Kept during this very run (it was this run's output): ORT cannot read
      * an input it is writing. Bind it in the next run. */
     if (quarantined(p, t)) return OK_ERR_IN_USE;
-    if ((rc = check_decl(p, OK_SLOT_INPUT, index, t->dtype, t->rank))) return rc;
+    if ((rc = check_decl(p, OK_SLOT_INPUT, index, t->dtype, t->dims, t->rank))) return rc;
     if ((rc = reserve(p, 0))) return rc;
     unpin(p, OK_SLOT_INPUT, index);
     int64_t dims[OK_POOL_MAX_RANK];
     memcpy(dims, t->dims, sizeof dims);
     pin(p, t, OK_SLOT_INPUT, index, t->dtype, dims, t->rank);
     emit(p, OK_POOL_BIND, t, OK_SLOT_INPUT, index);
+    bind_symbols(p, index, dims, t->rank);
     evict(p);
     return OK_OK;
 }
@@ -546,6 +695,7 @@ ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backen
     t->cap = need; /* informational: not the pool's bytes */
     pin(p, t, (uint32_t)kind, index, dtype, dims, rank);
     emit(p, OK_POOL_EXTERNAL, t, (uint32_t)kind, index);
+    if (kind == OK_SLOT_INPUT) bind_symbols(p, index, dims, rank);
     evict(p);
     return OK_OK;
 }
@@ -555,8 +705,10 @@ ok_status ok_pool_adopt(ok_pool *p, uint32_t index, int backend, int32_t dtype,
     uint64_t need;
     ok_status rc = begin_call(p);
     if (rc) return rc;
-    if ((rc = check_request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank, &need)))
-        return rc;
+    /* onnxruntime's truth: sizes checked, the declaration not */
+    if ((rc = check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
+    if (backend < 0 || backend >= OK_BACKEND_COUNT) return OK_ERR_INVALID_ARG;
+    if ((rc = check_sizes(p, OK_SLOT_OUTPUT, index, dtype, dims, rank, &need))) return rc;
     if (capacity && (capacity < need || capacity > MAX_BYTES)) return OK_ERR_INVALID_ARG;
     if ((rc = reserve(p, 1))) return rc;
     unpin(p, OK_SLOT_OUTPUT, index);
@@ -613,6 +765,18 @@ int32_t ok_pool_tensor_dims(const ok_pool *p, uint32_t handle, int64_t *dims, in
     if (!t) return -1;
     for (int32_t i = 0; i < t->rank && i < cap; i++) dims[i] = t->dims[i];
     return t->rank;
+}
+
+uint64_t ok_pool_handle_bytes(const ok_pool *p, uint32_t handle) {
+    const tensor *t = p ? find(p, handle) : NULL;
+    uint64_t n = 0;
+    if (!t || ok_pool_tensor_bytes(t->dtype, t->dims, t->rank, &n)) return 0;
+    return n;
+}
+
+int32_t ok_pool_handle_dtype(const ok_pool *p, uint32_t handle) {
+    const tensor *t = p ? find(p, handle) : NULL;
+    return t ? t->dtype : -1;
 }
 
 ok_status ok_pool_check(const ok_pool *p) {

@@ -31,6 +31,12 @@
  *   word 7  bytes hi
  * For CREATE on WebNN the descriptor is the dtype+dims JS passed in the call.
  *
+ * Re-binding (WebGPU): onnxruntime-web registers an external GPUBuffer per
+ * (session, input/output index) and, when the same buffer object comes back
+ * to that index, keeps the size it registered first. So a WebGPU tensor is
+ * never handed back to the slot it was last bound to with another byte size
+ * (the free list skips it); same dims reuse it in place as before.
+ *
  * Budget: bytes of FREE tensors <= budget after every call made outside a
  * run. Tensors unpinned during an open run (run_begin..run_end) are neither
  * reused nor destroyed until run_end, because ORT may still see them bound;
@@ -108,9 +114,71 @@ const uint64_t *ok_pool_stats(const ok_pool *p, int backend); /* NULL if backend
 uint64_t ok_pool_budget(const ok_pool *p);
 ok_status ok_pool_set_budget(ok_pool *p, uint64_t budget); /* may DESTROY */
 
-/* Declared dtype (ONNX TensorProto code) and rank of a slot; -1 = any. A
- * request that disagrees fails with OK_ERR_SHAPE and changes nothing. */
-ok_status ok_pool_declare(ok_pool *p, int kind, uint32_t index, int32_t dtype, int32_t rank);
+/* SHAPES. Each slot is declared with the model's dtype (ONNX TensorProto
+ * code, -1 = any) and dims (rank -1 = any). A declared dim is
+ *   d >= 0                 a fixed size (> OK_POOL_MAX_DIM: unknown; that is
+ *                          how onnxruntime-web reports one, 4294967295)
+ *   OK_POOL_DIM_UNKNOWN    unknown (value-dependent, or not declared)
+ *   OK_POOL_DIM_SYMBOL(s)  the named symbol s (ids 0..OK_POOL_MAX_SYMBOLS-1;
+ *                          JS interns the names)
+ * dims NULL = every dim unknown. Inputs are checked against it: dtype, rank,
+ * every fixed dim, each dim <= OK_POOL_MAX_DIM, and the data's byte length
+ * (ok_pool_feed). Each input pinned during a run binds the symbols its
+ * declaration names; a symbol two inputs bind to different sizes is unbound
+ * (onnxruntime does not check it either), so it plans nothing.
+ *
+ * An output is PLANNED for a run (preallocated, pinned, written in place)
+ * when its dtype has a size and every dim is fixed or a symbol this run's
+ * inputs bound; otherwise onnxruntime allocates it and the caller ADOPTs the
+ * result. Never a guess from an earlier run. Adopted outputs are onnxruntime's
+ * truth: only their sizes are checked, not the declaration.
+ *
+ * Refusals: a call refused for its request leaves a REFUSAL record
+ * (ok_pool_refusal, OK_POOL_REFUSAL_WORDS uint32): reason, slot kind, slot
+ * index, dim index (or NONE), expected (int64 lo, hi), got (int64 lo, hi).
+ * JS only formats it. */
+#define OK_POOL_MAX_DIM 0x7FFFFFFF
+#define OK_POOL_MAX_SYMBOLS 65536
+#define OK_POOL_DIM_UNKNOWN (-1)
+#define OK_POOL_DIM_SYMBOL(s) (-2 - (int64_t)(s))
+#define OK_POOL_REFUSAL_WORDS 8
+#define OK_POOL_REFUSAL_LIST(X)                                                         \
+    X(NONE, 0)                                                                          \
+    X(DTYPE, 1)    /* expected dtype, got dtype (OK_ERR_SHAPE) */                       \
+    X(RANK, 2)     /* expected rank, got rank (OK_ERR_SHAPE) */                         \
+    X(DIM, 3)      /* at dim: expected size, got size (OK_ERR_SHAPE) */                 \
+    X(DATA, 4)     /* expected data bytes, got bytes (OK_ERR_SHAPE) */                  \
+    X(TOO_BIG, 5)  /* at dim (NONE: the byte size): limit, got (OK_ERR_LIMIT) */        \
+    X(NEGATIVE, 6) /* at dim: got a negative size (OK_ERR_INVALID_ARG) */               \
+    X(NO_SIZE, 7)  /* got a dtype with no fixed size, e.g. string (OK_ERR_INVALID_ARG) */
+enum ok_pool_refusal_reason {
+#define OK_POOL_REFUSAL_ENUM_(name, value) OK_REFUSE_##name = value,
+    OK_POOL_REFUSAL_LIST(OK_POOL_REFUSAL_ENUM_)
+#undef OK_POOL_REFUSAL_ENUM_
+};
+
+/* The one dtype table: X(ONNX TensorProto code, onnxruntime-web name, bits per
+ * element); bits 0 = no fixed size. js/core-constants.js carries it as DTYPE. */
+#define OK_DTYPE_LIST(X)                                                             \
+    X(1, float32, 32) X(2, uint8, 8) X(3, int8, 8) X(4, uint16, 16) X(5, int16, 16)   \
+    X(6, int32, 32) X(7, int64, 64) X(8, string, 0) X(9, bool, 8) X(10, float16, 16)  \
+    X(11, float64, 64) X(12, uint32, 32) X(13, uint64, 64) X(14, complex64, 64)       \
+    X(15, complex128, 128) X(16, bfloat16, 16) X(17, float8e4m3fn, 8)                \
+    X(18, float8e4m3fnuz, 8) X(19, float8e5m2, 8) X(20, float8e5m2fnuz, 8)           \
+    X(21, uint4, 4) X(22, int4, 4) X(23, float4e2m1, 4)
+
+ok_status ok_pool_declare(ok_pool *p, int kind, uint32_t index, int32_t dtype, int32_t rank,
+                          const int64_t *dims);
+/* Whether output `index` has a declared shape: a sized dtype, a known rank,
+ * every dim a size or a named symbol. onnxruntime computes such outputs where
+ * the graph runs, so they stay on the device (planned when this run's inputs
+ * bind their symbols, adopted otherwise, e.g. a KV cache's past+1). An
+ * unknown dim marks a value-dependent output (NonZero, a detector's boxes),
+ * which onnxruntime computes on the CPU: it comes back there. */
+int ok_pool_output_declared(const ok_pool *p, uint32_t index);
+/* The refusal of the last call, OK_POOL_REFUSAL_WORDS words (reason NONE
+ * when the last call was not refused for its request). */
+const uint32_t *ok_pool_refusal(const ok_pool *p);
 
 ok_status ok_pool_run_begin(ok_pool *p);
 ok_status ok_pool_run_end(ok_pool *p); /* may DESTROY (deferred eviction) */
@@ -120,6 +188,14 @@ ok_status ok_pool_run_end(ok_pool *p); /* may DESTROY (deferred eviction) */
  * same call serves outputs whose shape is known (preallocation). */
 ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype,
                         const int64_t *dims, int32_t rank);
+/* ok_pool_input for CPU data of data_bytes bytes: refused (DATA) unless it
+ * is exactly the tensor's size. */
+ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype,
+                       const int64_t *dims, int32_t rank, uint64_t data_bytes);
+/* Output `index` for this run: when planned (see SHAPES), one REUSE, TAKE
+ * or CREATE with the declared dtype and the resolved dims; otherwise OK_OK
+ * with no action, and the caller adopts what onnxruntime allocates. */
+ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend);
 ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype,
                          const int64_t *dims, int32_t rank);
 /* Bind a KEPT handle to an input slot (chaining, no CPU round trip): BIND.
@@ -143,6 +219,10 @@ ok_status ok_pool_release(ok_pool *p, uint32_t handle);
 uint32_t ok_pool_pinned(const ok_pool *p, int kind, uint32_t index);
 /* rank of handle's current dims (written to dims[0..cap)), or -1 if unknown. */
 int32_t ok_pool_tensor_dims(const ok_pool *p, uint32_t handle, int64_t *dims, int32_t cap);
+/* Exact bytes of handle's dtype+dims (what a readback copies), 0 if none. */
+uint64_t ok_pool_handle_bytes(const ok_pool *p, uint32_t handle);
+/* ONNX dtype of the handle, -1 if none. */
+int32_t ok_pool_handle_dtype(const ok_pool *p, uint32_t handle);
 
 /* Integrity check (tests, debug builds of the JS side): stats equal a
  * recount, every pin points at a tensor pinned to exactly that slot, no

@@ -2,29 +2,8 @@
 // capacity C chose; a binding is a typed-array view plus one ort.Tensor over
 // it, made when C says CREATE/TAKE and reused as is on REUSE, so a steady
 // run allocates neither arrays nor tensors on the JS side.
+import { viewOf } from '../pool/dtypes.js';
 import { BACKEND } from '../tensor-pool.js';
-
-/** onnxruntime-web type name → typed array constructor (float16 as raw bits). */
-export const TYPED_ARRAYS = Object.freeze({
-  float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array,
-  uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array,
-  bool: Uint8Array, float16: Uint16Array, int4: Uint8Array, uint4: Uint8Array,
-});
-
-export const elementCount = (dims) => { let n = 1; for (let i = 0; i < dims.length; i++) n *= dims[i]; return n; };
-
-/** Bytes of a tensor of `type` with `n` elements. */
-export function byteLength(type, n) {
-  if (type === 'int4' || type === 'uint4') return Math.ceil(n / 2);
-  return n * (TYPED_ARRAYS[type]?.BYTES_PER_ELEMENT ?? 0);
-}
-
-/** A typed array of `type` over `buffer` for dims (4-bit types: packed bytes). */
-export function viewOf(buffer, byteOffset, type, dims) {
-  const Ctor = TYPED_ARRAYS[type];
-  const n = elementCount(dims);
-  return new Ctor(buffer, byteOffset, type === 'int4' || type === 'uint4' ? Math.ceil(n / 2) : n);
-}
 
 export class CpuDevice {
   constructor(ort) {
@@ -39,8 +18,8 @@ export class CpuDevice {
 
   destroy() { /* garbage-collected; dropping the map entry is the release */ }
 
-  /** A binding of storage `obj` as a tensor of type+dims. */
-  bind(obj, type, dims) { return new this.ort.Tensor(type, viewOf(obj.buffer, obj.byteOffset, type, dims), dims); }
+  /** A binding of storage `obj` as a tensor of entry.type+dims (entry.size bytes, from C). */
+  bind(obj, entry) { return new this.ort.Tensor(entry.type, viewOf(obj.buffer, obj.byteOffset, entry.type, entry.size), entry.dims); }
 
   upload(entry, data) {
     const dst = entry.tensor.data;

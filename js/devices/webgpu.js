@@ -44,7 +44,7 @@ export class WebGpuDevice {
 
   destroy(buffer) { buffer.destroy(); }
 
-  bind(buffer, type, dims, download, dispose) {
+  bind(buffer, { type, dims, download, dispose }) {
     return this.ort.Tensor.fromGpuBuffer(buffer, { dataType: type, dims, download, dispose });
   }
 

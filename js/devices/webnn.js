@@ -31,7 +31,7 @@ export class WebNNDevice {
 
   destroy(tensor) { tensor.destroy(); }
 
-  bind(mlTensor, type, dims, download, dispose) {
+  bind(mlTensor, { type, dims, download, dispose }) {
     return this.ort.Tensor.fromMLTensor(mlTensor, { dataType: type, dims, download, dispose });
   }
 

@@ -2,20 +2,20 @@
 // queue on a session, and a caller may refill its buffer as soon as run()
 // has returned its promise. CPU data is copied here, synchronously, and
 // every dims array is checked, so a bad feed is a typed error before the
-// pool or onnxruntime sees anything. Device tensors (GPUBuffer, MLTensor,
+// pool or onnxruntime sees anything (whether the sizes fit the model is the
+// C pool's verdict, at the run's turn). Device tensors (GPUBuffer, MLTensor,
 // kept outputs) are bound as they are: their contents are read when the run
 // executes, as onnxruntime-web does.
 import { OrtkeepError } from '../errors.js';
-import { MAX_DIM } from './shapes.js';
 
 /** ort.Tensor locations that hold device memory: bound as they are. */
 export const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
 
 function checkDims(name, dims) {
   if (dims === undefined) return undefined;
-  if (!Array.isArray(dims) || !dims.every((d) => Number.isSafeInteger(d) && d >= 0 && d <= MAX_DIM)) {
+  if (!Array.isArray(dims) || !dims.every(Number.isSafeInteger)) {
     const shown = ArrayBuffer.isView(dims) ? `a ${dims.constructor.name}` : JSON.stringify(dims);
-    throw new OrtkeepError('BAD_FEED', `ortkeep: input '${name}' dims must be an array of integers from 0 to ${MAX_DIM}; got ${shown}`);
+    throw new OrtkeepError('BAD_FEED', `ortkeep: input '${name}' dims must be an array of integers; got ${shown}`);
   }
   return dims.slice();
 }

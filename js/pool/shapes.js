@@ -1,57 +1,65 @@
-// Which outputs have a shape known before a run. An output is preallocated
-// and pinned only when every dim is a fixed size or a symbol that an input
-// dim of this run binds; anything else (an unknown dim, a symbol no input
-// names, a shape that depends on values: NonZero, TopK with a computed k, a
-// detector's box count) is left to onnxruntime, and the pool adopts what it
-// allocated. Never a guess from the previous run.
+// The model's shapes, handed to the C pool, which owns every verdict on
+// them (tensor_pool.h, SHAPES): fixed-dim checks, symbol binding per run,
+// which outputs are preallocated and pinned and which are adopted. JS only
+// encodes what the model declares: symbol names become ids (interned per
+// pool), anything else that is not a size becomes "unknown".
+import { POOL_LIMIT } from '../core-constants.js';
+import { PoolCore, SLOT } from '../tensor-pool.js';
+import { ONNX_TO_ORT_TYPE, onnxType } from './dtypes.js';
 
-/** The largest dim trusted for an allocation (onnxruntime-web 1.30 reports an unknown dim as 4294967295). */
-export const MAX_DIM = 2 ** 31 - 1;
-
-const fixed = (d) => Number.isSafeInteger(d) && d >= 1 && d <= MAX_DIM;
-const symbol = (d) => typeof d === 'string' && d.length > 0;
+const { DIM_UNKNOWN, DIM_SYMBOL_BASE } = POOL_LIMIT;
 
 /**
- * One output's plan from the model's declared dims (the C reader) or, when
- * the model declares none, onnxruntime's metadata: an array of fixed sizes
- * and symbol names, or null (adopt every run).
- * @param {(number|string|null)[]|null|undefined} declared
- * @param {(number|string)[]|undefined} metadata
+ * Declared dims as the C pool reads them: a size, DIM_UNKNOWN, or a symbol's
+ * code; null when the rank itself is unknown.
+ * @param {(number|string|null)[]|null|undefined} dims
+ * @param {Map<string, number>} symbols name → id, grown here
  */
-export function outputPlan(declared, metadata) {
-  const dims = declared ?? metadata;
+export function encodeDims(dims, symbols) {
   if (!Array.isArray(dims)) return null;
-  return dims.every((d) => fixed(d) || symbol(d)) ? dims.slice() : null;
+  return dims.map((d) => {
+    if (typeof d === 'string' && d.length > 0) {
+      if (!symbols.has(d)) symbols.set(d, symbols.size);
+      return DIM_SYMBOL_BASE - symbols.get(d);
+    }
+    return Number.isSafeInteger(d) && d >= 0 ? d : DIM_UNKNOWN; // > MAX_DIM: C reads it as unknown
+  });
 }
 
 /**
- * Symbol → size from this run's input dims (declared symbols only). A symbol
- * bound to two different sizes binds nothing (onnxruntime will refuse the run).
+ * Input and output specs of a session: what the model file declares (the C
+ * reader's report), else onnxruntime's metadata (same index as its names).
  */
-export function bindSymbols(inputSpecs, inputDims) {
-  const bound = new Map();
-  const bad = new Set();
-  inputSpecs.forEach((spec, i) => {
-    const dims = inputDims[i];
-    if (!spec.dims || !dims || spec.dims.length !== dims.length) return;
-    spec.dims.forEach((d, k) => {
-      if (!symbol(d) || bad.has(d)) return;
-      const v = Number(dims[k]);
-      if (bound.has(d) && bound.get(d) !== v) { bound.delete(d); bad.add(d); return; }
-      bound.set(d, v);
-    });
+export function slotSpecs(names, declared, metadata) {
+  const byName = new Map((declared ?? []).map((s) => [s.name, s]));
+  return names.map((name, i) => {
+    const d = byName.get(name);
+    const meta = metadata?.[i];
+    const type = ONNX_TO_ORT_TYPE[d?.elemType] ?? (meta?.isTensor !== false ? meta?.type : undefined) ?? null;
+    return { name, type, dims: d?.dims ?? (Array.isArray(meta?.shape) ? meta.shape : null) };
   });
-  return bound;
 }
 
-/** The output's dims for this run, or null when they are not known before it. */
-export function resolveDims(plan, bound) {
-  if (!plan) return null;
-  const out = new Array(plan.length);
-  for (let k = 0; k < plan.length; k++) {
-    const d = typeof plan[k] === 'string' ? bound.get(plan[k]) : plan[k];
-    if (!fixed(d)) return null;
-    out[k] = d;
+/** Declares every input and output of `pool` (a PoolCore) from the specs. */
+export function declareSlots(pool, inputSpecs, outputSpecs) {
+  const symbols = new Map();
+  inputSpecs.forEach((s, i) => pool.declare(SLOT.input, i, onnxType(s.type), encodeDims(s.dims, symbols)));
+  outputSpecs.forEach((s, j) => pool.declare(SLOT.output, j, onnxType(s.type), encodeDims(s.dims, symbols)));
+}
+
+/**
+ * Which outputs of a model have a declared shape (C's verdict), so they stay
+ * on the device, from the reader's report, before any session exists.
+ * @returns {boolean[]} by report.outputs index
+ */
+export function deviceOutputs(core, report) {
+  const inputs = slotSpecs((report.inputs ?? []).map((s) => s.name), report.inputs);
+  const outputs = slotSpecs((report.outputs ?? []).map((s) => s.name), report.outputs);
+  const pool = new PoolCore(core, { inputs: inputs.length, outputs: outputs.length, budgetBytes: 0 });
+  try {
+    declareSlots(pool, inputs, outputs);
+    return outputs.map((_, j) => pool.outputDeclared(j));
+  } finally {
+    pool.free();
   }
-  return out;
 }

@@ -215,20 +215,21 @@ static void test_steady_state(void) {
 static void test_repin(void) {
     shadow *s = sh_new(1 << 20, 1, 0);
     if (!s) { CHECK(0); return; }
-    const uint64_t *g = ok_pool_stats(s->p, GPU);
+    const uint64_t *g = ok_pool_stats(s->p, CPU);
     int64_t a[] = {1, 128}, b[] = {1, 100}, c[] = {1, 1000};
-    ok_pool_input(s->p, 0, GPU, F32, a, 2); apply(s);
+    ok_pool_input(s->p, 0, CPU, F32, a, 2); apply(s);
     uint32_t h1 = s->last_handle;
     uint32_t gen1 = ok_pool_actions(s->p, NULL)[5];
-    /* dims change, same class (512): the same buffer comes straight back */
-    ok_pool_input(s->p, 0, GPU, F32, b, 2); apply(s);
+    /* dims change, same class (512): the same buffer comes straight back
+     * (on CPU; WebGPU: test_rebind_size) */
+    ok_pool_input(s->p, 0, CPU, F32, b, 2); apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, h1);
     CHECK(ok_pool_actions(s->p, NULL)[5] != gen1); /* new binding generation */
     CHECK_EQ_INT(g[OK_STAT_REPINS], 1);
     CHECK_EQ_INT(g[OK_STAT_CREATES], 1);
     /* bigger class: create, old one to the free list */
-    ok_pool_input(s->p, 0, GPU, F32, c, 2); apply(s);
+    ok_pool_input(s->p, 0, CPU, F32, c, 2); apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
     uint32_t h2 = s->last_handle;
     CHECK(h2 != h1);
@@ -236,7 +237,7 @@ static void test_repin(void) {
     CHECK_EQ_INT(g[OK_STAT_BYTES_FREE], 512);
     CHECK_EQ_INT(g[OK_STAT_BYTES_HELD], 512 + 4096);
     /* back: served from the free list */
-    ok_pool_input(s->p, 0, GPU, F32, a, 2); apply(s);
+    ok_pool_input(s->p, 0, CPU, F32, a, 2); apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, h1);
     CHECK_EQ_INT(g[OK_STAT_BYTES_FREE], 4096);
@@ -245,8 +246,8 @@ static void test_repin(void) {
     int64_t d[4];
     CHECK_EQ_INT(ok_pool_tensor_dims(s->p, h1, d, 4), 2);
     CHECK_EQ_INT(d[1], 128);
-    /* another backend never takes a GPU buffer */
-    ok_pool_input(s->p, 0, CPU, F32, c, 2); apply(s);
+    /* another backend never takes a CPU buffer */
+    ok_pool_input(s->p, 0, GPU, F32, c, 2); apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
     sh_dispose(s);
 
@@ -400,7 +401,7 @@ static void test_dispose(void) {
 static void test_chaining(void) {
     shadow *s = sh_new(64 * 1024, 2, 2);
     if (!s) { CHECK(0); return; }
-    ok_pool_declare(s->p, OK_SLOT_INPUT, 1, F32, 4);
+    ok_pool_declare(s->p, OK_SLOT_INPUT, 1, F32, 4, NULL);
     uint32_t prev_kept = 0;
     uint64_t classes = 0, last_class = 0;
     for (int step = 0; step < 50; step++) {
@@ -463,9 +464,9 @@ static void test_errors(void) {
     if (!s) { CHECK(0); return; }
     ok_pool *p = s->p;
     int64_t d2[] = {1, 8}, d3[] = {1, 8, 2}, neg[] = {1, -8};
-    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 2), OK_OK);
-    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 5, F32, 2), OK_ERR_INVALID_ARG);
-    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, 8, 2), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 2, NULL), OK_OK);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 5, F32, 2, NULL), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 17, NULL), OK_ERR_INVALID_ARG);
     CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, d2, 2), OK_OK); apply(s);
     uint32_t h = s->last_handle;
     uint64_t creates = stat_sum(p, OK_STAT_CREATES), reuses = stat_sum(p, OK_STAT_REUSES);
@@ -693,13 +694,181 @@ static void test_random(void) {
     b.s = sh_new(16 * 1024, 4, 4);
     CHECK(a.s && b.s);
     if (!a.s || !b.s) return;
-    ok_pool_declare(a.s->p, OK_SLOT_INPUT, 3, F32, 3); /* shape errors on input 3 */
-    ok_pool_declare(b.s->p, OK_SLOT_INPUT, 3, F32, 3);
+    ok_pool_declare(a.s->p, OK_SLOT_INPUT, 3, F32, 3, NULL); /* shape errors on input 3 */
+    ok_pool_declare(b.s->p, OK_SLOT_INPUT, 3, F32, 3, NULL);
     int before = check_failures;
     for (int i = 0; i < 6000 && check_failures == before; i++) random_op(rnd(2) ? &a : &b);
     CHECK(stat_sum(a.s->p, OK_STAT_TAKES) > 0 && stat_sum(a.s->p, OK_STAT_DESTROYS) > 0);
     sh_dispose(a.s);
     sh_dispose(b.s);
+}
+
+/* Refusal record: reason, kind, index, dim, expected, got. */
+static void check_refusal(ok_pool *p, uint32_t reason, uint32_t index, uint32_t dim,
+                          int64_t expected, int64_t got) {
+    const uint32_t *r = ok_pool_refusal(p);
+    CHECK_EQ_INT(r[0], reason);
+    CHECK_EQ_INT(r[2], index);
+    CHECK_EQ_INT(r[3], dim);
+    CHECK_EQ_INT((int64_t)((uint64_t)r[4] | (uint64_t)r[5] << 32), expected);
+    CHECK_EQ_INT((int64_t)((uint64_t)r[6] | (uint64_t)r[7] << 32), got);
+}
+
+static int slot_action(ok_pool *p) {
+    uint32_t n;
+    const uint32_t *a = ok_pool_actions(p, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t op = a[i * OK_POOL_ACTION_WORDS];
+        if (op == OK_POOL_CREATE || op == OK_POOL_REUSE || op == OK_POOL_TAKE) return (int)op;
+    }
+    return 0;
+}
+
+/* Shapes in C: fixed dims and byte sizes checked with a reason, symbols bound
+ * per run from the inputs, outputs planned only when fully known. */
+static void test_shapes(void) {
+    /* inputs: x [batch, seq, 4] f32, mask [batch, seq] i64; outputs: y [batch, seq, 4]
+     * (symbols), idx [2, ?] (NonZero-like), z [unknown rank], w [batch, k] (k unnamed) */
+    shadow *s = sh_new(1 << 20, 2, 4);
+    if (!s) { CHECK(0); return; }
+    ok_pool *p = s->p;
+    const int64_t B = OK_POOL_DIM_SYMBOL(0), S = OK_POOL_DIM_SYMBOL(1), K = OK_POOL_DIM_SYMBOL(2);
+    int64_t x[] = {B, S, 4}, mask[] = {B, S}, y[] = {B, S, 4}, idx[] = {2, OK_POOL_DIM_UNKNOWN},
+            w[] = {B, K}, ort_unknown[] = {4294967295LL, 3};
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 3, x), OK_OK);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 1, I64, 2, mask), OK_OK);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, 3, y), OK_OK);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 1, I64, 2, idx), OK_OK);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 2, F32, -1, NULL), OK_OK);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 3, F32, 2, w), OK_OK);
+    CHECK_EQ_INT(ok_pool_output_declared(p, 0), 1);
+    CHECK_EQ_INT(ok_pool_output_declared(p, 1), 0);
+    CHECK_EQ_INT(ok_pool_output_declared(p, 2), 0);
+    CHECK_EQ_INT(ok_pool_output_declared(p, 3), 1); /* declared, though no input names k */
+    CHECK_EQ_INT(ok_pool_output_declared(p, 9), 0);
+    /* onnxruntime-web's 4294967295 is an unknown dim, never a size */
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 3, F32, 2, ort_unknown), OK_OK);
+    CHECK_EQ_INT(ok_pool_output_declared(p, 3), 0);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 3, F32, 2, w), OK_OK);
+
+    for (int64_t seq = 3; seq <= 5; seq++) {
+        int64_t xd[] = {2, seq, 4}, md[] = {2, seq};
+        CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, F32, xd, 3, (uint64_t)(2 * seq * 4 * 4)), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_input(p, 1, GPU, I64, md, 2), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK); apply(s);
+        CHECK(slot_action(p) != 0); /* planned: [2, seq, 4] */
+        int64_t got[OK_POOL_MAX_RANK];
+        CHECK_EQ_INT(ok_pool_tensor_dims(p, ok_pool_pinned(p, OK_SLOT_OUTPUT, 0), got, OK_POOL_MAX_RANK), 3);
+        CHECK_EQ_INT(got[0], 2);
+        CHECK_EQ_INT(got[1], seq);
+        CHECK_EQ_INT(got[2], 4);
+        CHECK_EQ_INT(ok_pool_handle_bytes(p, ok_pool_pinned(p, OK_SLOT_OUTPUT, 0)), (uint64_t)(2 * seq * 16));
+        CHECK_EQ_INT(ok_pool_handle_dtype(p, ok_pool_pinned(p, OK_SLOT_OUTPUT, 0)), F32);
+        for (uint32_t j = 1; j < 4; j++) { /* not planned: no action, adopt */
+            CHECK_EQ_INT(ok_pool_output_auto(p, j, GPU), OK_OK);
+            CHECK_EQ_INT(ok_pool_action_count(p), 0);
+        }
+        int64_t nz[] = {2, seq + 1}; /* value-dependent: whatever onnxruntime made */
+        CHECK_EQ_INT(ok_pool_adopt(p, 1, GPU, I64, nz, 2, 0), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_run_end(p), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_check(p), OK_OK);
+    }
+    /* the same shape again: everything in place */
+    {
+        int64_t xd[] = {2, 5, 4};
+        CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, xd, 3), OK_OK); apply(s);
+        CHECK_EQ_INT(slot_action(p), OK_POOL_REUSE);
+        CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK); apply(s);
+        CHECK_EQ_INT(slot_action(p), OK_POOL_REUSE);
+        CHECK_EQ_INT(ok_pool_run_end(p), OK_OK); apply(s);
+    }
+    /* symbols are per run: a run whose inputs bound nothing plans nothing */
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK);
+    CHECK_EQ_INT(ok_pool_action_count(p), 0);
+    /* two inputs binding batch differently: unbound, adopt */
+    {
+        int64_t xd[] = {2, 5, 4}, md[] = {3, 5};
+        CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, xd, 3), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_input(p, 1, GPU, I64, md, 2), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK);
+        CHECK_EQ_INT(ok_pool_action_count(p), 0);
+    }
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK); apply(s);
+
+    /* refusals say what was wrong; nothing changes */
+    uint64_t creates = stat_sum(p, OK_STAT_CREATES);
+    uint32_t pinned = ok_pool_pinned(p, OK_SLOT_INPUT, 0);
+    int64_t bad_dim[] = {2, 5, 3}, bad_rank[] = {2, 5}, huge[] = {2, 5, 4294967295LL}, neg[] = {2, -1, 4},
+            ok3[] = {2, 5, 4};
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, bad_dim, 3), OK_ERR_SHAPE);
+    check_refusal(p, OK_REFUSE_DIM, 0, 2, 4, 3);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, bad_rank, 2), OK_ERR_SHAPE);
+    check_refusal(p, OK_REFUSE_RANK, 0, OK_POOL_NONE, 3, 2);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, I64, ok3, 3), OK_ERR_SHAPE);
+    check_refusal(p, OK_REFUSE_DTYPE, 0, OK_POOL_NONE, F32, I64);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, huge, 3), OK_ERR_LIMIT);
+    check_refusal(p, OK_REFUSE_TOO_BIG, 0, 2, OK_POOL_MAX_DIM, 4294967295LL);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, neg, 3), OK_ERR_INVALID_ARG);
+    check_refusal(p, OK_REFUSE_NEGATIVE, 0, 1, 0, -1);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, F32, ok3, 3, 12), OK_ERR_SHAPE);
+    check_refusal(p, OK_REFUSE_DATA, 0, OK_POOL_NONE, 160, 12);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, 8, ok3, 3), OK_ERR_INVALID_ARG);
+    check_refusal(p, OK_REFUSE_NO_SIZE, 0, OK_POOL_NONE, 0, 8);
+    int64_t big_bytes[] = {OK_POOL_MAX_DIM, OK_POOL_MAX_DIM, OK_POOL_MAX_DIM};
+    CHECK_EQ_INT(ok_pool_adopt(p, 2, GPU, F32, big_bytes, 3, 0), OK_ERR_LIMIT);
+    CHECK_EQ_INT(ok_pool_refusal(p)[0], OK_REFUSE_TOO_BIG);
+    CHECK_EQ_INT(ok_pool_action_count(p), 0);
+    CHECK_EQ_INT(stat_sum(p, OK_STAT_CREATES), creates);
+    CHECK_EQ_INT(ok_pool_pinned(p, OK_SLOT_INPUT, 0), pinned);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, ok3, 3), OK_OK);
+    CHECK_EQ_INT(ok_pool_refusal(p)[0], OK_REFUSE_NONE);
+    apply(s);
+    /* adopted outputs are onnxruntime's truth: another rank than declared is taken */
+    int64_t r3[] = {1, 2, 3};
+    CHECK_EQ_INT(ok_pool_adopt(p, 1, GPU, I64, r3, 3, 0), OK_OK); apply(s);
+    /* declarations refused: symbol id past the limit */
+    int64_t far[] = {OK_POOL_DIM_SYMBOL(OK_POOL_MAX_SYMBOLS)};
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 1, far), OK_ERR_INVALID_ARG);
+    /* out of memory growing the symbol table: the declaration is as before */
+    int64_t sym100[] = {OK_POOL_DIM_SYMBOL(100), 5};
+    ok_pool_set_alloc_fail_after(0);
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 1, I64, 2, sym100), OK_ERR_NOMEM);
+    ok_pool_set_alloc_fail_after(-1);
+    int64_t md[] = {2, 7};
+    CHECK_EQ_INT(ok_pool_input(p, 1, GPU, I64, md, 2), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_check(p), OK_OK);
+    sh_dispose(s);
+}
+
+/* onnxruntime-web keeps the size it first registered for a GPUBuffer bound
+ * again to the same input index: the pool never hands a WebGPU tensor back
+ * to its last slot with another byte size (CPU may). */
+static void test_rebind_size(void) {
+    for (int backend = CPU; backend <= GPU; backend++) {
+        shadow *s = sh_new(1 << 20, 1, 0);
+        if (!s) { CHECK(0); return; }
+        ok_pool *p = s->p;
+        int64_t a[] = {1, 100}, b[] = {1, 90}; /* 400 and 360 bytes: one size class */
+        CHECK_EQ_INT(ok_pool_input(p, 0, backend, F32, a, 2), OK_OK); apply(s);
+        uint32_t first = s->last_handle;
+        CHECK_EQ_INT(ok_pool_input(p, 0, backend, F32, b, 2), OK_OK); apply(s);
+        if (backend == GPU) {
+            CHECK(s->last_handle != first);
+            CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
+            /* and the first comes back on the next change: it was not the last one here */
+            CHECK_EQ_INT(ok_pool_input(p, 0, backend, F32, a, 2), OK_OK); apply(s);
+            CHECK_EQ_INT(s->last_handle, first);
+            CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
+        } else {
+            CHECK_EQ_INT(s->last_handle, first);
+            CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
+        }
+        CHECK_EQ_INT(ok_pool_check(p), OK_OK);
+        sh_dispose(s);
+    }
 }
 
 int main(void) {
@@ -712,6 +881,8 @@ int main(void) {
     test_chaining();
     test_errors();
     test_alloc_failure();
+    test_shapes();
+    test_rebind_size();
     test_random();
     return CHECK_DONE();
 }

@@ -63,14 +63,24 @@ test('three un-awaited runs, the caller refills one buffer right after run(): ea
   await reference.release();
 });
 
-test('typed-array, string, NaN and huge dims on the first run: BAD_FEED, then valid runs work', async () => {
+test('typed-array, string, NaN, negative and huge dims on the first run: typed errors, then valid runs work', async () => {
   const bytes = await modelBytes('ppocr_v2_cls');
   const session = await load(bytes, { ort });
   const reference = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
   const good = FEEDS.ppocr_v2_cls(ort, 1);
   const data = good.x.data;
-  for (const dims of [new Uint32Array([1, 3, 48, 192]), ['1', 3, 48, 192], [1, 3, NaN, 192], [1, 3, 48, 2 ** 40], [1, -3, 48, 192], '1,3,48,192']) {
-    await assert.rejects(session.run({ x: { data, dims } }), (e) => e instanceof OrtkeepError && e.code === 'BAD_FEED' && /'x'/.test(e.message), String(dims));
+  const cases = [
+    [new Uint32Array([1, 3, 48, 192]), 'BAD_FEED', /array of integers; got a Uint32Array/],
+    [['1', 3, 48, 192], 'BAD_FEED', /array of integers/],
+    [[1, 3, NaN, 192], 'BAD_FEED', /array of integers/],
+    ['1,3,48,192', 'BAD_FEED', /array of integers/],
+    // the C pool's verdicts, worded by JS: which dim, what it got
+    [[1, 3, 48, 2 ** 40], 'LIMIT', /dim 3 is 1099511627776; the largest the pool allocates is 2147483647/],
+    [[1, -3, 48, 192], 'BAD_FEED', /dim 1 is negative/],
+    [[1, 3, 48, 191], 'BAD_FEED', /has 27648 elements but dims \[1, 3, 48, 191\] need 27504 elements \(110592 of 110016 bytes of float32\)/],
+  ];
+  for (const [dims, code, message] of cases) {
+    await assert.rejects(session.run({ x: { data, dims } }), (e) => e instanceof OrtkeepError && e.code === code && /input 'x'/.test(e.message) && message.test(e.message), String(dims));
   }
   session.pool.check();
   for (const seed of [1, 2]) {

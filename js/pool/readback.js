@@ -1,0 +1,49 @@
+// Device outputs to CPU arrays through the readback pool: staging buffers
+// (WebGPU) and the host arrays the caller receives are pool tensors too, so
+// a steady run reads back without allocating. Sizes are C's (the handle's
+// exact bytes).
+import { BACKEND } from '../tensor-pool.js';
+import { TYPED_ARRAYS, onnxType } from './dtypes.js';
+import { applyActions } from './actions.js';
+
+/**
+ * @param {object} st the pool state (js/pool/state.js)
+ * @param {{j: number, entry: object, name: string}[]} reads device outputs of this run
+ * @param {Record<string, unknown>} out results by output name, filled here
+ */
+export async function readOutputs(st, reads, out) {
+  const { rb, rbMap, rbDevs, dev, slots } = st;
+  const items = [];
+  for (const { j, entry, name } of reads) {
+    const code = onnxType(entry.type);
+    let staging = null;
+    if (dev.staging) {
+      rb.output(slots.staging(j), BACKEND.webgpu, code, entry.dims);
+      staging = (await applyActions(rb, rbMap, rbDevs)).buffer;
+    }
+    rb.output(slots.host(j), BACKEND.cpu, code, entry.dims);
+    const host = await applyActions(rb, rbMap, rbDevs);
+    const data = host.tensor.data;
+    items.push({ src: entry.buffer, staging, dst: new Uint8Array(data.buffer, data.byteOffset, host.size) });
+    out[name] = host.tensor;
+  }
+  await dev.readback(items);
+}
+
+/** getData() of a kept device tensor: a fresh CPU array, staged through the scratch slot. */
+export function download(st, entry) {
+  const run = st.scratchLock.then(async () => {
+    const { rb, rbMap, rbDevs, dev, slots } = st;
+    const Ctor = TYPED_ARRAYS[entry.type];
+    const result = new Ctor(Math.floor(entry.size / Ctor.BYTES_PER_ELEMENT));
+    let staging = null;
+    if (dev.staging) {
+      rb.output(slots.scratch, BACKEND.webgpu, onnxType(entry.type), entry.dims);
+      staging = (await applyActions(rb, rbMap, rbDevs)).buffer;
+    }
+    await dev.readback([{ src: entry.buffer, staging, dst: new Uint8Array(result.buffer, 0, entry.size) }]);
+    return result;
+  });
+  st.scratchLock = run.catch(() => {});
+  return run;
+}
