@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { makeDecoder } from '../decoder-model.mjs';
+import { makeShapesModel } from '../shapes-model.mjs';
 import { useBrowser } from './browser-env.mjs';
 import { assertBadFeeds, assertChain, assertShapeChange } from './pool-assertions.mjs';
 
@@ -18,6 +19,7 @@ let page;
 describe('tensor pool on WebNN (specification-interface MLContext, CPU dispatch)', () => {
   before(async () => {
     makeDecoder();
+    makeShapesModel();
     page = await env.newPage('/tests/browser/pages/pool.html');
     page.setDefaultTimeout(60000);
     await page.evaluate(async () => {
@@ -70,6 +72,35 @@ describe('tensor pool on WebNN (specification-interface MLContext, CPU dispatch)
   test('bad feeds give typed errors naming the input; later runs still work; caller-owned MLTensors survive', async () => {
     const r = await page.evaluate(() => window.suite.badFeeds(window.ort, window.dev));
     assertBadFeeds(r);
+  });
+
+  test('value-dependent and symbolic outputs (tests/fixtures/make_shapes.py): NonZero adopted every run, the symbolic output pinned per size; equal to the wasm EP, shapes included', async () => {
+    // WebNN has no zero-size tensors (the spec refuses a 0 dim), so no
+    // all-zero x here; a real WebNN EP leaves NonZero to onnxruntime's CPU EP.
+    const r = await page.evaluate(async () => {
+      const { ort, dev } = window;
+      const url = '/build/models/shapes.onnx';
+      const s = await dev.open(url);
+      const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+      const plain = (out) => Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { dims: [...t.dims], data: Array.from(t.data, Number) }]));
+      const runs = [];
+      for (const x of [[1, 0, 2, 0, 0], [0, 0, 0, 3, 0], [1, 2, 3], [0, 3, 0, 0, 0, 0, 7], [5, 0, 1, 0, 2], [1, 0, 2]]) {
+        const ours = plain(await s.run({ x: { data: Float32Array.from(x), dims: [x.length] } }));
+        const theirs = plain(await reference.run({ x: new ort.Tensor('float32', Float32Array.from(x), [x.length]) }));
+        runs.push({ ours, theirs });
+      }
+      const stats = s.pool.stats();
+      const ok = s.pool.check();
+      await s.dispose();
+      await reference.release();
+      return { runs, stats, ok };
+    });
+    for (const { ours, theirs } of r.runs) assert.deepEqual(ours, theirs);
+    assert.deepEqual(r.runs.map((x) => x.ours.idx.dims[1]), [2, 1, 3, 2, 3, 2]);
+    assert.equal(r.stats.device, 'webnn');
+    assert.ok(r.stats.adopts >= 6, `NonZero adopted every run: ${JSON.stringify(r.stats)}`);
+    assert.ok(r.stats.reuses + r.stats.takes >= 2, `the symbolic output and x come back for sizes seen before: ${JSON.stringify(r.stats)}`);
+    assert.equal(r.ok, true);
   });
 
   test('the spec context itself refuses what the spec refuses', async () => {
