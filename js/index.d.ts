@@ -31,7 +31,7 @@ export interface LoadOptions {
   onWarning?: (warning: { code: WarningCode; message: string }) => void;
   /** the fetch to use for the network tier (default globalThis.fetch) */
   fetch?: typeof fetch;
-  /** true: one console.debug line per decision of the load machine; or a function that gets each line */
+  /** true: one console.debug line per decision of the load machine and of the session's tensor pool (create, take, bind, adopt, keep, destroy; the steady-state reuse is silent); or a function that gets each line */
   debug?: boolean | ((line: string) => void);
   /** bytes per stored chunk (default 4 MiB) */
   chunkSize?: number;

@@ -77,11 +77,12 @@ async function loadFresh(src, options, signal) {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
     mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength,
   });
+  const debug = options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null;
   const r = await runLoad({
     machine, core, cache, ort, sessionOptions, bytes: src.bytes, signal, url: src.url ?? null,
     sessionOptionsFor: (report) => poolSessionOptions(poolOptions, baseOptions, report, deviceOutputs(core, report)),
     onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
-    debug: options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null,
+    debug,
   });
   // Ask once a model is stored; the browser answers (or prompts) on its own time.
   if (options.persist && r.stored) persist().catch(() => {});
@@ -99,5 +100,5 @@ async function loadFresh(src, options, signal) {
     cache: cacheInfo,
     warnings: r.warnings,
     timings: { runtimeMs: tReady - t0, ...r.timings, totalMs: now() - t0 },
-  }, { core, pool: poolOptions.pool, executionProviders: sessionOptions.executionProviders });
+  }, { core, pool: poolOptions.pool, executionProviders: sessionOptions.executionProviders, debug });
 }

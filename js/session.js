@@ -21,7 +21,7 @@ export class Session {
    * @param {object} ort onnxruntime-web
    * @param {object} ortSession an ort.InferenceSession (or an object with its run/release/inputNames/outputNames)
    * @param {object} info what load() learned: reader report, source, timings
-   * @param {{core?: import('./core.js').Core, pool?: object, executionProviders?: unknown[]}} [hooks]
+   * @param {{core?: import('./core.js').Core, pool?: object, executionProviders?: unknown[], debug?: (line: string) => void}} [hooks]
    */
   constructor(ort, ortSession, info, hooks = {}) {
     this.ort = ort;
@@ -35,7 +35,7 @@ export class Session {
       value: {
         core: hooks.core ?? null, poolOptions: hooks.pool ?? {}, eps: hooks.executionProviders, final: null, state: null,
         tail: Promise.resolve(), keptHandle: new WeakMap() /* kept ort.Tensor we handed out → pool handle */,
-        feeds: {}, fetches: {}, ctx: null, deviceName: poolDeviceName(hooks.pool, hooks.executionProviders),
+        feeds: {}, fetches: {}, ctx: null, deviceName: poolDeviceName(hooks.pool, hooks.executionProviders), debug: hooks.debug ?? null,
       },
     });
     // ORT's names are the truth (old IR versions list initializers as inputs);
@@ -101,9 +101,9 @@ export class Session {
     const st = this._i.state;
     if (st) {
       try {
-        for (const [pool, map, devs] of [[st.pool, st.map, st.devs], [st.rb, st.rbMap, st.rbDevs]]) {
+        for (const [pool, map, devs, owner] of [[st.pool, st.map, st.devs, { debug: this._i.debug }], [st.rb, st.rbMap, st.rbDevs, null]]) {
           pool.destroy();
-          await applyActions(pool, map, devs);
+          await applyActions(pool, map, devs, null, owner);
         }
         this._i.final = this._stats();
       } finally {
@@ -131,6 +131,8 @@ export class Session {
     this._i.ctx ??= {
       ort: this.ort, ortSession: this.ortSession, st, inputSpecs: this.inputSpecs, outputSpecs: this.outputSpecs,
       keptHandle: this._i.keptHandle, hooks: (entry) => this._hooksFor(entry), feeds: this._i.feeds, fetches: this._i.fetches,
+      debug: this._i.debug,
+      slotName: (kind, index) => `${kind ? 'output' : 'input'} '${(kind ? this.outputSpecs : this.inputSpecs)[index]?.name}'`,
     };
     return this._i.ctx;
   }

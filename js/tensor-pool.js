@@ -98,6 +98,8 @@ export class PoolCore {
   // Record words: op, handle, slot kind, slot index, backend, generation, bytes lo, bytes hi.
   op(k) { return this.acts[k * WORDS]; }
   handle(k) { return this.acts[k * WORDS + 1]; }
+  kind(k) { return this.acts[k * WORDS + 2]; }
+  index(k) { return this.acts[k * WORDS + 3]; }
   backend(k) { return this.acts[k * WORDS + 4]; }
   bytes(k) { return this.acts[k * WORDS + 6] + this.acts[k * WORDS + 7] * 4294967296; }
 

@@ -7,6 +7,9 @@ import { OrtkeepError } from '../errors.js';
 import { BACKEND, OP } from '../tensor-pool.js';
 import { ONNX_TO_ORT_TYPE } from './dtypes.js';
 
+const OP_NAME = Object.fromEntries(Object.entries(OP).map(([k, v]) => [v, k]));
+const BACKEND_NAME = Object.fromEntries(Object.entries(BACKEND).map(([k, v]) => [v, k]));
+
 /**
  * Carries out the pool's current action list. `ctx` carries the objects C
  * cannot know: {external} (the caller's device tensor) or {adopted} (the
@@ -16,7 +19,8 @@ import { ONNX_TO_ORT_TYPE } from './dtypes.js';
  * change what is carried out. Device objects are made before anything is
  * bound; a device failure leaves the entry without an object, which the next
  * REUSE/TAKE of that handle creates again, so the map never disagrees with C.
- * @param {{hooks?: (entry: object) => void, name?: string}} [owner] getData()/dispose() hooks for kept tensors, the slot's name for errors
+ * @param {{hooks?: (entry: object) => void, name?: string, debug?: (line: string) => void, slotName?: (kind: number, index: number) => string}} [owner]
+ *   getData()/dispose() hooks for kept tensors, the slot's name for errors, the `debug` option's sink
  */
 export async function applyActions(pool, map, devs, ctx = null, owner = null) {
   let result = null;
@@ -24,6 +28,7 @@ export async function applyActions(pool, map, devs, ctx = null, owner = null) {
   for (let k = 0; k < pool.count; k++) {
     const op = pool.op(k);
     const handle = pool.handle(k);
+    if (owner?.debug && op !== OP.REUSE) owner.debug(describeAction(pool, k, owner));
     let entry = map.get(handle);
     switch (op) {
       case OP.CREATE:
@@ -96,6 +101,13 @@ export async function applyActions(pool, map, devs, ctx = null, owner = null) {
     }
   }
   return result;
+}
+
+/** One readable line for a pool decision (the `debug` option; REUSE, the steady state, is not logged). */
+function describeAction(pool, k, owner) {
+  const kind = pool.kind(k);
+  const slot = kind === 0 || kind === 1 ? ` ${owner.slotName?.(kind, pool.index(k)) ?? `${kind ? 'output' : 'input'} ${pool.index(k)}`}` : '';
+  return `ortkeep pool: ${OP_NAME[pool.op(k)]} #${pool.handle(k)}${slot} ${BACKEND_NAME[pool.backend(k)]}, ${pool.bytes(k)} B held`;
 }
 
 /** The dtype, dims and exact bytes C now holds for the entry's handle. */

@@ -15,7 +15,7 @@ import { refusalError } from './refusal.js';
 const NO_NAMES = Object.freeze([]);
 
 /**
- * @param {object} ctx {ort, ortSession, st, inputSpecs, outputSpecs, keptHandle: WeakMap, hooks(entry), feeds, fetches}
+ * @param {object} ctx {ort, ortSession, st, inputSpecs, outputSpecs, keptHandle: WeakMap, hooks(entry), feeds, fetches, debug?, slotName?}
  * @param {Record<string, unknown>} feeds captured at the run() call (js/pool/capture.js)
  * @param {{fetches?: string[], keep?: string[]}} options
  */
@@ -97,11 +97,11 @@ export async function runPooled(ctx, feeds, options) {
     return out;
   } finally {
     pool.runEnd();
-    await applyActions(pool, st.map, st.devs);
+    await applyActions(pool, st.map, st.devs, null, owner(ctx, null));
   }
 }
 
-const owner = (ctx, spec) => ({ hooks: ctx.hooks, name: spec.name });
+const owner = (ctx, spec) => ({ hooks: ctx.hooks, name: spec?.name, debug: ctx.debug, slotName: ctx.slotName });
 
 /** A pool call for a slot; a refusal becomes the typed error that names it. */
 function call(fn, slot) {

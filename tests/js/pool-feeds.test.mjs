@@ -92,3 +92,23 @@ test('typed-array, string, NaN, negative and huge dims on the first run: typed e
   await session.dispose();
   await reference.release();
 });
+
+test('debug: one line per pool decision (create, take, destroy), none for the steady-state reuse; the load machine\'s lines come first', async () => {
+  const bytes = await modelBytes('ppocr_v2_cls');
+  const lines = [];
+  const session = await load(bytes, { ort, debug: (line) => lines.push(line) });
+  const loadLines = lines.length;
+  assert.ok(loadLines > 0 && lines.every((l) => l.startsWith('ortkeep: ')), lines.join('\n'));
+  const run = (w) => session.run({ x: { data: new Float32Array(3 * 48 * w), dims: [1, 3, 48, w] } });
+  await run(192);
+  const first = lines.slice(loadLines);
+  // 110592 bytes of data in the 114688-byte size class C chose
+  assert.deepEqual(first, ["ortkeep pool: CREATE #1 input 'x' cpu, 114688 B held"]);
+  await run(192);
+  assert.equal(lines.length, loadLines + 1, 'the same shape again: reuse, no line');
+  await run(100);
+  assert.match(lines.at(-1), /^ortkeep pool: (CREATE|TAKE) #\d+ input 'x' cpu, \d+ B held$/);
+  session.pool.check();
+  await session.dispose();
+  assert.match(lines.at(-1), /^ortkeep pool: DESTROY #\d+ cpu, \d+ B held$/);
+});
