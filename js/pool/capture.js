@@ -26,7 +26,7 @@ const copyData = (data) => (ArrayBuffer.isView(data) ? data.slice() : Array.isAr
  * @param {object} ort onnxruntime-web
  * @param {Record<string, unknown>} feeds what the caller passed
  * @param {(value: object) => boolean} isKept whether a value is a kept output of this session
- * @returns {Record<string, unknown>} the same feeds, CPU data copied
+ * @returns {Record<string, unknown>} the same feeds, CPU data copied ({type, data, dims} records)
  */
 export function captureFeeds(ort, feeds, isKept) {
   if (!feeds || typeof feeds !== 'object') throw new OrtkeepError('BAD_FEED', 'ortkeep: run() takes an object of input name → tensor');
@@ -38,7 +38,8 @@ export function captureFeeds(ort, feeds, isKept) {
       if (value.location !== 'cpu' && value.location !== 'cpu-pinned') {
         throw new OrtkeepError('BAD_FEED', `ortkeep: input '${name}' is a ${value.location} tensor this session cannot bind`);
       }
-      out[name] = new ort.Tensor(value.type, copyData(value.data), checkDims(name, [...value.dims]));
+      // a plain record, not a new ort.Tensor: the pool writes it into its own tensor
+      out[name] = { type: value.type, data: copyData(value.data), dims: checkDims(name, [...value.dims]) };
       continue;
     }
     if (ArrayBuffer.isView(value)) { out[name] = copyData(value); continue; }
