@@ -30,10 +30,9 @@ static size_t varint_len(uint64_t v) {
     return n;
 }
 
-/* A field value a stamp may hold: 1..OK_STAMP_MAX_FIELD printable bytes,
- * none of them a separator. */
-static ok_status check_field(const char *s) {
-    size_t n = strlen(s);
+/* A field value a stamp may hold: 1..OK_STAMP_MAX_FIELD printable bytes
+ * (so no NUL either), none of them a separator. */
+static ok_status check_field(const char *s, size_t n) {
     if (n == 0) return OK_ERR_INVALID_ARG;
     if (n > OK_STAMP_MAX_FIELD) return OK_ERR_LIMIT;
     for (size_t i = 0; i < n; i++)
@@ -64,7 +63,7 @@ ok_status ok_stamp_encode(const ok_stamp *s, uint8_t *out, size_t cap, size_t *l
     for (size_t i = 0; i < 4; i++) {
         /* the struct's arrays are NUL-terminated by contract; check it */
         if (!memchr(fields[i], 0, OK_STAMP_MAX_FIELD + 1)) return OK_ERR_LIMIT;
-        ok_status rc = check_field(fields[i]);
+        ok_status rc = check_field(fields[i], strlen(fields[i]));
         if (rc) return rc;
     }
     char value[4 * OK_STAMP_MAX_FIELD + 256];
@@ -105,10 +104,10 @@ static int parse_hex32(const char *p, size_t n, uint8_t out[32]) {
 }
 
 static int copy_field(const char *p, size_t n, char *dst) {
-    if (n == 0 || n > OK_STAMP_MAX_FIELD) return 0;
+    if (check_field(p, n) != OK_OK) return 0; /* checks all n bytes: a NUL inside is refused */
     memcpy(dst, p, n);
     dst[n] = 0;
-    return check_field(dst) == OK_OK;
+    return 1;
 }
 
 ok_status ok_stamp_parse(const char *value, size_t n, ok_stamp *out) {

@@ -126,6 +126,14 @@ static void test_malformed(void) {
         n += vn;
         CHECK_EQ_INT(ok_stamp_check(model, n, "1", "wasm", "basic", NULL), OK_STAMP_MALFORMED);
     }
+    /* a NUL inside a field (found by fuzz_stamp): refused, not cut short */
+    {
+        char nul[512];
+        int k = snprintf(nul, sizeof nul, "v=1;producer=a;ort=1;ep=wa#sm;level=basic;source=%s;artifact=%s", hex, hex);
+        *strchr(nul, '#') = 0;
+        ok_stamp s;
+        CHECK_EQ_INT(ok_stamp_parse(nul, (size_t)k, &s), OK_ERR_NOT_ONNX);
+    }
     char good[512];
     snprintf(good, sizeof good, "v=1;producer=a b;ort=1;ep=wasm;level=basic;source=%s;artifact=%s", hex, hex);
     ok_stamp s;
