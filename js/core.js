@@ -44,14 +44,20 @@ export function getCore() {
         throw new OrtkeepError('CORE_LOAD', 'ortkeep: cannot tell where ortkeep-core.wasm is served from here; call setCoreWasmUrl(url) before load()', { cause: e });
       }
     }
-    let wasmBinary;
-    try {
-      wasmBinary = await readCoreBytes(url);
-    } catch (e) {
-      if (e instanceof OrtkeepError) throw e;
-      throw new OrtkeepError('CORE_LOAD', `ortkeep: could not load the core from ${url}: ${e.message}`, { cause: e });
+    let wasmBinary = await fetchCore(url);
+    // Vite 5-7's dev server pre-bundles ortkeep into /node_modules/.vite/deps/,
+    // so import.meta.url points where no .wasm is and the SPA fallback answers
+    // index.html; the package's own file is still served at its install path.
+    const moved = !coreUrlOverride && !isWasm(wasmBinary) && url.pathname?.includes('/node_modules/.vite/');
+    if (moved) {
+      const installed = new URL('/node_modules/ortkeep/dist/ortkeep-core.wasm', url);
+      const retry = await fetchCore(installed).catch(() => null);
+      if (retry && isWasm(retry)) {
+        wasmBinary = retry;
+        url = installed;
+      }
     }
-    if (!(wasmBinary[0] === 0 && wasmBinary[1] === 0x61 && wasmBinary[2] === 0x73 && wasmBinary[3] === 0x6d)) {
+    if (!isWasm(wasmBinary)) {
       const html = /^\s*</.test(new TextDecoder().decode(wasmBinary.subarray(0, 64)));
       throw new OrtkeepError('CORE_LOAD', `ortkeep: ${url} is not ortkeep-core.wasm (${html ? 'an HTML page: a dev server\'s SPA fallback for a missing file' : `it starts with ${[...wasmBinary.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`}). `
         + 'With Vite 5-7 add optimizeDeps: { exclude: [\'ortkeep\'] } to vite.config; or host node_modules/ortkeep/dist/ortkeep-core.wasm yourself and call setCoreWasmUrl(url) before load().');
@@ -67,6 +73,17 @@ export function getCore() {
   })();
   corePromise.catch(() => { corePromise = null; });
   return corePromise;
+}
+
+const isWasm = (b) => b[0] === 0 && b[1] === 0x61 && b[2] === 0x73 && b[3] === 0x6d;
+
+async function fetchCore(url) {
+  try {
+    return await readCoreBytes(url);
+  } catch (e) {
+    if (e instanceof OrtkeepError) throw e;
+    throw new OrtkeepError('CORE_LOAD', `ortkeep: could not load the core from ${url}: ${e.message}`, { cause: e });
+  }
 }
 
 /** The wrapped ABI. One instance per realm; not thread-safe across workers. */

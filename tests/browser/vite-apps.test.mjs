@@ -1,0 +1,193 @@
+// The packed tarball in fresh Vite apps, the newest Vite (8) and an older
+// major (5), dev server and production build, in Chromium: a real model
+// (silero v5) loads through ortkeep with no ortkeep configuration and its
+// outputs equal plain onnxruntime-web's in the same page (Vite 5's dev
+// pre-bundling moves import.meta.url: ortkeep finds its wasm at the install
+// path). A core URL that answers HTML is CORE_LOAD with the fix. onnxruntime-web is set up as its own
+// docs say for bundlers (its .wasm/.mjs files served from /ort/), the same
+// for the plain reference; that part is onnxruntime-web's, not ours.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { launchBrowser } from '../../scripts/chromium.mjs';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { REAL_MODELS } from '../models.mjs';
+
+const APPS = path.join(REPO_ROOT, 'build/scratch-apps');
+const VITES = { vite8: 'vite', vite5: 'vite5' }; // app → the package under node_modules/ (vite5 is npm:vite@5)
+const MODEL = REAL_MODELS.find((m) => m.name === 'silero_vad_v5').path;
+
+const MAIN_JS = `import * as ort from 'onnxruntime-web';
+import { load } from 'ortkeep';
+
+// onnxruntime-web's own bundler setup: its loader is inside its bundle, its
+// .wasm served as a static file (Vite moves import.meta.url in dev)
+ort.env.wasm.wasmPaths = { wasm: '/ort/ort-wasm-simd-threaded.jsep.wasm' };
+ort.env.wasm.numThreads = 1;
+const feeds = () => ({
+  input: new ort.Tensor('float32', Float32Array.from({ length: 512 }, (_, i) => Math.sin(i / 9)), [1, 512]),
+  state: new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]),
+  sr: new ort.Tensor('int64', BigInt64Array.from([16000n]), []),
+});
+async function main() {
+  try {
+    const session = await load('/silero.onnx', { ort });
+    const ours = await session.run(feeds());
+    const plain = await ort.InferenceSession.create('/silero.onnx');
+    const theirs = await plain.run(feeds());
+    window.result = { ok: true, ours: Array.from(ours.output.data), theirs: Array.from(theirs.output.data), tier: session.info.cache.tier };
+  } catch (e) {
+    window.result = { ok: false, name: e?.name, code: e?.code, message: String(e?.message ?? e) };
+  }
+}
+main(); // no top-level await: Vite 5 builds for es2020
+`;
+
+let tarball;
+let browser;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.on('error', reject);
+  });
+}
+
+/** A fresh app: the tarball unpacked as node_modules/ortkeep, onnxruntime-web and Vite linked. */
+function makeApp(name, viteConfig = null) {
+  const dir = path.join(APPS, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.join(dir, 'node_modules/ortkeep'), { recursive: true });
+  mkdirSync(path.join(dir, 'public/ort'), { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', path.join(dir, 'node_modules/ortkeep'), '--strip-components=1']);
+  // hard links: inside the app's root, as an install puts it (Vite serves nothing outside its root)
+  execFileSync('cp', ['-al', path.join(REPO_ROOT, 'node_modules/onnxruntime-web'), path.join(dir, 'node_modules/onnxruntime-web')]);
+  symlinkSync(path.join(REPO_ROOT, 'node_modules', VITES[name.split('-')[0]]), path.join(dir, 'node_modules/vite'));
+  cpSync(path.join(REPO_ROOT, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.jsep.wasm'), path.join(dir, 'public/ort/ort-wasm-simd-threaded.jsep.wasm'));
+  cpSync(path.join(REPO_ROOT, MODEL), path.join(dir, 'public/silero.onnx'));
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html><body><script type="module" src="/main.js"></script></body></html>');
+  writeFileSync(path.join(dir, 'main.js'), MAIN_JS);
+  if (viteConfig) writeFileSync(path.join(dir, 'vite.config.js'), `export default ${JSON.stringify(viteConfig)};\n`);
+  return dir;
+}
+
+/** Runs `vite args…` in dir until it serves on port; returns a stop function. */
+async function serve(dir, args, port) {
+  const child = spawn(process.execPath, [path.join(dir, 'node_modules/vite/bin/vite.js'), ...args, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => { log += d; });
+  child.stderr.on('data', (d) => { log += d; });
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`vite ${args.join(' ')} exited: ${log}`);
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/`);
+      if (r.ok) break;
+    } catch { /* not up yet */ }
+    if (Date.now() > deadline) { child.kill(); throw new Error(`vite ${args.join(' ')} did not serve: ${log}`); }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return () => new Promise((resolve) => { child.once('exit', resolve); child.kill(); });
+}
+
+async function openApp(port) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 90000 });
+    return await page.evaluate(() => window.result);
+  } finally {
+    await context.close();
+  }
+}
+
+function assertRuns(r) {
+  assert.equal(r.ok, true, `${r.code}: ${r.message}`);
+  assert.equal(r.tier, 'network');
+  assert.deepEqual(r.ours, r.theirs);
+}
+
+describe('the packed tarball in fresh Vite apps (Chromium)', () => {
+  before(() => {
+    mkdirSync(APPS, { recursive: true });
+    const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', APPS], { cwd: REPO_ROOT, encoding: 'utf8' });
+    tarball = path.join(APPS, JSON.parse(out)[0].filename);
+    assert.ok(existsSync(tarball));
+  });
+  before(async () => { browser = await launchBrowser(); });
+  after(async () => { await browser?.close(); });
+
+  for (const vite of Object.keys(VITES)) {
+    test(`${vite}: vite build + vite preview, no configuration: runs, equal to onnxruntime-web`, async () => {
+      const dir = makeApp(`${vite}-build`);
+      execFileSync(process.execPath, [path.join(dir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: dir, stdio: 'pipe' });
+      const port = await freePort();
+      const stop = await serve(dir, ['preview'], port);
+      try {
+        assertRuns(await openApp(port));
+      } finally {
+        await stop();
+      }
+    });
+  }
+
+  test('vite8: dev server, no configuration: runs, equal to onnxruntime-web', async () => {
+    const dir = makeApp('vite8-dev');
+    const port = await freePort();
+    const stop = await serve(dir, [], port);
+    try {
+      assertRuns(await openApp(port));
+    } finally {
+      await stop();
+    }
+  });
+
+  test('vite5: dev server, no configuration: pre-bundling moves import.meta.url, ortkeep finds its wasm at its install path; runs, equal to onnxruntime-web', async () => {
+    const dir = makeApp('vite5-dev');
+    const port = await freePort();
+    const stop = await serve(dir, [], port);
+    try {
+      assertRuns(await openApp(port));
+    } finally {
+      await stop();
+    }
+  });
+
+  test("vite5: dev server with optimizeDeps.exclude ['ortkeep'] (the README's advice) runs too", async () => {
+    const dir = makeApp('vite5-dev-excluded', { optimizeDeps: { exclude: ['ortkeep'] } });
+    const port = await freePort();
+    const stop = await serve(dir, [], port);
+    try {
+      assertRuns(await openApp(port));
+    } finally {
+      await stop();
+    }
+  });
+
+  test('a core wasm URL that answers HTML (an SPA fallback) gives CORE_LOAD with the fix in its message', async () => {
+    const dir = makeApp('vite8-badcore');
+    writeFileSync(path.join(dir, 'main.js'), `import { load, setCoreWasmUrl } from 'ortkeep';
+import * as ort from 'onnxruntime-web';
+setCoreWasmUrl('/missing/ortkeep-core.wasm');
+load('/silero.onnx', { ort }).then(() => { window.result = { ok: true }; }, (e) => { window.result = { ok: false, name: e.name, code: e.code, message: e.message }; });
+`);
+    const port = await freePort();
+    const stop = await serve(dir, [], port);
+    try {
+      const r = await openApp(port);
+      assert.equal(r.ok, false);
+      assert.equal(r.name, 'OrtkeepError');
+      assert.equal(r.code, 'CORE_LOAD');
+      assert.match(r.message, /an HTML page: a dev server's SPA fallback for a missing file/);
+      assert.match(r.message, /setCoreWasmUrl\(url\)/);
+    } finally {
+      await stop();
+    }
+  });
+});
