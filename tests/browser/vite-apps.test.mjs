@@ -8,7 +8,7 @@
 // for the plain reference; that part is onnxruntime-web's, not ours.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -167,6 +167,45 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
       assertRuns(await openApp(port));
     } finally {
       await stop();
+    }
+  });
+
+  test("the README's first example, verbatim, in a Vite 8 app (dev and build): runs, loads from the network, then from IndexedDB", async () => {
+    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const example = readme.slice(readme.indexOf('## Use')).match(/```js\n([\s\S]*?)```/)[1];
+    for (const mode of ['dev', 'build']) {
+      const dir = makeApp(`vite8-readme-${mode}`);
+      mkdirSync(path.join(dir, 'public/models'), { recursive: true });
+      cpSync(path.join(REPO_ROOT, MODEL), path.join(dir, 'public/models/silero_vad_v5.onnx'));
+      // the block as written; one line after it reports to the test
+      writeFileSync(path.join(dir, 'main.js'), `${example}\nwindow.result = { ok: true, output: Array.from(out.output.data), tier: session.info.cache.tier };\n`);
+      writeFileSync(path.join(dir, 'index.html'), `<!doctype html><html><body><script>
+addEventListener('unhandledrejection', (e) => { window.result = { ok: false, message: String(e.reason?.message ?? e.reason), code: e.reason?.code }; });
+addEventListener('error', (e) => { window.result = { ok: false, message: e.message }; });
+</script><script type="module" src="/main.js"></script></body></html>`);
+      if (mode === 'build') execFileSync(process.execPath, [path.join(dir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: dir, stdio: 'pipe' });
+      const port = await freePort();
+      const stop = await serve(dir, mode === 'build' ? ['preview'] : [], port);
+      try {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        const visit = async () => {
+          await page.goto(`http://127.0.0.1:${port}/`);
+          await page.waitForFunction(() => window.result !== undefined, null, { timeout: 90000 });
+          return page.evaluate(() => window.result);
+        };
+        const first = await visit();
+        assert.equal(first.ok, true, `${mode}: ${first.code}: ${first.message}`);
+        assert.equal(first.tier, 'network');
+        assert.equal(first.output.length, 1);
+        const second = await visit();
+        assert.equal(second.ok, true, `${mode}: ${second.message}`);
+        assert.equal(second.tier, 'indexeddb', 'the next visit loads from IndexedDB');
+        assert.deepEqual(second.output, first.output);
+        await context.close();
+      } finally {
+        await stop();
+      }
     }
   });
 
