@@ -52,11 +52,12 @@ export async function run({ log = console.log, blocks = 12, perBlock = 20 } = {}
         ours.ortSession.run = realRun;
         await bare.release();
         await ours.dispose();
-        return { bare: med(t.bare), ours: med(t.ours), layer: med(layer) };
+        const spread = (xs) => ({ min: Math.min(...xs), max: Math.max(...xs) });
+        return { bare: med(t.bare), ours: med(t.ours), layer: med(layer), spread: { bare: spread(t.bare), ours: spread(t.ours), layer: spread(layer) } };
       }, { url, name, blocks, perBlock });
       const row = { model: name, ...r, ratio: r.ours / r.bare, layerRatio: 1 + r.layer / r.bare };
       rows.push(row);
-      log(`${name.padEnd(16)}${r.bare.toFixed(3).padStart(9)}${r.ours.toFixed(3).padStart(9)}   ${row.ratio.toFixed(3)}   (layer alone ${(r.layer * 1000).toFixed(1)} us/run = ${row.layerRatio.toFixed(3)}x)`);
+      log(`${name.padEnd(16)}${r.bare.toFixed(3).padStart(9)}${r.ours.toFixed(3).padStart(9)}   ${row.ratio.toFixed(3)}   (layer alone ${(r.layer * 1000).toFixed(1)} us/run = ${row.layerRatio.toFixed(3)}x; block spread bare ${r.spread.bare.min.toFixed(2)}-${r.spread.bare.max.toFixed(2)}, ortkeep ${r.spread.ours.min.toFixed(2)}-${r.spread.ours.max.toFixed(2)} ms)`);
     }
     return rows;
   } finally {

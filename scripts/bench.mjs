@@ -1,8 +1,14 @@
 // `npm run bench`: measures ortkeep side by side with what a user would pick
 // instead, in one run, and prints ratios. Absolute times on a shared 2-core
 // machine are noise; the ratios within one run are what to read.
-// Each area lives in its own scripts/bench-*.mjs exporting run({log}).
+// Each area lives in its own scripts/bench-*.mjs exporting run({log}), which
+// returns its rows; all of them land in build/bench.json (machine-readable,
+// with the date, the machine and the versions) as well as on stdout.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import process from 'node:process';
+import { REPO_ROOT } from './static-server.mjs';
 
 const AREAS = [
   { name: 'model cache', module: './bench-cache.mjs' },
@@ -11,6 +17,13 @@ const AREAS = [
   { name: 'streaming ONNX reader (wasm)', module: './bench-reader.mjs' },
 ];
 const only = process.argv.slice(2);
+const version = (pkg) => JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+const report = {
+  date: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryBytes: os.totalmem(), node: process.version },
+  versions: { ortkeep: JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version, 'onnxruntime-web': version('onnxruntime-web') },
+  areas: {},
+};
 
 for (const area of AREAS) {
   if (only.length && !only.some((o) => area.module.includes(o))) continue;
@@ -22,5 +35,9 @@ for (const area of AREAS) {
     throw e;
   }
   console.log(`\n## ${area.name}`);
-  await mod.run({ log: (line) => console.log(line) });
+  report.areas[area.name] = await mod.run({ log: (line) => console.log(line) }) ?? null;
 }
+const out = path.join(REPO_ROOT, 'build/bench.json');
+mkdirSync(path.dirname(out), { recursive: true });
+writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+console.log(`\nwrote ${path.relative(REPO_ROOT, out)}`);
