@@ -635,6 +635,8 @@ ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype,
     if (need != data_bytes)
         return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DATA, OK_SLOT_INPUT, index, OK_POOL_NONE,
                       (int64_t)need, (int64_t)data_bytes);
+    if (backend == OK_BACKEND_WEBGPU && (dtype == 7 || dtype == 9) && need <= OK_POOL_CPU_INPUT_BYTES)
+        backend = OK_BACKEND_CPU; /* see ok_pool_feed in tensor_pool.h */
     return ok_pool_input(p, index, backend, dtype, dims, rank);
 }
 

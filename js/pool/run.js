@@ -133,7 +133,7 @@ async function bindInput(ctx, i, value) {
   if (type === 'string') return new ctx.ort.Tensor(type, data, dims); // strings stay out of the pool
   call(() => pool.feed(i, dev.backend, onnxType(type), dims, data.byteLength), { ...slot, dims, type });
   const entry = await applyActions(pool, map, devs, null, owner(ctx, spec));
-  dev.upload(entry, data);
+  devs[entry.backend].upload(entry, data); // C may place a small int64/bool input on the CPU
   return entry.tensor;
 }
 

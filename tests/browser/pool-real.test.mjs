@@ -162,6 +162,32 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
     assert.deepEqual(r.ours, r.theirs);
     assert.equal(r.ok, true);
   });
+
+  test("a real model with an int64 control input (silero v5's sr) on WebGPU: sr stays on the CPU, so ortkeep makes no more GPUBuffers per run than onnxruntime-web alone; outputs equal", async () => {
+    const r = await page.evaluate(async (url) => {
+      const { ort, ortkeep, gpu } = window;
+      const feeds = (k) => ({
+        input: new ort.Tensor('float32', Float32Array.from({ length: 512 }, (_, i) => Math.sin((i + k * 512) / 7)), [1, 512]),
+        state: new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]),
+        sr: new ort.Tensor('int64', BigInt64Array.from([16000n]), []),
+      });
+      const per = async (fn) => { for (let k = 0; k < 3; k++) await fn(k); const c0 = gpu.created; for (let k = 0; k < 10; k++) await fn(k); return (gpu.created - c0) / 10; };
+      const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
+      const plain = await ort.InferenceSession.create(url, { executionProviders: ['webgpu'] });
+      const ours = await per((k) => s.run(feeds(k)));
+      const theirs = await per((k) => plain.run(feeds(k)));
+      const a = await s.run(feeds(5));
+      const b = await plain.run(feeds(5));
+      const diff = Math.max(...Array.from(a.output.data, (v, i) => Math.abs(v - b.output.data[i])), ...Array.from(a.stateN.data, (v, i) => Math.abs(v - b.stateN.data[i])));
+      const ok = s.pool.check();
+      await s.dispose();
+      await plain.release();
+      return { ours, theirs, diff, ok };
+    }, VAD);
+    assert.ok(r.ours <= r.theirs, `ortkeep ${r.ours} GPUBuffers per run vs onnxruntime-web ${r.theirs}`);
+    assert.ok(r.diff < 1e-5, `max |ours - plain| = ${r.diff}`);
+    assert.equal(r.ok, true);
+  });
 });
 
 describe('fallback execution-provider lists in a Chromium without WebGPU', () => {

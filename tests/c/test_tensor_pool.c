@@ -871,6 +871,28 @@ static void test_rebind_size(void) {
     }
 }
 
+/* Small int64/bool inputs fed with CPU data stay on the CPU backend on
+ * WebGPU (onnxruntime-web reads them with CPU kernels); bigger ones, and
+ * other dtypes, go to the GPU. */
+static void test_placement(void) {
+    shadow *s = sh_new(1 << 20, 3, 0);
+    if (!s) { CHECK(0); return; }
+    ok_pool *p = s->p;
+    int64_t scalar[1] = {0}, eight[] = {8}, nine[] = {9};
+    CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, I64, scalar, 0, 8), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_actions(p, NULL)[4], CPU);
+    CHECK_EQ_INT(ok_pool_feed(p, 1, GPU, I64, eight, 1, 64), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_actions(p, NULL)[4], CPU);
+    CHECK_EQ_INT(ok_pool_feed(p, 1, GPU, I64, nine, 1, 72), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_actions(p, NULL)[4 + 8 * (ok_pool_action_count(p) - 1)], GPU);
+    CHECK_EQ_INT(ok_pool_feed(p, 2, GPU, F32, scalar, 0, 4), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_actions(p, NULL)[4], GPU);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, NN, I64, scalar, 0, 8), OK_OK); apply(s); /* WebNN takes int64 */
+    CHECK_EQ_INT(ok_pool_actions(p, NULL)[4 + 8 * (ok_pool_action_count(p) - 1)], NN);
+    CHECK_EQ_INT(ok_pool_check(p), OK_OK);
+    sh_dispose(s);
+}
+
 int main(void) {
     test_sizes();
     test_steady_state();
@@ -883,6 +905,7 @@ int main(void) {
     test_alloc_failure();
     test_shapes();
     test_rebind_size();
+    test_placement();
     test_random();
     return CHECK_DONE();
 }
