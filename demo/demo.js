@@ -1,19 +1,19 @@
-// The demo: load Silero VAD v5 through ortkeep twice — cold (the network,
-// stored into IndexedDB as it streams) and warm (IndexedDB, no request) —,
-// show the cache's contents and the reader's report, and run the model frame
-// by frame over a synthetic clip, carrying the recurrent state from one run
-// to the next through the session's tensor pool. window.demoResult is what
-// `npm run demo` prints when it drives this page headless.
+// The demo: a real model (Silero VAD v5) loaded three ways — ortkeep cold
+// (network, stored into IndexedDB as it streams), ortkeep warm (IndexedDB, no
+// request) and plain onnxruntime-web — with their phases side by side; the
+// cache's contents with delete buttons; then runs with the tensor pool
+// against plain session.run (GPUBuffers per run on WebGPU when this browser
+// has it, the wasm EP otherwise) and the model run frame by frame over a
+// synthetic clip. window.demoResult is what `npm run demo` prints headless.
 import * as ort from 'onnxruntime-web';
-import { cache, load } from '/js/index.js';
+import { cache } from '/js/index.js';
+import { hasWebGpu, ortkeepLoad, perRun, plainLoad } from './loads.js';
+import * as show from './render.js';
 
 const MODEL_URL = '/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx';
 const SAMPLE_RATE = 16000;
 const FRAME = 512;
 ort.env.wasm.numThreads = 1;
-
-const $ = (id) => document.getElementById(id);
-const mib = (n) => `${(n / 1048576).toFixed(2)} MiB`;
 
 /** 2 s of audio: silence, a 300 Hz tone burst with vibrato, silence, a burst. */
 function syntheticClip() {
@@ -28,74 +28,100 @@ function syntheticClip() {
   return clip;
 }
 
-/** One load, timed, with the tier it came from and the requests it sent. */
-async function timedLoad(label, options = {}) {
-  const before = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.onnx')).length;
+const frameFeeds = (clip, at, state) => ({
+  input: new ort.Tensor('float32', clip.slice(at, at + FRAME), [1, FRAME]),
+  state,
+  sr: new ort.Tensor('int64', BigInt64Array.from([BigInt(SAMPLE_RATE)]), []),
+});
+
+async function showCache() {
+  const entries = await cache.list();
+  show.cacheTable(entries, async (key) => { await cache.delete(key); await showCache(); });
+  return entries;
+}
+
+/** The pool on and off: ms and GPUBuffers per run, same frames, in alternating blocks. */
+async function comparePool(clip, webgpu) {
+  const executionProviders = webgpu ? ['webgpu'] : ['wasm'];
+  const zeroState = () => new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]);
+  const frameAt = (k) => (k * FRAME) % (clip.length - FRAME);
+  const { session } = await ortkeepLoad(ort, MODEL_URL, 'pool', undefined, { executionProviders });
+  const plain = await ort.InferenceSession.create(MODEL_URL, { executionProviders });
+  const steps = { on: (k) => session.run(frameFeeds(clip, frameAt(k), zeroState())), off: (k) => plain.run(frameFeeds(clip, frameAt(k), zeroState())) };
+  const sum = { on: { ms: 0, buffers: 0 }, off: { ms: 0, buffers: 0 } };
+  const blocks = 4;
+  for (let b = 0; b < blocks; b++) {
+    for (const k of b % 2 ? ['off', 'on'] : ['on', 'off']) {
+      const r = await perRun(steps[k], 10, b === 0 ? 6 : 1);
+      sum[k].ms += r.ms / blocks;
+      sum[k].buffers += r.buffers / blocks;
+    }
+  }
+  const stats = session.pool.stats();
+  await session.dispose();
+  await plain.release();
+  const device = webgpu ? 'webgpu' : 'wasm';
+  return {
+    rows: [
+      { label: 'ortkeep (tensor pool on)', device: stats.device, ms: sum.on.ms, buffers: webgpu ? sum.on.buffers : null, detail: `${stats.creates} pool tensors created, ${stats.reuses} reused` },
+      { label: 'plain onnxruntime-web (no pool)', device, ms: sum.off.ms, buffers: webgpu ? sum.off.buffers : null, detail: '' },
+    ],
+    note: webgpu
+      ? 'WebGPU: GPUBuffers created per steady-state run, counted by wrapping GPUDevice.createBuffer; alternating blocks of 10 runs.'
+      : 'This browser has no WebGPU adapter: the wasm EP, where the pool pins CPU tensors (no GPUBuffers to count).',
+  };
+}
+
+/** Starts onnxruntime-web's wasm once (compile + instantiate), so no load below pays it alone. */
+async function startOnnxruntime() {
   const t0 = performance.now();
-  const session = await load(MODEL_URL, {
-    memory: false, ...options,
-    onProgress: (p) => { $('status').textContent = `${label}: ${p.phase} ${p.total ? `${Math.round((100 * p.loaded) / p.total)}%` : ''}`; },
-  });
-  const ms = performance.now() - t0;
-  const requests = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.onnx')).length - before;
-  const c = session.info.cache;
-  return { session, row: { label, tier: c.tier, ms, requests, stored: c.stored, verified: c.verified, createMs: c.timings.createMs ?? 0, warnings: session.info.warnings } };
+  const bytes = new Uint8Array(await (await fetch(MODEL_URL, { cache: 'no-store' })).arrayBuffer());
+  const s = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  await s.release();
+  return performance.now() - t0;
 }
 
 async function main() {
+  const webgpu = await hasWebGpu();
   // A first visit: nothing of this model stored yet.
   await cache.delete(new URL(MODEL_URL, location.href).href).catch(() => false);
-  const cold = await timedLoad('cold');
+  const startMs = await startOnnxruntime();
+  const cold = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, cold', (p) => show.progress('cold load', p));
   await cold.session.dispose();
-  const { session, row: warmRow } = await timedLoad('warm');
-  const loads = [cold.row, warmRow];
-  $('status').textContent = `cold ${cold.row.ms.toFixed(0)} ms, warm ${warmRow.ms.toFixed(0)} ms`;
-  $('loads').querySelector('tbody').innerHTML = loads
-    .map((r) => `<tr><td>${r.label}</td><td>${r.tier}</td><td>${r.ms.toFixed(0)} ms</td><td>${r.createMs.toFixed(0)} ms</td><td>${r.requests}</td><td>${r.stored ? 'yes' : 'no'}</td><td>${r.verified ? 'yes' : 'no'}</td></tr>`).join('');
-  const entries = await cache.list();
-  $('cache').querySelector('tbody').innerHTML = entries
-    .map((e) => `<tr><td>${escapeHtml(e.key)}</td><td>${mib(e.bytes)}</td><td>${e.form}</td><td>${e.hits}</td><td>${escapeHtml(e.sha256.slice(0, 16))}…</td></tr>`).join('');
-
-  const { model, source } = session.info;
-  const rows = [
-    ['url', source.url], ['sha256', model.sha256], ['size', mib(source.bytes)],
-    ['producer', `${model.producerName} ${model.producerVersion ?? ''}`], ['IR / opsets', `${model.irVersion} / ${JSON.stringify(model.opsetImports)}`],
-    ['graphs', `${model.totals.graphs} (${model.totals.graphs - 1} subgraphs), ${model.totals.nodes} nodes`],
-    ['control flow', JSON.stringify(model.controlFlow)],
-    ['initializers', `${model.totals.initializers}, ${mib(model.totals.initializerBytes)} (${model.totals.subgraphInitializers} in subgraphs)`],
-    ['shared initializers', model.sharedInitializers.length ? model.sharedInitializers.map((x) => `${x.name} in ${x.graphs.length} graphs`).join('; ') : 'none'],
-    ['inputs', session.inputNames.join(', ')], ['outputs', session.outputNames.join(', ')],
-  ];
-  $('model').innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${escapeHtml(String(v))}</dd>`).join('');
+  const warm = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, warm', (p) => show.progress('warm load', p));
+  const plain = await plainLoad(ort, MODEL_URL, ['wasm']);
+  await plain.session.release();
+  const loads = [cold.row, warm.row, plain.row];
+  show.loads(loads);
+  show.status(`cold ${cold.row.ms.toFixed(0)} ms from ${cold.row.tier}, warm ${warm.row.ms.toFixed(0)} ms from ${warm.row.tier}, plain onnxruntime-web ${plain.row.ms.toFixed(0)} ms (after onnxruntime-web's own start-up, ${startMs.toFixed(0)} ms, once per page)`);
+  const entries = await showCache();
 
   const clip = syntheticClip();
+  const poolCompare = await comparePool(clip, webgpu);
+  show.pool(poolCompare.rows, poolCompare.note);
+
+  const session = warm.session;
   let state = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
-  const sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(SAMPLE_RATE)]), []);
   const probabilities = [];
   const t0 = performance.now();
   for (let at = 0; at + FRAME <= clip.length; at += FRAME) {
-    const out = await session.run({ input: { data: clip.slice(at, at + FRAME), dims: [1, FRAME] }, state, sr });
+    const out = await session.run(frameFeeds(clip, at, state));
     probabilities.push(out.output.data[0]);
-    state = out.stateN;
+    state = new ort.Tensor('float32', Float32Array.from(out.stateN.data), [2, 1, 128]); // outputs are pooled: copy what is carried
   }
-  const runMs = (performance.now() - t0) / probabilities.length;
-  $('frames').innerHTML = probabilities.map((p) => `<div class="${p > 0.5 ? 'speech' : ''}" style="height:${Math.max(1, p * 100)}%" title="${p.toFixed(3)}"></div>`).join('');
-  const pool = session.pool?.stats?.() ?? null;
-  $('run-summary').textContent = `${probabilities.length} runs, ${runMs.toFixed(2)} ms per run; frames above 0.5: ${probabilities.filter((p) => p > 0.5).length}`
-    + (pool ? `; tensor pool on ${pool.device}: ${pool.creates} tensors created, ${pool.reuses} reused` : '');
+  const msPerRun = (performance.now() - t0) / probabilities.length;
+  show.frames(probabilities, `${probabilities.length} runs, ${msPerRun.toFixed(2)} ms per run; frames above 0.5: ${probabilities.filter((p) => p > 0.5).length}`);
+  const { model, source } = session.info;
   window.demoResult = {
-    model: { url: source.url, sha256: model.sha256, bytes: source.bytes, graphs: model.totals.graphs, nodes: model.totals.nodes, initializers: model.totals.initializers, controlFlow: model.controlFlow, sharedInitializers: model.sharedInitializers.length },
-    loads, cached: entries.map((e) => ({ key: e.key, bytes: e.bytes, hits: e.hits })), pool,
-    runs: probabilities.length, msPerRun: runMs, probabilities: probabilities.map((p) => +p.toFixed(3)),
+    model: { url: source.url, sha256: model.sha256, bytes: source.bytes, graphs: model.totals.graphs, nodes: model.totals.nodes },
+    onnxruntimeStartMs: startMs, loads, cached: entries.map((e) => ({ key: e.key, bytes: e.bytes, form: e.form, hits: e.hits })),
+    pool: poolCompare.rows, poolNote: poolCompare.note,
+    runs: probabilities.length, msPerRun, probabilities: probabilities.map((p) => +p.toFixed(3)),
   };
   await session.dispose();
 }
 
-function escapeHtml(s) {
-  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
-}
-
 main().catch((e) => {
-  $('status').innerHTML = `<span class="error">${escapeHtml(`${e.name}: ${e.message}`)}</span>`;
+  show.status(`${e.name}: ${e.message}`, true);
   window.demoResult = { error: `${e.name} ${e.code ?? ''}: ${e.message}` };
 });

@@ -19,7 +19,7 @@ if (!headless) {
 } else {
   // a persistent profile, as a user's browser has (the warm load reads it)
   const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-demo-'));
-  const browser = await launchPersistent(dir);
+  const browser = await launchPersistent(dir, { webgpu: true }); // SwiftShader where there is no GPU
   let result;
   try {
     const page = await browser.newPage();
@@ -38,12 +38,16 @@ if (!headless) {
     process.exitCode = 1;
   } else {
     const m = result.model;
-    console.log(`model    ${m.url}\n         sha256 ${m.sha256}, ${m.bytes} bytes, ${m.graphs} graphs, ${m.nodes} nodes, ${m.initializers} initializers, control flow ${JSON.stringify(m.controlFlow)}`);
+    console.log(`model    ${m.url}\n         sha256 ${m.sha256}, ${m.bytes} bytes, ${m.graphs} graphs, ${m.nodes} nodes`);
+    const plain = result.loads.find((l) => l.label.startsWith('plain'));
+    console.log(`onnxruntime-web start-up (wasm compile, once per page, before the loads below): ${result.onnxruntimeStartMs.toFixed(0)} ms`);
     for (const l of result.loads) {
-      console.log(`${`${l.label} load`.padEnd(9)}${l.ms.toFixed(0).padStart(5)} ms from ${l.tier} (${l.requests} request${l.requests === 1 ? '' : 's'} for the model, create session ${l.createMs.toFixed(0)} ms, stored ${l.stored}, verified ${l.verified})`);
+      const phases = Object.entries(l.phases).filter(([, ms]) => ms > 0).map(([k, ms]) => `${k} ${ms.toFixed(0)}`).join(', ');
+      console.log(`${l.label.padEnd(22)}${l.ms.toFixed(0).padStart(5)} ms (${(l.ms / plain.ms).toFixed(2)}x plain) from ${l.tier}, ${l.requests} model request${l.requests === 1 ? '' : 's'}; ${phases}`);
     }
-    console.log(`cache    ${result.cached.map((e) => `${e.key} ${e.bytes} bytes, ${e.hits} hit${e.hits === 1 ? '' : 's'}`).join('; ')}`);
-    if (result.pool) console.log(`pool     ${result.pool.device}: ${result.pool.creates} tensors created, ${result.pool.reuses} reused over the runs`);
+    console.log(`cache    ${result.cached.map((e) => `${e.key} (${e.form}) ${e.bytes} bytes, ${e.hits} hit${e.hits === 1 ? '' : 's'}`).join('; ')}`);
+    for (const r of result.pool) console.log(`pool     ${r.label.padEnd(32)} ${r.device.padEnd(7)} ${r.ms.toFixed(2)} ms/run, GPUBuffers/run ${r.buffers === null ? 'n/a' : r.buffers.toFixed(2)} ${r.detail}`);
+    console.log(`         ${result.poolNote}`);
     console.log(`run      ${result.runs} frames of 32 ms audio, ${result.msPerRun.toFixed(2)} ms per run`);
     console.log(`speech probability per frame:\n         ${result.probabilities.map((p) => p.toFixed(2)).join(' ')}`);
   }
