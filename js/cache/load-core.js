@@ -1,7 +1,8 @@
 // One load machine (cache/ok_load.h) seen from JS: events in as calls,
 // actions out as plain objects. Like cache-core.js it only moves bytes.
 import { CACHE_MODE, SOURCE, STATUS } from '../core-constants.js';
-import { Scratch, coreStatusError, decodeActions, withStrings } from './cache-core.js';
+import { Scratch } from '../scratch.js';
+import { coreStatusError, decodeActions, withStrings } from './cache-core.js';
 
 const enc = new TextEncoder();
 const u64 = (n) => BigInt.asUintN(64, BigInt(Math.max(0, Math.floor(n))));
