@@ -4,7 +4,7 @@
 import createOrtkeepCore from '../dist/ortkeep-core.mjs';
 import { coreError, OrtkeepError } from './errors.js';
 import { isNode, readFileUrl } from './platform/node.js';
-import { Scratch } from './scratch.js';
+import { sharedScratch } from './scratch.js';
 
 /** Largest piece copied into wasm memory per call: V8 tiers wasm up only
  * between calls, and the scratch area (the core's heap never shrinks) stays
@@ -79,7 +79,7 @@ export function getCore() {
 export class Core {
   constructor(m) {
     this.m = m;
-    this.scratch = new Scratch(m); // shared: each feed copies and calls at once
+    this.scratch = sharedScratch(m); // each feed copies and calls at once
   }
 
   /** Bytes of wasm memory the core holds now (it grows, never shrinks). */

@@ -22,3 +22,17 @@ export class Scratch {
 
   free() { if (this.ptr) this.m._free(this.ptr); this.ptr = 0; this.size = 0; }
 }
+
+const shared = new WeakMap();
+
+/**
+ * The module's one shared scratch area, for callers whose every put is
+ * followed at once by the call that reads it (no await between): loads and
+ * inspections then share one area, sized by the largest piece of any.
+ * Never freed (it is the core's working memory).
+ */
+export function sharedScratch(m) {
+  let s = shared.get(m);
+  if (!s) shared.set(m, (s = new Scratch(m)));
+  return s;
+}
