@@ -151,7 +151,6 @@ export class InspectStream {
       core.free(hexPtr);
     }
     if (!this.s) throw core.lastError();
-    this.fed = 0;
   }
 
   /** Feeds the next bytes (any length; copied in pieces of INSPECT_PIECE). */
@@ -166,7 +165,6 @@ export class InspectStream {
         throw e;
       }
     }
-    this.fed += bytes.byteLength;
   }
 
   /** No more bytes: the report as JSON text. */
