@@ -2,7 +2,7 @@
 // The ortkeep command line. `ortkeep inspect MODEL [--json]` runs the wasm
 // build of the C reader in Node. Errors are one line and a non-zero exit,
 // never a stack trace.
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import process from 'node:process';
 import { getCore } from './core.js';
 import { OrtkeepError } from './errors.js';
@@ -27,22 +27,49 @@ async function main(argv) {
   if (unknown) throw new UsageError(`unknown option '${unknown}'`);
   if (files.length !== 1) throw new UsageError('inspect takes exactly one MODEL');
   const [file] = files;
-  let bytes;
-  try {
-    bytes = await readFile(file);
-  } catch (e) {
-    throw new CliError(`${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
-  }
-  const core = await getCore();
-  let report;
-  try {
-    report = core.inspect(bytes);
-  } catch (e) {
-    if (e instanceof OrtkeepError) throw new CliError(`${file}: ${e.message}`);
-    throw e;
-  }
+  const report = await inspectFile(await getCore(), file);
   process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatSummary(file, report));
   return 0;
+}
+
+/** One read buffer, reused: memory stays flat for a file of any size. */
+const READ_PIECE = 4 << 20;
+
+/**
+ * Streams a file through the core's reader (wasm/inspect_stream.h): the
+ * model is never whole in memory, so files past 4 GB read in a few MiB.
+ * A malformed model stops the reading at its first final error.
+ */
+async function inspectFile(core, file) {
+  const fail = (e) => new CliError(`${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  let fh;
+  try {
+    fh = await open(file, 'r');
+  } catch (e) {
+    throw fail(e);
+  }
+  const stream = core.inspectStream();
+  try {
+    const buf = new Uint8Array(READ_PIECE);
+    for (let pos = 0; ;) {
+      let n;
+      try {
+        ({ bytesRead: n } = await fh.read(buf, 0, buf.length, pos));
+      } catch (e) {
+        throw fail(e);
+      }
+      if (!n) break;
+      stream.feed(buf.subarray(0, n));
+      pos += n;
+    }
+    return stream.end();
+  } catch (e) {
+    stream.abort();
+    if (e instanceof OrtkeepError) throw new CliError(`${file}: ${e.message}`);
+    throw e;
+  } finally {
+    await fh.close();
+  }
 }
 
 class UsageError extends Error {}

@@ -4,6 +4,12 @@
 import createOrtkeepCore from '../dist/ortkeep-core.mjs';
 import { coreError, OrtkeepError } from './errors.js';
 import { isNode, readFileUrl } from './platform/node.js';
+import { sharedScratch } from './scratch.js';
+
+/** Largest piece copied into wasm memory per call: V8 tiers wasm up only
+ * between calls, and the scratch area (the core's heap never shrinks) stays
+ * this size. */
+export const INSPECT_PIECE = 1 << 20;
 
 let coreUrlOverride = null;
 let corePromise = null;
@@ -90,6 +96,12 @@ async function fetchCore(url) {
 export class Core {
   constructor(m) {
     this.m = m;
+    this.scratch = sharedScratch(m); // each feed copies and calls at once
+  }
+
+  /** Bytes of wasm memory the core holds now (it grows, never shrinks). */
+  memoryBytes() {
+    return this.m.HEAPU8.buffer.byteLength;
   }
 
   /** Copies bytes into wasm memory; caller frees with this.free(ptr). */
@@ -110,34 +122,91 @@ export class Core {
   }
 
   /**
+   * Starts an inspection of a model fed in pieces (wasm/inspect_stream.h):
+   * the model never sits whole in wasm memory, whatever its size. Feed every
+   * byte in order, then end(); a feed or end that throws has already freed
+   * the stream, and abort() frees one given up on.
+   * @param {string} [sha256Hex] the content hash when already known (a load
+   *   hashed the bytes as they arrived): copied into the report as given;
+   *   else the core hashes the fed bytes
+   * @returns {InspectStream}
+   */
+  inspectStream(sha256Hex) {
+    return new InspectStream(this, sha256Hex);
+  }
+
+  /**
    * Reads an ONNX model with the C reader: its report (the JSON text), with
    * the SHA-256 of the bytes. Throws an OrtkeepError with the byte offset on
    * a malformed model.
    * @param {Uint8Array} bytes
-   * @param {string} [sha256Hex] the content hash when already known (a load
-   *   hashed the bytes as they arrived), so they are not hashed again
+   * @param {string} [sha256Hex] see inspectStream()
    * @returns {string}
    */
   inspectJson(bytes, sha256Hex) {
-    const m = this.m;
-    const ptr = this.copyIn(bytes);
-    const hexPtr = sha256Hex ? this.copyIn(new TextEncoder().encode(`${sha256Hex}\0`)) : 0;
-    try {
-      const jsonPtr = m._ok_abi_inspect(ptr, bytes.byteLength, hexPtr);
-      if (!jsonPtr) throw this.lastError();
-      try {
-        return m.UTF8ToString(jsonPtr);
-      } finally {
-        m._free(jsonPtr);
-      }
-    } finally {
-      m._free(ptr);
-      this.free(hexPtr);
-    }
+    const s = this.inspectStream(sha256Hex);
+    s.feed(bytes);
+    return s.endJson();
   }
 
   /** inspectJson(), parsed. */
   inspect(bytes, sha256Hex) {
     return JSON.parse(this.inspectJson(bytes, sha256Hex));
+  }
+}
+
+/** One streamed inspection (Core.inspectStream). */
+export class InspectStream {
+  constructor(core, sha256Hex) {
+    this.core = core;
+    const m = core.m;
+    let hexPtr = 0;
+    if (sha256Hex) hexPtr = core.copyIn(new TextEncoder().encode(`${sha256Hex}\0`));
+    try {
+      this.s = m._ok_abi_inspect_stream_new(hexPtr);
+    } finally {
+      core.free(hexPtr);
+    }
+    if (!this.s) throw core.lastError();
+  }
+
+  /** Feeds the next bytes (any length; copied in pieces of INSPECT_PIECE). */
+  feed(bytes) {
+    const { m, scratch } = this.core;
+    if (!this.s) throw new OrtkeepError('STATE', 'ortkeep: inspect stream already ended');
+    for (let at = 0; at < bytes.byteLength; at += INSPECT_PIECE) {
+      const piece = bytes.subarray(at, Math.min(bytes.byteLength, at + INSPECT_PIECE));
+      if (m._ok_abi_inspect_stream_feed(this.s, scratch.put(piece), piece.byteLength) !== 0) {
+        const e = this.core.lastError();
+        this.abort();
+        throw e;
+      }
+    }
+  }
+
+  /** No more bytes: the report as JSON text. */
+  endJson() {
+    const m = this.core.m;
+    if (!this.s) throw new OrtkeepError('STATE', 'ortkeep: inspect stream already ended');
+    const jsonPtr = m._ok_abi_inspect_stream_end(this.s);
+    const e = jsonPtr ? null : this.core.lastError();
+    this.abort();
+    if (e) throw e;
+    try {
+      return m.UTF8ToString(jsonPtr);
+    } finally {
+      m._free(jsonPtr);
+    }
+  }
+
+  /** No more bytes: the report. */
+  end() {
+    return JSON.parse(this.endJson());
+  }
+
+  /** Frees the stream (after an error of the caller's own, say). */
+  abort() {
+    if (this.s) this.core.m._ok_inspect_stream_free(this.s);
+    this.s = 0;
   }
 }

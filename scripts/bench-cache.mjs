@@ -9,6 +9,7 @@
 //   warm-nv   ortkeep from IndexedDB without the chunk checks (cost of verifying)
 // on raw loopback and on a link throttled with CDP to ~50 Mbit/s, 20 ms.
 // The browser HTTP cache is disabled (CDP) so "plain" measures the network.
+// Beside them: the core's wasm memory after ortkeep's cold and warm loads.
 import process from 'node:process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -96,7 +97,10 @@ async function measure(context, origin, url, mode, conditions) {
       const createMs = session.info?.cache?.timings?.createMs ?? null;
       const checkMs = session.info?.cache?.timings?.checkMs ?? null;
       await (session.dispose ? session.dispose() : session.release());
-      return { ms, readMs, createMs, checkMs };
+      // the core's wasm memory after the load: it never shrinks, so this is
+      // the load's peak (issue 10's goal: under 8 MiB)
+      const coreBytes = (await (await import('/js/core.js')).getCore()).memoryBytes();
+      return { ms, readMs, createMs, checkMs, coreBytes };
     }, { url, mode });
   } finally {
     await page.close();
@@ -127,12 +131,13 @@ export async function run({ log = console.log } = {}) {
   try {
     const MODES = ['plain', 'cacheapi', 'idb-blob', 'cold', 'warm', 'warm-nv'];
     log('medians of fresh pages, ms from runtime ready to session ready (lower is better)');
-    log(`${'model'.padEnd(22)}${'link'.padEnd(13)}${MODES.map((h) => h.padStart(9)).join('')}  warm/plain warm/idb-blob warm/cacheapi cold/plain verify-cost(ms) warm-nv-diff read(create)`);
+    log(`${'model'.padEnd(22)}${'link'.padEnd(13)}${MODES.map((h) => h.padStart(9)).join('')}  warm/plain warm/idb-blob warm/cacheapi cold/plain verify-cost(ms) warm-nv-diff read(create) core-MiB cold/warm`);
     for (const m of MODELS) {
       const url = `/${m.path}`;
       for (const link of LINKS) {
         const t = Object.fromEntries(MODES.map((k) => [k, []]));
         const phases = { readMs: [], createMs: [], checkMs: [] };
+        const core = { cold: 0, warm: 0 };
         await clearCaches(context, server.origin);
         // Prime the Cache API entry and the one-Blob store (their cold loads are not measured).
         await measure(context, server.origin, url, 'cacheapi', link.conditions);
@@ -140,23 +145,26 @@ export async function run({ log = console.log } = {}) {
         for (let i = 0; i < m.repeats; i++) {
           for (const mode of ['plain', 'cacheapi', 'idb-blob']) t[mode].push((await measure(context, server.origin, url, mode, link.conditions)).ms);
           await measure(context, server.origin, url, 'clear-ortkeep', null);
-          t.cold.push((await measure(context, server.origin, url, 'cold', link.conditions)).ms);
+          const c = await measure(context, server.origin, url, 'cold', link.conditions);
+          t.cold.push(c.ms);
+          core.cold = Math.max(core.cold, c.coreBytes);
           // warm and warm-nv alternate which goes first (page-cache effects)
           const order = i % 2 ? ['warm-nv', 'warm'] : ['warm', 'warm-nv'];
           for (const mode of order) {
             const w = await measure(context, server.origin, url, mode, link.conditions);
             t[mode].push(w.ms);
             if (mode === 'warm') for (const k of Object.keys(phases)) phases[k].push(w[k] ?? NaN);
+            if (mode === 'warm') core.warm = Math.max(core.warm, w.coreBytes);
           }
         }
         const med = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]));
         // verification cost, measured directly: the chunk checks' time in the
         // warm load (warm - warm-nv is printed too; on a shared machine it is noise)
         const checkMs = median(phases.checkMs);
-        const row = { model: m.label, link: link.label, ...med, checkMs, verifyCost: checkMs / med.warm, nvDiff: (med.warm - med['warm-nv']) / med.warm, readMs: median(phases.readMs), createMs: median(phases.createMs) };
+        const row = { model: m.label, link: link.label, ...med, checkMs, verifyCost: checkMs / med.warm, nvDiff: (med.warm - med['warm-nv']) / med.warm, readMs: median(phases.readMs), createMs: median(phases.createMs), coreCold: core.cold, coreWarm: core.warm };
         rows.push(row);
         const ratio = (a, b) => (a / b).toFixed(2).padStart(10);
-        log(`${m.label.padEnd(22)}${link.label.padEnd(13)}${MODES.map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med['idb-blob'])}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(row.verifyCost * 100).toFixed(2).padStart(8)}%(${checkMs.toFixed(1)}) ${(row.nvDiff * 100).toFixed(1).padStart(8)}%  ${row.readMs.toFixed(0).padStart(5)}(${row.createMs.toFixed(0)})`);
+        log(`${m.label.padEnd(22)}${link.label.padEnd(13)}${MODES.map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med['idb-blob'])}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(row.verifyCost * 100).toFixed(2).padStart(8)}%(${checkMs.toFixed(1)}) ${(row.nvDiff * 100).toFixed(1).padStart(8)}%  ${row.readMs.toFixed(0).padStart(5)}(${row.createMs.toFixed(0)})  ${(core.cold / 1048576).toFixed(1).padStart(5)}/${(core.warm / 1048576).toFixed(1)}`);
       }
     }
   } finally {

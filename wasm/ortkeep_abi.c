@@ -7,50 +7,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inspect_json.h"
+#include "inspect_stream.h"
 #include "ok_error.h"
-#include "onnx_reader.h"
 #include "sha256.h"
 
 #define OK_EXPORT __attribute__((used, visibility("default")))
 
 static ok_error last_error;
+/* ok_error.offset is a size_t, 32-bit here; model offsets go past 4 GB. */
+static uint64_t last_error_offset;
 
 static void set_error(ok_status code, const char *message) {
     last_error.code = code;
     last_error.offset = 0;
+    last_error_offset = 0;
     strncpy(last_error.message, message, sizeof last_error.message - 1);
     last_error.message[sizeof last_error.message - 1] = '\0';
 }
 
+static void clear_error(void) {
+    memset(&last_error, 0, sizeof last_error);
+    last_error_offset = 0;
+}
+
 OK_EXPORT int ok_abi_last_error_code(void) { return (int)last_error.code; }
-OK_EXPORT uint32_t ok_abi_last_error_offset(void) { return (uint32_t)last_error.offset; }
+/* A BigInt in JS (WASM_BIGINT). */
+OK_EXPORT uint64_t ok_abi_last_error_offset(void) { return last_error_offset; }
 OK_EXPORT const char *ok_abi_last_error_message(void) { return last_error.message; }
 
-/* Reads a model and returns its report as malloc'd JSON (free with free()),
- * or NULL with last_error set. sha256_hex (64 hex digits) is the content
- * hash when the caller already knows it (a cache entry verified chunk by
- * chunk); NULL hashes the bytes here, over the same bytes the reader sees. */
-OK_EXPORT char *ok_abi_inspect(const uint8_t *buf, uint32_t len, const char *sha256_hex) {
-    uint8_t digest[32];
-    char hex[65];
-    ok_model *model = NULL;
-    char *json = NULL;
-    size_t json_len = 0;
+/* ---- inspection, streamed (wasm/inspect_stream.h) ----
+ * JS feeds the model through one reusable buffer, so the model never sits
+ * whole in wasm memory. */
 
-    memset(&last_error, 0, sizeof last_error);
-    if (sha256_hex && strlen(sha256_hex) != 64) {
-        set_error(OK_ERR_INVALID_ARG, "sha256_hex must be 64 hex digits");
+/* sha256_hex (64 hex digits, NUL-terminated) is the content hash when the
+ * caller already knows it (a cache load hashed the bytes as they arrived);
+ * NULL hashes the fed bytes here. The stream, or NULL with last_error set. */
+OK_EXPORT ok_inspect_stream *ok_abi_inspect_stream_new(const char *sha256_hex) {
+    ok_inspect_stream *s = NULL;
+    clear_error();
+    ok_inspect_stream_new(sha256_hex, &s, &last_error);
+    return s;
+}
+
+/* The status; an error is also in last_error, with its 64-bit offset. */
+OK_EXPORT int ok_abi_inspect_stream_feed(ok_inspect_stream *s, const uint8_t *p, uint32_t n) {
+    int rc;
+    clear_error();
+    rc = ok_inspect_stream_feed(s, p, n, &last_error);
+    if (rc) last_error_offset = ok_inspect_stream_error_offset(s);
+    return rc;
+}
+
+/* The report as malloc'd JSON (free with free()), or NULL with last_error
+ * set. The stream still needs ok_inspect_stream_free. */
+OK_EXPORT char *ok_abi_inspect_stream_end(ok_inspect_stream *s) {
+    char *json = NULL;
+    clear_error();
+    if (ok_inspect_stream_end(s, &json, NULL, &last_error) != OK_OK) {
+        last_error_offset = ok_inspect_stream_error_offset(s);
         return NULL;
     }
-    if (ok_onnx_read(buf, len, &model, &last_error) != OK_OK) return NULL;
-    if (!sha256_hex) {
-        ok_sha256(buf, len, digest);
-        ok_hex(digest, sizeof digest, hex);
-        sha256_hex = hex;
-    }
-    if (ok_inspect_json(model, sha256_hex, &json, &json_len, &last_error) != OK_OK) json = NULL;
-    ok_model_free(model);
     return json;
 }
 
@@ -85,7 +101,7 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
     ok_jbuf b;
     char hex[65];
     ok_status st;
-    memset(&last_error, 0, sizeof last_error);
+    clear_error();
     st = ok_cache_entry_at(c, i, &e);
     if (st != OK_OK) {
         set_error(st, "no cache entry at that index");
@@ -134,7 +150,7 @@ OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw
     ok_load_params p;
     ok_load *l = NULL;
     ok_status st;
-    memset(&last_error, 0, sizeof last_error);
+    clear_error();
     memset(&p, 0, sizeof p);
     p.source = source;
     p.raw = raw;
@@ -158,7 +174,7 @@ OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
     ok_load_info i;
     ok_jbuf b;
     char hex[65];
-    memset(&last_error, 0, sizeof last_error);
+    clear_error();
     if (ok_load_info_get(l, &i) != OK_OK) {
         set_error(OK_ERR_INVALID_ARG, "no load");
         return NULL;

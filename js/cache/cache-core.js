@@ -3,6 +3,7 @@
 // it decides nothing. Loads have their own machines (load-core.js).
 import { ACTION_WORD as W, STATUS, STATUS_NAME } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
+import { Scratch } from '../scratch.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -25,26 +26,6 @@ export function withStrings(m, strings, fn) {
   } finally {
     for (const p of ptrs) if (p) m._free(p);
   }
-}
-
-/** A reusable scratch area in wasm memory for bytes passed to one call. */
-export class Scratch {
-  constructor(m) { this.m = m; this.ptr = 0; this.size = 0; }
-
-  /** Copies `bytes` in; returns the pointer (valid until the next put). */
-  put(bytes) {
-    const m = this.m;
-    if (bytes.byteLength > this.size) {
-      if (this.ptr) m._free(this.ptr);
-      this.size = Math.max(bytes.byteLength, 1 << 16);
-      this.ptr = m._malloc(this.size);
-      if (!this.ptr) { this.size = 0; throw new OrtkeepError('NOMEM', `ortkeep: out of wasm memory for ${bytes.byteLength} bytes`); }
-    }
-    m.HEAPU8.set(bytes, this.ptr);
-    return this.ptr;
-  }
-
-  free() { if (this.ptr) this.m._free(this.ptr); this.ptr = 0; this.size = 0; }
 }
 
 /**

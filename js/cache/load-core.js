@@ -1,7 +1,8 @@
 // One load machine (cache/ok_load.h) seen from JS: events in as calls,
 // actions out as plain objects. Like cache-core.js it only moves bytes.
 import { CACHE_MODE, SOURCE, STATUS } from '../core-constants.js';
-import { Scratch, coreStatusError, decodeActions, withStrings } from './cache-core.js';
+import { sharedScratch } from '../scratch.js';
+import { coreStatusError, decodeActions, withStrings } from './cache-core.js';
 
 const enc = new TextEncoder();
 const u64 = (n) => BigInt.asUintN(64, BigInt(Math.max(0, Math.floor(n))));
@@ -20,7 +21,9 @@ export class LoadMachine {
    */
   constructor(m, index, p) {
     this.m = m;
-    this.scratch = new Scratch(m);
+    // shared with inspections and other loads: every put below is read by
+    // the call it is passed to, before anything else runs
+    this.scratch = sharedScratch(m);
     this.tmp = m._malloc(8);
     const mode = CACHE_MODE[p.mode ?? 'default'];
     this.l = withStrings(m, [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null], (raw, url, page, integ) =>
@@ -29,7 +32,6 @@ export class LoadMachine {
     if (!this.l) {
       const code = m._ok_abi_last_error_code();
       m._free(this.tmp);
-      this.scratch.free();
       throw coreStatusError(code, 'the load parameters');
     }
   }
@@ -38,7 +40,6 @@ export class LoadMachine {
     if (!this.l) return;
     this.m._ok_load_free(this.l);
     this.m._free(this.tmp);
-    this.scratch.free();
     this.l = 0;
   }
 

@@ -285,6 +285,9 @@ class LoadRun {
         let offset = 0;
         let json = null;
         try {
+          // Streamed through the core in 1 MiB pieces (core.inspectStream),
+          // never copied in whole: the core's heap stays a few MiB for any
+          // model. a.name is the SHA-256 the machine took as bytes arrived.
           json = this.ctx.core.inspectJson(this.buf.view(a.value), a.name);
         } catch (e) {
           status = STATUS[e?.code] ?? STATUS.NOT_ONNX;

@@ -1,0 +1,126 @@
+/* Streaming inspection; see inspect_stream.h for the contract. */
+#include "inspect_stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "inspect_json.h"
+#include "onnx_stream.h"
+#include "pb_wire.h"
+#include "sha256.h"
+
+struct ok_inspect_stream {
+    ok_onnx_stream *reader; /* NULL once ended */
+    int hash;               /* 1: hash the fed bytes here */
+    struct ok_sha256 sha;
+    char hex[65];           /* the caller's hash, or the one computed */
+    int failed;             /* sticky: the first error */
+    uint64_t fail_off;
+    ok_error fail;
+    int ended;
+    uint64_t fed;
+};
+
+/* Keeps the first error so every later call reports it. */
+static int fail(ok_inspect_stream *s, const ok_error *e, uint64_t off) {
+    if (!s->failed) {
+        s->failed = e->code ? (int)e->code : OK_ERR_STATE;
+        s->fail_off = off;
+        s->fail = *e;
+    }
+    return s->failed;
+}
+
+static int ok(ok_error *err) {
+    if (err) {
+        err->code = OK_OK;
+        err->offset = 0;
+        err->message[0] = '\0';
+    }
+    return OK_OK;
+}
+
+static int report(const ok_inspect_stream *s, ok_error *err) {
+    if (err) *err = s->fail;
+    return s->failed;
+}
+
+int ok_inspect_stream_new(const char *sha256_hex, ok_inspect_stream **out, ok_error *err) {
+    ok_inspect_stream *s;
+    if (!out) return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "invalid argument to ok_inspect_stream_new");
+    *out = NULL;
+    if (sha256_hex && strlen(sha256_hex) != 64)
+        return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "sha256_hex must be 64 hex digits");
+    s = calloc(1, sizeof *s);
+    if (!s) return ok_pb_fail(err, OK_ERR_NOMEM, 0, "out of memory");
+    s->reader = ok_onnx_stream_new(NULL);
+    if (!s->reader) {
+        free(s);
+        return ok_pb_fail(err, OK_ERR_NOMEM, 0, "out of memory");
+    }
+    s->hash = sha256_hex == NULL;
+    if (s->hash) ok_sha256_init(&s->sha);
+    else memcpy(s->hex, sha256_hex, 65);
+    *out = s;
+    return ok(err);
+}
+
+int ok_inspect_stream_feed(ok_inspect_stream *s, const uint8_t *p, size_t n, ok_error *err) {
+    ok_error e;
+    if (!s || (!p && n)) return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "invalid argument to ok_inspect_stream_feed");
+    if (s->failed) return report(s, err);
+    if (s->ended) return ok_pb_fail(err, OK_ERR_STATE, 0, "state: feed after ok_inspect_stream_end");
+    if (ok_onnx_stream_feed(s->reader, p, n, &e) != OK_OK)
+        return fail(s, &e, ok_onnx_stream_error_offset(s->reader)), report(s, err);
+    /* Hashed after the reader took them: a failed model is never hashed,
+     * as with the one-shot path. */
+    if (s->hash) ok_sha256_update(&s->sha, p, n);
+    s->fed += n;
+    return ok(err);
+}
+
+int ok_inspect_stream_end(ok_inspect_stream *s, char **json, size_t *json_len, ok_error *err) {
+    ok_model *m = NULL;
+    ok_error e;
+    int rc;
+    if (json) *json = NULL;
+    if (json_len) *json_len = 0;
+    if (!s || !json) return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "invalid argument to ok_inspect_stream_end");
+    if (s->failed) return report(s, err);
+    if (s->ended) return ok_pb_fail(err, OK_ERR_STATE, 0, "state: ok_inspect_stream_end called twice");
+    s->ended = 1;
+    rc = ok_onnx_stream_end(s->reader, &m, &e);
+    if (rc != OK_OK) {
+        fail(s, &e, ok_onnx_stream_error_offset(s->reader));
+    } else {
+        if (s->hash) {
+            uint8_t digest[32];
+            ok_sha256_final(&s->sha, digest);
+            ok_hex(digest, sizeof digest, s->hex);
+        }
+        /* The reader's stack and records go before the report is built, so
+         * the two are never held at once; the model owns what it needs. */
+        ok_onnx_stream_free(s->reader);
+        s->reader = NULL;
+        if (ok_inspect_json(m, s->hex, json, json_len, &e) != OK_OK) fail(s, &e, 0);
+        ok_model_free(m);
+    }
+    ok_onnx_stream_free(s->reader);
+    s->reader = NULL;
+    if (s->failed) return report(s, err);
+    return ok(err);
+}
+
+uint64_t ok_inspect_stream_error_offset(const ok_inspect_stream *s) {
+    return s && s->failed ? s->fail_off : 0;
+}
+
+uint64_t ok_inspect_stream_consumed(const ok_inspect_stream *s) {
+    return s ? s->fed : 0;
+}
+
+void ok_inspect_stream_free(ok_inspect_stream *s) {
+    if (!s) return;
+    ok_onnx_stream_free(s->reader);
+    free(s);
+}
