@@ -95,6 +95,18 @@ async function serve(dir, args, port) {
   return () => new Promise((resolve) => { child.once('exit', resolve); child.kill(); });
 }
 
+/** Serves the app ('dev', or 'build': vite build then vite preview) while fn(port) runs. */
+async function withApp(dir, mode, fn) {
+  if (mode === 'build') execFileSync(process.execPath, [path.join(dir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: dir, stdio: 'pipe' });
+  const port = await freePort();
+  const stop = await serve(dir, mode === 'build' ? ['preview'] : [], port);
+  try {
+    return await fn(port);
+  } finally {
+    await stop();
+  }
+}
+
 async function openApp(port) {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -125,49 +137,20 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
 
   for (const vite of Object.keys(VITES)) {
     test(`${vite}: vite build + vite preview, no configuration: runs, equal to onnxruntime-web`, async () => {
-      const dir = makeApp(`${vite}-build`);
-      execFileSync(process.execPath, [path.join(dir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: dir, stdio: 'pipe' });
-      const port = await freePort();
-      const stop = await serve(dir, ['preview'], port);
-      try {
-        assertRuns(await openApp(port));
-      } finally {
-        await stop();
-      }
+      await withApp(makeApp(`${vite}-build`), 'build', async (port) => assertRuns(await openApp(port)));
     });
   }
 
   test('vite8: dev server, no configuration: runs, equal to onnxruntime-web', async () => {
-    const dir = makeApp('vite8-dev');
-    const port = await freePort();
-    const stop = await serve(dir, [], port);
-    try {
-      assertRuns(await openApp(port));
-    } finally {
-      await stop();
-    }
+    await withApp(makeApp('vite8-dev'), 'dev', async (port) => assertRuns(await openApp(port)));
   });
 
   test('vite5: dev server, no configuration: pre-bundling moves import.meta.url, ortkeep finds its wasm at its install path; runs, equal to onnxruntime-web', async () => {
-    const dir = makeApp('vite5-dev');
-    const port = await freePort();
-    const stop = await serve(dir, [], port);
-    try {
-      assertRuns(await openApp(port));
-    } finally {
-      await stop();
-    }
+    await withApp(makeApp('vite5-dev'), 'dev', async (port) => assertRuns(await openApp(port)));
   });
 
   test("vite5: dev server with optimizeDeps.exclude ['ortkeep'] (the README's advice) runs too", async () => {
-    const dir = makeApp('vite5-dev-excluded', { optimizeDeps: { exclude: ['ortkeep'] } });
-    const port = await freePort();
-    const stop = await serve(dir, [], port);
-    try {
-      assertRuns(await openApp(port));
-    } finally {
-      await stop();
-    }
+    await withApp(makeApp('vite5-dev-excluded', { optimizeDeps: { exclude: ['ortkeep'] } }), 'dev', async (port) => assertRuns(await openApp(port)));
   });
 
   test("the README's first example, verbatim, in a Vite 8 app (dev and build): runs, loads from the network, then from IndexedDB", async () => {
@@ -183,10 +166,7 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
 addEventListener('unhandledrejection', (e) => { window.result = { ok: false, message: String(e.reason?.message ?? e.reason), code: e.reason?.code }; });
 addEventListener('error', (e) => { window.result = { ok: false, message: e.message }; });
 </script><script type="module" src="/main.js"></script></body></html>`);
-      if (mode === 'build') execFileSync(process.execPath, [path.join(dir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: dir, stdio: 'pipe' });
-      const port = await freePort();
-      const stop = await serve(dir, mode === 'build' ? ['preview'] : [], port);
-      try {
+      await withApp(dir, mode, async (port) => {
         const context = await browser.newContext();
         const page = await context.newPage();
         const visit = async () => {
@@ -203,9 +183,7 @@ addEventListener('error', (e) => { window.result = { ok: false, message: e.messa
         assert.equal(second.tier, 'indexeddb', 'the next visit loads from IndexedDB');
         assert.deepEqual(second.output, first.output);
         await context.close();
-      } finally {
-        await stop();
-      }
+      });
     }
   });
 
@@ -216,17 +194,11 @@ import * as ort from 'onnxruntime-web';
 setCoreWasmUrl('/missing/ortkeep-core.wasm');
 load('/silero.onnx', { ort }).then(() => { window.result = { ok: true }; }, (e) => { window.result = { ok: false, name: e.name, code: e.code, message: e.message }; });
 `);
-    const port = await freePort();
-    const stop = await serve(dir, [], port);
-    try {
-      const r = await openApp(port);
-      assert.equal(r.ok, false);
-      assert.equal(r.name, 'OrtkeepError');
-      assert.equal(r.code, 'CORE_LOAD');
-      assert.match(r.message, /an HTML page: a dev server's SPA fallback for a missing file/);
-      assert.match(r.message, /setCoreWasmUrl\(url\)/);
-    } finally {
-      await stop();
-    }
+    const r = await withApp(dir, 'dev', openApp);
+    assert.equal(r.ok, false);
+    assert.equal(r.name, 'OrtkeepError');
+    assert.equal(r.code, 'CORE_LOAD');
+    assert.match(r.message, /an HTML page: a dev server's SPA fallback for a missing file/);
+    assert.match(r.message, /setCoreWasmUrl\(url\)/);
   });
 });

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "slurp.h"
 #include "inspect_json.h"
 #include "inspect_stream.h"
 #include "onnx_reader.h"
@@ -84,25 +85,6 @@ static void compare(const char *name, const uint8_t *b, size_t n) {
         CHECK_EQ_INT(off, off0);
     }
     free(ref);
-}
-
-static uint8_t *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    uint8_t *b;
-    long len;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-        fclose(f);
-        return NULL;
-    }
-    b = malloc((size_t)len + 1);
-    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *n = (size_t)len;
-    return b;
 }
 
 static const char *const FILES[] = {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "slurp.h"
 #include "inspect_json.h"
 #include "onnx_reader.h"
 #include "onnx_stream.h"
@@ -107,25 +108,6 @@ static int same(const char *what, const char *name, size_t at, const result *a, 
         if (a->json && b->json) fprintf(stderr, "  one-shot %.300s\n  stream   %.300s\n", a->json, b->json);
     }
     return ok;
-}
-
-static uint8_t *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    uint8_t *b;
-    long len;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-        fclose(f);
-        return NULL;
-    }
-    b = malloc((size_t)len + 1);
-    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *n = (size_t)len;
-    return b;
 }
 
 /* Everything for one model. exhaustive: every split and every prefix. */
