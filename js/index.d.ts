@@ -206,7 +206,7 @@ export type ErrorCode =
   | 'EMPTY' | 'TRUNCATED' | 'BAD_WIRE_TYPE' | 'BAD_VARINT' | 'TOO_DEEP' | 'NOT_ONNX' | 'LIMIT'
   | 'INTEGRITY' | 'NETWORK' | 'ABORTED' | 'BAD_FEED' | 'SHAPE' | 'SESSION_CREATE' | 'RUN'
   | 'ORT_MISSING' | 'CORE_LOAD' | 'INVALID_SOURCE' | 'INVALID_ARG' | 'DISPOSED' | 'NOMEM'
-  | 'DEVICE' | 'CORRUPT' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'IN_USE' | 'NOT_FOUND' | 'STATE' | (string & {});
+  | 'DEVICE' | 'CORRUPT' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'IN_USE' | 'NOT_FOUND' | 'STATE' | 'EXTERNAL_DATA' | (string & {});
 
 export declare class OrtkeepError extends Error {
   readonly name: 'OrtkeepError';

@@ -6,6 +6,7 @@ import { CACHE_MODE, LOAD_FLAG, TIER } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { resolveOrt } from './ort-adapter.js';
 import { deviceAvailable } from './devices/detect.js';
+import { externalDataOption } from './external-data.js';
 import { deviceOutputs } from './pool/shapes.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { CacheIndex } from './cache/cache-core.js';
@@ -80,7 +81,10 @@ async function loadFresh(src, options, signal) {
   const debug = options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null;
   const r = await runLoad({
     machine, core, cache, ort, sessionOptions, bytes: src.bytes, signal, url: src.url ?? null,
-    sessionOptionsFor: (report) => poolSessionOptions(poolOptions, baseOptions, report, deviceOutputs(core, report)),
+    sessionOptionsFor: (report) => {
+      const externalData = externalDataOption(report, src.url ?? null, baseOptions);
+      return poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions, report, deviceOutputs(core, report));
+    },
     onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
     debug,
   });

@@ -345,7 +345,9 @@ class LoadRun {
       case ACT.FAIL:
         this.finished = true;
         this.streaming = false;
-        this.settle(failError(a.value, a.flags, a.value2, this.ctx.url, this.sessionError));
+        // our own refusal of the session's options (EXTERNAL_DATA) is the error as it is
+        const own = this.sessionError instanceof OrtkeepError && this.sessionError.code !== 'SESSION_CREATE';
+        this.settle(own ? this.sessionError : failError(a.value, a.flags, a.value2, this.ctx.url, this.sessionError));
         return;
       default:
         throw new OrtkeepError('STATE', `ortkeep: unknown load action ${a.type}`);

@@ -1,0 +1,35 @@
+// A model whose weights live in external data files (model.onnx +
+// model.onnx_data, as exporters write models past protobuf's 2 GB): the
+// reader lists their locations, and onnxruntime-web needs each file through
+// its `externalData` session option. For a model loaded by URL, each
+// location is resolved against the model's URL, as onnxruntime resolves it
+// next to the model file; a location that could leave the model's folder
+// (absolute, `..`, a scheme, a backslash) is refused. onnxruntime-web
+// fetches the files itself: they are not cached yet.
+import { OrtkeepError } from './errors.js';
+
+/** Whether a location stays inside the model's folder. */
+function safeLocation(location) {
+  if (!location || location.startsWith('/') || location.includes('\\') || /^[a-z][a-z0-9+.-]*:/i.test(location)) return false;
+  return !location.split('/').some((part) => part === '..' || part === '.' || part === '');
+}
+
+/**
+ * The `externalData` session option for a model the reader reported, or
+ * null when it needs none or the caller gave one.
+ * @param {{externalData?: {location: string}[]}} report the reader's report
+ * @param {string|null} modelUrl where the model came from (null: bytes, a Blob)
+ * @param {object} sessionOptions the caller's onnxruntime-web session options
+ */
+export function externalDataOption(report, modelUrl, sessionOptions) {
+  const locations = [...new Set((report?.externalData ?? []).map((e) => e.location))];
+  if (!locations.length || sessionOptions?.externalData) return null;
+  const unsafe = locations.filter((l) => !safeLocation(l));
+  if (unsafe.length) {
+    throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model names external data outside its folder (${unsafe.map((l) => JSON.stringify(l)).join(', ')}); refused`);
+  }
+  if (!modelUrl) {
+    throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model keeps weights in ${locations.join(', ')}; load it by URL (the files are found next to it) or pass sessionOptions.externalData: [{ path, data }]`);
+  }
+  return locations.map((path) => ({ path, data: new URL(path, modelUrl).href }));
+}
