@@ -31,7 +31,6 @@
 #include "sha512.h"
 
 #define FORM_ORIGINAL 0u
-#define MAX_MODEL_BYTES ((uint64_t)4 << 30) /* the wasm32 heap: ~4 GiB */
 
 enum { SCHEME_BAD = 0, SCHEME_HTTP, SCHEME_FILE, SCHEME_DIRECT };
 
@@ -1000,7 +999,7 @@ static ok_status stream(ok_load *l) {
  * plan space, write the marker, stream. */
 static ok_status accept_fresh(ok_load *l) {
     ok_status st = OK_OK;
-    if (l->size_exact && l->total > MAX_MODEL_BYTES)
+    if (l->size_exact && l->total > OK_LOAD_MAX_SESSION_BYTES)
         return fail(l, OK_ERR_LIMIT, OK_REASON_TOO_BIG, l->total);
     st = push_simple(l, OK_ACT_ALLOC, l->size_exact ? l->total : 0,
                      l->total, 0, NULL);

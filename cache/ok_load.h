@@ -50,6 +50,10 @@ typedef struct ok_load ok_load;
                                       load goes on uncached */                  \
     X(PREFIX_CHECK_BYTES, 256) /* body bytes checked before anything is kept */
 
+/* What one onnxruntime-web session can hold (the wasm32 heap, ~4 GiB): a
+ * model, or a model and its external data, past it fails early (LIMIT). */
+#define OK_LOAD_MAX_SESSION_BYTES ((uint64_t)4 << 30)
+
 enum {
 #define OK_LOAD_POLICY_ENUM_(name, value) OK_LOAD_##name = value,
     OK_LOAD_POLICY_LIST(OK_LOAD_POLICY_ENUM_)

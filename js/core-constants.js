@@ -140,6 +140,7 @@ export const LOAD_POLICY = Object.freeze({
   MAX_REOPENS: 2,
   CACHE_OPEN_TIMEOUT_MS: 3000,
   PREFIX_CHECK_BYTES: 256,
+  MAX_SESSION_BYTES: 4294967296,
 });
 
 /** states of a load */

@@ -4,8 +4,11 @@
 // its `externalData` session option. For a model loaded by URL, each
 // location is resolved against the model's URL, as onnxruntime resolves it
 // next to the model file; a location that could leave the model's folder
-// (absolute, `..`, a scheme, a backslash) is refused. onnxruntime-web
-// fetches the files itself: they are not cached yet.
+// (absolute, `..`, a scheme, a backslash) is refused, and so is a set whose
+// bytes cannot fit one session (the wasm32 heap), before anything of the data
+// is fetched. onnxruntime-web fetches the files itself: they are not cached
+// yet.
+import { LOAD_POLICY } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 
 /** Whether a location stays inside the model's folder. */
@@ -27,6 +30,12 @@ export function externalDataOption(report, modelUrl, sessionOptions) {
   const unsafe = locations.filter((l) => !safeLocation(l));
   if (unsafe.length) {
     throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model names external data outside its folder (${unsafe.map((l) => JSON.stringify(l)).join(', ')}); refused`);
+  }
+  // what the model's initializers take of each file (a file's length is
+  // not known before it is fetched: the model's own ranges are)
+  const dataBytes = (report.externalData ?? []).reduce((n, x) => n + (Number(x.length) || 0), 0);
+  if (dataBytes > LOAD_POLICY.MAX_SESSION_BYTES) {
+    throw new OrtkeepError('LIMIT', `ortkeep: the model's external data holds ${dataBytes} bytes; one onnxruntime-web session holds at most ${LOAD_POLICY.MAX_SESSION_BYTES} (the wasm32 heap)`);
   }
   if (!modelUrl) {
     throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model keeps weights in ${locations.join(', ')}; load it by URL (the files are found next to it) or pass sessionOptions.externalData: [{ path, data }]`);

@@ -131,6 +131,7 @@ static void generate(out_buf *o_) {
     close_obj(&o);
     open_obj(&o, "LOAD_POLICY", "the load machine's numbers (retries, timeouts, sizes)");
     OK_LOAD_POLICY_LIST(NUM)
+    NUM(MAX_SESSION_BYTES, OK_LOAD_MAX_SESSION_BYTES)
     close_obj(&o);
     open_obj(&o, "LOAD_STATE", "states of a load");
     OK_LOAD_STATE_LIST(NUM)
