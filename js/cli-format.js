@@ -24,6 +24,11 @@ export function formatSummary(file, r) {
     lines.push(`  shared       ${r.sharedInitializers.length} initializers used by several graphs (onnxruntime may duplicate them in RAM):`);
     for (const s of r.sharedInitializers.slice(0, 5)) lines.push(`               ${s.name} (${mib(s.bytes)}) in ${s.graphs.join(', ')}`);
   }
+  if (r.stamp) {
+    lines.push(r.stamp.integrity === 'malformed'
+      ? '  stamp        ortkeep.stamp present but malformed'
+      : `  stamp        ${r.stamp.producer}: onnxruntime ${r.stamp.ort}, ${r.stamp.ep}, level ${r.stamp.level}, from ${r.stamp.source.slice(0, 16)}…; ${r.stamp.integrity === 'intact' ? 'intact' : 'STALE: the bytes before it changed since'}`);
+  }
   const meta = Object.keys(r.metadata);
   if (meta.length) lines.push(`  metadata     ${meta.join(', ')}`);
   return `${lines.join('\n')}\n`;

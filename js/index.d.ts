@@ -125,6 +125,16 @@ export interface ModelReport {
   sharedInitializers: Array<{ name: string; bytes: number; graphs: string[] }>;
   inputs: ValueInfo[];
   outputs: ValueInfo[];
+  /**
+   * The normalization stamp (the model's last metadata_props entry, key
+   * `ortkeep.stamp`), when the reader hashed the bytes itself (inspect,
+   * `ortkeep inspect`): null when there is none; `integrity` says whether the
+   * bytes before it still hash to its `artifact` digest.
+   */
+  stamp?: {
+    integrity: 'intact' | 'stale' | 'malformed';
+    producer?: string; ort?: string; ep?: string; level?: string; source?: string; artifact?: string;
+  } | null;
 }
 
 /** QUOTA: does not fit, loaded uncached; CORRUPT: a stored copy failed its check, dropped and refetched;

@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "inspect_json.h"
+#include "json_buf.h"
 #include "onnx_stream.h"
 #include "pb_wire.h"
 #include "sha256.h"
+#include "stamp.h"
 
 struct ok_inspect_stream {
     ok_onnx_stream *reader; /* NULL once ended */
@@ -19,6 +21,7 @@ struct ok_inspect_stream {
     ok_error fail;
     int ended;
     uint64_t fed;
+    ok_stamp_tracker stamp; /* when hashing: the stamp and the hash before it */
 };
 
 /* Keeps the first error so every later call reports it. */
@@ -59,7 +62,10 @@ int ok_inspect_stream_new(const char *sha256_hex, ok_inspect_stream **out, ok_er
         return ok_pb_fail(err, OK_ERR_NOMEM, 0, "out of memory");
     }
     s->hash = sha256_hex == NULL;
-    if (s->hash) ok_sha256_init(&s->sha);
+    if (s->hash) {
+        ok_sha256_init(&s->sha);
+        ok_stamp_tracker_init(&s->stamp);
+    }
     else memcpy(s->hex, sha256_hex, 65);
     *out = s;
     return ok(err);
@@ -74,9 +80,60 @@ int ok_inspect_stream_feed(ok_inspect_stream *s, const uint8_t *p, size_t n, ok_
         return fail(s, &e, ok_onnx_stream_error_offset(s->reader)), report(s, err);
     /* Hashed after the reader took them: a failed model is never hashed,
      * as with the one-shot path. */
-    if (s->hash) ok_sha256_update(&s->sha, p, n);
+    if (s->hash) {
+        ok_stamp_tracker_feed(&s->stamp, p, n, &s->sha); /* the hash before this piece */
+        ok_sha256_update(&s->sha, p, n);
+    }
     s->fed += n;
     return ok(err);
+}
+
+/* The report gains "stamp": null, or what the normalization stamp (stamp.h)
+ * says and whether the bytes before it still hash to its artifact digest. */
+static int add_stamp(ok_inspect_stream *s, char **json, size_t *json_len) {
+    static const char *const INTEGRITY[] = {"", "intact", "stale", "", "malformed"};
+    ok_stamp st;
+    int v = ok_stamp_tracker_end(&s->stamp, &st);
+    size_t len = strlen(*json);
+    ok_jbuf b;
+    ok_jbuf_init(&b, len + 2048);
+    ok_jbuf_put(&b, *json, len - 1); /* without its closing brace */
+    ok_jbuf_puts(&b, ",\"stamp\":");
+    if (v == OK_STAMP_NONE) {
+        ok_jbuf_puts(&b, "null");
+    } else {
+        ok_jbuf_puts(&b, "{\"integrity\":\"");
+        ok_jbuf_puts(&b, INTEGRITY[v]);
+        ok_jbuf_puts(&b, "\"");
+        if (v != OK_STAMP_MALFORMED) {
+            const char *keys[] = {"producer", "ort", "ep", "level"};
+            const char *vals[] = {st.producer, st.ort, st.ep, st.level};
+            char hex[65];
+            for (int i = 0; i < 4; i++) {
+                ok_jbuf_puts(&b, ",\"");
+                ok_jbuf_puts(&b, keys[i]);
+                ok_jbuf_puts(&b, "\":");
+                ok_jbuf_str(&b, (const uint8_t *)vals[i], strlen(vals[i]));
+            }
+            ok_hex(st.source, 32, hex);
+            ok_jbuf_puts(&b, ",\"source\":\"");
+            ok_jbuf_puts(&b, hex);
+            ok_hex(st.artifact, 32, hex);
+            ok_jbuf_puts(&b, "\",\"artifact\":\"");
+            ok_jbuf_puts(&b, hex);
+            ok_jbuf_puts(&b, "\"");
+        }
+        ok_jbuf_puts(&b, "}");
+    }
+    ok_jbuf_puts(&b, "}");
+    if (b.failed) {
+        ok_jbuf_free(&b);
+        return OK_ERR_NOMEM;
+    }
+    free(*json);
+    *json = b.p;
+    if (json_len) *json_len = b.len;
+    return OK_OK;
 }
 
 int ok_inspect_stream_end(ok_inspect_stream *s, char **json, size_t *json_len, ok_error *err) {
@@ -103,6 +160,8 @@ int ok_inspect_stream_end(ok_inspect_stream *s, char **json, size_t *json_len, o
         ok_onnx_stream_free(s->reader);
         s->reader = NULL;
         if (ok_inspect_json(m, s->hex, json, json_len, &e) != OK_OK) fail(s, &e, 0);
+        else if (s->hash && add_stamp(s, json, json_len) != OK_OK)
+            fail(s, &(ok_error){.code = OK_ERR_NOMEM, .message = "out of memory"}, 0);
         ok_model_free(m);
     }
     ok_onnx_stream_free(s->reader);

@@ -14,6 +14,8 @@
  * Errors are the reader's (sticky; 64-bit offset from
  * ok_inspect_stream_error_offset) plus OK_ERR_INVALID_ARG for a sha256_hex
  * that is not 64 characters and OK_ERR_STATE for a call after end.
+ * When it hashes, the report also says "stamp": null or the normalization
+ * stamp (stamp.h) with "integrity": "intact" | "stale" | "malformed".
  * Heap: the reader's bound (onnx_stream.h) plus the report. */
 #ifndef ORTKEEP_INSPECT_STREAM_H
 #define ORTKEEP_INSPECT_STREAM_H

@@ -197,3 +197,113 @@ int ok_stamp_check(const uint8_t *model, size_t n, const char *ort, const char *
     ok_sha256(model, start, digest);
     return ok_stamp_judge(&s, digest, ort, ep, level);
 }
+
+/* ---- the streaming tracker ---- */
+
+enum { T_TAG = 0, T_LEN, T_VARINT, T_SKIP };
+
+void ok_stamp_tracker_init(ok_stamp_tracker *t) {
+    memset(t, 0, sizeof *t);
+    t->state = T_TAG;
+}
+
+/* A field ended: it becomes the last one. */
+static void field_done(ok_stamp_tracker *t) {
+    t->last_is_cand = t->keep;
+    if (t->keep) {
+        t->last_sha = t->cand_sha;
+        memcpy(t->last, t->cand, t->cand_len);
+        t->last_len = t->cand_len;
+    }
+    t->keep = 0;
+    t->state = T_TAG;
+}
+
+void ok_stamp_tracker_feed(ok_stamp_tracker *t, const uint8_t *p, size_t n,
+                           const struct ok_sha256 *sha_before) {
+    size_t i = 0;
+    t->pos += n;
+    while (i < n && !t->broken) {
+        if (t->state == T_SKIP) {
+            size_t take = (size_t)((uint64_t)(n - i) < t->remaining ? (uint64_t)(n - i) : t->remaining);
+            if (t->keep) {
+                memcpy(t->cand + t->cand_len, p + i, take);
+                t->cand_len += take;
+            }
+            i += take;
+            t->remaining -= take;
+            if (!t->remaining) field_done(t);
+            continue;
+        }
+        uint8_t b = p[i];
+        if (t->state == T_TAG && t->shift == 0) {
+            /* a one-byte metadata_props tag: the hash of what precedes it */
+            t->snap = b == ((MODEL_METADATA_PROPS << 3) | OK_PB_LEN);
+            if (t->snap) {
+                t->cand_sha = *sha_before;
+                ok_sha256_update(&t->cand_sha, p, i);
+            }
+        }
+        i++;
+        if (t->shift >= 64 || (t->shift == 63 && (b & 0x7e))) {
+            t->broken = 1;
+            break;
+        }
+        t->acc |= (uint64_t)(b & 0x7f) << t->shift;
+        t->shift += 7;
+        if (b & 0x80) continue;
+        uint64_t v = t->acc;
+        t->acc = 0;
+        t->shift = 0;
+        switch (t->state) {
+        case T_TAG:
+            t->field = (uint32_t)(v >> 3);
+            t->wire = (uint32_t)(v & 7);
+            t->keep = 0;
+            if (t->field == 0 || v >> 32) t->broken = 1;
+            else if (t->wire == OK_PB_VARINT) t->state = T_VARINT;
+            else if (t->wire == OK_PB_FIXED64 || t->wire == OK_PB_FIXED32) {
+                t->remaining = t->wire == OK_PB_FIXED64 ? 8 : 4;
+                t->state = T_SKIP;
+            } else if (t->wire == OK_PB_LEN) t->state = T_LEN;
+            else t->broken = 1;
+            break;
+        case T_VARINT:
+            field_done(t);
+            break;
+        case T_LEN:
+            t->remaining = v;
+            /* a candidate: field 14 with a one-byte tag (the snapshot above) and room to keep */
+            t->keep = t->snap && t->field == MODEL_METADATA_PROPS && v <= OK_STAMP_MAX_TAIL;
+            t->cand_len = 0;
+            if (v) t->state = T_SKIP;
+            else field_done(t);
+            break;
+        default:
+            t->broken = 1;
+        }
+    }
+}
+
+int ok_stamp_tracker_end(const ok_stamp_tracker *t, ok_stamp *out) {
+    if (t->broken || t->state != T_TAG || t->shift || !t->last_is_cand) return OK_STAMP_NONE;
+    ok_pb_reader e = ok_pb_sub(t->last, 0, t->last_len, &ENTRY_MSG);
+    ok_pb_field f;
+    ok_error err;
+    const uint8_t *key = NULL, *val = NULL;
+    size_t kn = 0, vn = 0;
+    while (e.pos < e.end) {
+        if (ok_pb_next(&e, &f, &err) != OK_OK) return OK_STAMP_NONE;
+        if (f.wire != OK_PB_LEN) continue;
+        if (f.number == 1) key = t->last + f.off, kn = f.len;
+        if (f.number == 2) val = t->last + f.off, vn = f.len;
+    }
+    if (!key || kn != sizeof OK_STAMP_KEY - 1 || memcmp(key, OK_STAMP_KEY, kn) != 0) return OK_STAMP_NONE;
+    ok_stamp s;
+    if (ok_stamp_parse(val ? (const char *)val : "", vn, &s) != OK_OK) return OK_STAMP_MALFORMED;
+    struct ok_sha256 sha = t->last_sha;
+    uint8_t digest[32];
+    ok_sha256_final(&sha, digest);
+    if (out) *out = s;
+    return memcmp(digest, s.artifact, 32) == 0 ? OK_STAMP_VALID : OK_STAMP_STALE;
+}

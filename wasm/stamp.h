@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "ok_error.h"
+#include "sha256.h"
 
 #define OK_STAMP_KEY "ortkeep.stamp"
 #define OK_STAMP_MAX_FIELD 64 /* bytes of one value (producer, ort, ep, level) */
@@ -69,6 +70,41 @@ int ok_stamp_find(const uint8_t *model, size_t n, size_t *start, const char **va
  * hash to prefix_sha256, for the running ort/ep/level. */
 int ok_stamp_judge(const ok_stamp *s, const uint8_t prefix_sha256[32], const char *ort,
                    const char *ep, const char *level);
+
+/* The stamp of a model that streams past, in the pass that hashes it: the
+ * caller feeds every byte in order with the SHA-256 state its own hash had
+ * at the start of the piece (before it took the piece), and the tracker
+ * follows the top-level fields (skipping payloads by counting) and keeps the
+ * last one when it is a small metadata_props entry, with the hash of the
+ * bytes before it (hashing at most one piece's head again). No allocation;
+ * a model whose top level does not parse has no stamp. */
+typedef struct ok_stamp_tracker {
+    uint64_t pos;          /* bytes fed */
+    int state;             /* internal */
+    int broken;            /* the top level did not parse: no stamp */
+    uint64_t acc;          /* varint being read */
+    uint32_t shift;
+    uint32_t field, wire;
+    uint64_t remaining;    /* payload bytes of the current field left */
+    int snap;              /* the current field's tag was metadata_props in one byte */
+    int keep;              /* the current field is a candidate: buffer it */
+    struct ok_sha256 cand_sha; /* hash state at the candidate's first byte */
+    uint8_t cand[OK_STAMP_MAX_TAIL];
+    size_t cand_len;
+    int last_is_cand;      /* the last complete field is the candidate */
+    struct ok_sha256 last_sha;
+    uint8_t last[OK_STAMP_MAX_TAIL];
+    size_t last_len;
+} ok_stamp_tracker;
+
+void ok_stamp_tracker_init(ok_stamp_tracker *t);
+void ok_stamp_tracker_feed(ok_stamp_tracker *t, const uint8_t *p, size_t n,
+                           const struct ok_sha256 *sha_before);
+/* After the last byte: OK_STAMP_NONE, OK_STAMP_MALFORMED, or (with *out the
+ * stamp) OK_STAMP_VALID when its artifact digest equals the hash of the
+ * bytes before it, OK_STAMP_STALE when not. Version/EP/level are the
+ * caller's to compare (ok_stamp_judge, or out's fields). */
+int ok_stamp_tracker_end(const ok_stamp_tracker *t, ok_stamp *out);
 
 /* All of it on a whole model; *out gets the stamp when one parses. */
 int ok_stamp_check(const uint8_t *model, size_t n, const char *ort, const char *ep,

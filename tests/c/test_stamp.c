@@ -163,9 +163,51 @@ static void test_encode_refusals(void) {
     CHECK(n <= OK_STAMP_MAX_TAIL);
 }
 
+/* The tracker, as a hashing pass feeds it, at every piece size. */
+static int tracked(const uint8_t *m, size_t n, size_t piece, ok_stamp *out) {
+    ok_stamp_tracker t;
+    struct ok_sha256 sha;
+    ok_stamp_tracker_init(&t);
+    ok_sha256_init(&sha);
+    for (size_t at = 0; at < n; at += piece) {
+        size_t k = n - at < piece ? n - at : piece;
+        ok_stamp_tracker_feed(&t, m + at, k, &sha);
+        ok_sha256_update(&sha, m + at, k);
+    }
+    return ok_stamp_tracker_end(&t, out);
+}
+
+static void test_tracker(void) {
+    uint8_t model[1024];
+    size_t n = tiny_model(model);
+    ok_stamp s = stamp_for(model, n), got;
+    size_t tail;
+    CHECK_EQ_INT(ok_stamp_encode(&s, model + n, sizeof model - n, &tail), OK_OK);
+    size_t total = n + tail;
+    for (size_t piece = 1; piece <= total; piece++) {
+        memset(&got, 0, sizeof got);
+        CHECK_EQ_INT(tracked(model, total, piece, &got), OK_STAMP_VALID);
+        CHECK(memcmp(&got, &s, sizeof s) == 0);
+        CHECK_EQ_INT(tracked(model, n, piece, NULL), OK_STAMP_NONE);
+        CHECK_EQ_INT(tracked(model, total - 1, piece, NULL), OK_STAMP_NONE); /* cut */
+    }
+    model[4] ^= 1; /* a byte of the artifact changed: stale */
+    CHECK_EQ_INT(tracked(model, total, 7, NULL), OK_STAMP_STALE);
+    CHECK_EQ_INT(ok_stamp_check(model, total, "1.30.0", "wasm", "extended", NULL), OK_STAMP_STALE);
+    model[4] ^= 1;
+    /* a second metadata entry after the stamp: not the last field any more */
+    uint8_t more[] = {0x72, 0x06, 0x0a, 0x01, 'k', 0x12, 0x01, 'v'};
+    memcpy(model + total, more, sizeof more);
+    CHECK_EQ_INT(tracked(model, total + sizeof more, 5, NULL), OK_STAMP_NONE);
+    /* garbage at the top level: no stamp, no crash */
+    uint8_t junk[] = {0x07, 0xff, 0xff};
+    CHECK_EQ_INT(tracked(junk, sizeof junk, 1, NULL), OK_STAMP_NONE);
+}
+
 int main(void) {
     test_round_trip_and_verdicts();
     test_malformed();
     test_encode_refusals();
+    test_tracker();
     return CHECK_DONE();
 }

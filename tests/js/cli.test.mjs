@@ -158,3 +158,34 @@ describe('ortkeep inspect summary', () => {
     assert.match(r.stdout, /initializers/);
   });
 });
+
+test('a stamped model: inspect shows the normalization stamp, intact; a byte of the artifact changed: stale', async () => {
+  await mkdir(path.join(REPO_ROOT, 'build/cli-tests'), { recursive: true });
+  const model = await readFile(path.join(FIXTURES, 'typed.onnx'));
+  const sha = (b) => createHash('sha256').update(b).digest('hex');
+  // the tail written by hand (protobuf: ModelProto.metadata_props = 14, key 1, value 2), not by the core's encoder
+  const stampOf = (artifact) => {
+    const value = Buffer.from(`v=1;producer=ortkeep 0.1.0;ort=1.30.0;ep=wasm;level=extended;source=${sha(model)};artifact=${sha(artifact)}`);
+    const key = Buffer.from('ortkeep.stamp');
+    const varint = (n) => { const out = []; for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80); out.push(n); return Buffer.from(out); };
+    const entry = Buffer.concat([Buffer.from([0x0a]), varint(key.length), key, Buffer.from([0x12]), varint(value.length), value]);
+    return Buffer.concat([Buffer.from([0x72]), varint(entry.length), entry]);
+  };
+  const stamped = Buffer.concat([model, stampOf(model)]);
+  const file = path.join(REPO_ROOT, 'build/cli-tests/stamped.onnx');
+  await writeFile(file, stamped);
+  const json = JSON.parse((await cli('inspect', file, '--json')).stdout);
+  assert.deepEqual(json.stamp, { integrity: 'intact', producer: 'ortkeep 0.1.0', ort: '1.30.0', ep: 'wasm', level: 'extended', source: sha(model), artifact: sha(model) });
+  assert.equal(json.metadata['ortkeep.stamp'].startsWith('v=1;'), true);
+  const text = (await cli('inspect', file)).stdout;
+  assert.match(text, /stamp {8}ortkeep 0\.1\.0: onnxruntime 1\.30\.0, wasm, level extended, from [0-9a-f]{16}…; intact/);
+  // a tool rewrote the artifact (a string byte: the model still reads)
+  const rewritten = Buffer.from(stamped);
+  const at = rewritten.indexOf('ortkeep-fixtures');
+  assert.ok(at > 0);
+  rewritten[at] = 'O'.charCodeAt(0);
+  await writeFile(file, rewritten);
+  assert.equal(JSON.parse((await cli('inspect', file, '--json')).stdout).stamp.integrity, 'stale');
+  // no stamp: null
+  assert.equal(JSON.parse((await cli('inspect', path.join(FIXTURES, 'typed.onnx'), '--json')).stdout).stamp, null);
+});
