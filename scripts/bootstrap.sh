@@ -40,6 +40,13 @@ for preset in native-asan wasm-wasi wasm-em; do
     log "build $preset failed"; cmake --build --preset "$preset" -j1; exit 1; }
 done
 
+# 3b. Capturing copies of onnxruntime-web's loaders (artifact forms), derived
+# by exact patterns; remade only when a loader, its version or the script is newer.
+if [ ! -f dist/ort-capture/manifest.json ] || [ -n "$(find node_modules/onnxruntime-web/package.json node_modules/onnxruntime-web/dist -maxdepth 1 \( -name package.json -o -name 'ort-wasm-simd-threaded*.mjs' \) -newer dist/ort-capture/manifest.json; find scripts/derive-capture-loader.mjs -newer dist/ort-capture/manifest.json)" ]; then
+  log "deriving capturing loaders into dist/ort-capture/"
+  node scripts/derive-capture-loader.mjs
+fi
+
 # 4. What the npm package ships: the core module and the script-tag bundle.
 mkdir -p dist
 for f in ortkeep-core.mjs ortkeep-core.wasm; do
