@@ -1,0 +1,52 @@
+// Capturing onnxruntime-web's optimized model in Chromium, through the
+// derived loader of each bundle a page can import (the default JSEP bundle,
+// the wasm-only bundle): the captured .onnx passes the C reader, and a
+// session created from each captured form at 'disabled' answers like the
+// original (within 1e-4 absolute: fusions reorder float sums). Create times
+// are printed, not asserted (a shared 2-core machine).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { REAL_MODELS } from '../models.mjs';
+import { useBrowser } from './browser-env.mjs';
+
+const env = useBrowser();
+const url = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
+const TOLERANCE = 1e-4;
+const LOADER = { jsep: 'ort-wasm-simd-threaded.jsep.mjs', wasm: 'ort-wasm-simd-threaded.mjs' };
+
+const MODELS = { jsep: ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det'], wasm: ['silero_vad_v5', 'ppocr_v2_cls'] };
+
+for (const bundle of ['jsep', 'wasm']) {
+  describe(`Chromium, ${bundle} bundle`, () => {
+    for (const name of MODELS[bundle]) {
+      test(`${name}: .onnx and .ort captured at 'extended' reload at 'disabled' with the original's outputs`, async () => {
+        const page = await env.newPage(`/tests/browser/pages/forms.html?bundle=${bundle}`);
+        const line = [];
+        for (const format of ['onnx', 'ort']) {
+          const r = await page.evaluate(([n, u, f]) => window.captureAndCompare(n, u, f), [name, url(name), format]);
+          assert.equal(r.loader, LOADER[bundle]);
+          assert.ok(r.sameNames);
+          if (format === 'onnx') assert.ok(r.readerIrVersion > 0, 'the C reader accepts the captured .onnx');
+          else assert.equal(r.head, 'ORTM');
+          for (const [reloaded, capturing] of r.diffs) {
+            assert.ok(reloaded <= TOLERANCE, `${format}: reloaded form differs by ${reloaded}`);
+            assert.ok(capturing <= TOLERANCE, `${format}: capturing session differs by ${capturing}`);
+          }
+          line.push(`.${format}@disabled ${r.formMs.toFixed(1)} (${(r.formMs / r.originalMs).toFixed(2)}x of original@default ${r.originalMs.toFixed(1)}; ${r.size} bytes, capturing create ${Math.round(r.captureMs)} ms)`);
+        }
+        console.log(`[forms chromium ${bundle}] ${name}: create ms median of 3: ${line.join('; ')}`);
+        await page.context().close();
+      });
+    }
+  });
+}
+
+test('Chromium: a derivation for another onnxruntime-web version is refused: forms off, typed', async () => {
+  const page = await env.newPage('/tests/browser/pages/forms.html');
+  const r = await page.evaluate((u) => window.refusedFor('1.29.0', u), url('ppocr_v2_cls'));
+  assert.equal(r.name, 'OrtkeepError');
+  assert.equal(r.code, 'FORMS_OFF');
+  assert.equal(r.reason, 'version-mismatch');
+  assert.match(r.message, /1\.29\.0/);
+  await page.context().close();
+});
