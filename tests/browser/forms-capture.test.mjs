@@ -6,7 +6,7 @@
 // are printed, not asserted (a shared 2-core machine).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { REAL_MODELS } from '../models.mjs';
+import { assembleChunkedModel, CHUNKED_MODELS, REAL_MODELS } from '../models.mjs';
 import { useBrowser } from './browser-env.mjs';
 
 const env = useBrowser();
@@ -40,6 +40,22 @@ for (const bundle of ['jsep', 'wasm']) {
     }
   });
 }
+
+test('Chromium, jsep bundle: isnet_quint8 (44 MB) captured in both forms, reloaded at \'disabled\'; create ms printed', async () => {
+  // Outputs are not compared: one run of isnet takes ~9 s on this machine.
+  const model = CHUNKED_MODELS.find((m) => m.name === 'isnet_quint8');
+  await assembleChunkedModel(model);
+  const page = await env.newPage('/tests/browser/pages/forms.html');
+  const line = [];
+  for (const format of ['onnx', 'ort']) {
+    const r = await page.evaluate(([u, f]) => window.captureAndCompare('isnet_quint8', u, f, { seeds: [] }), [`/${model.path}`, format]);
+    assert.ok(r.sameNames);
+    if (format === 'onnx') assert.ok(r.readerIrVersion > 0);
+    line.push(`.${format}@disabled ${r.formMs.toFixed(1)} (${(r.formMs / r.originalMs).toFixed(2)}x of original@default ${r.originalMs.toFixed(1)}; ${r.size} bytes)`);
+  }
+  console.log(`[forms chromium jsep] isnet_quint8: create ms median of 3: ${line.join('; ')}`);
+  await page.context().close();
+});
 
 test('Chromium: a derivation for another onnxruntime-web version is refused: forms off, typed', async () => {
   const page = await env.newPage('/tests/browser/pages/forms.html');

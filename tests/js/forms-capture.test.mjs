@@ -17,7 +17,7 @@ import { selfTest } from '../../js/forms/self-test.js';
 import { deriveLoader, editsFor, LOADERS } from '../../scripts/derive-capture-loader.mjs';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
 import { FEEDS, maxAbsDiff } from '../browser/pages/feeds.js';
-import { REAL_MODELS } from '../models.mjs';
+import { assembleChunkedModel, CHUNKED_MODELS, REAL_MODELS } from '../models.mjs';
 
 ort.env.wasm.numThreads = 1;
 // Before any session in this process: onnxruntime-web picks its loader once.
@@ -158,3 +158,22 @@ for (const name of ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det']) {
       + `sizes ${original.byteLength} → ${timings.onnxBytes} / ${timings.ortBytes} bytes; capturing create ${timings.onnxCaptureMs} / ${timings.ortCaptureMs} ms`);
   });
 }
+
+test('isnet_quint8 (44 MB): both forms captured at \'extended\', the .onnx passes the C reader, each reloads at \'disabled\'; create ms printed', async () => {
+  // Outputs are not compared here: one run of isnet takes ~9 s on this machine.
+  const original = new Uint8Array(await readFile(await assembleChunkedModel(CHUNKED_MODELS.find((m) => m.name === 'isnet_quint8'))));
+  const line = [];
+  const formMs = {};
+  for (const format of ['onnx', 'ort']) {
+    const captured = await captureOptimized(ort, original, { format, executionProviders: ['wasm'] });
+    if (format === 'onnx') assert.ok(captured.found.irVersion > 0);
+    const reloaded = await ort.InferenceSession.create(captured.bytes, { graphOptimizationLevel: 'disabled' });
+    assert.deepEqual([...reloaded.outputNames], [...captured.session.outputNames]);
+    await Promise.all([reloaded.release(), captured.session.release()]);
+    formMs[format] = [await createMs(captured.bytes, { graphOptimizationLevel: 'disabled' }), captured.bytes.byteLength];
+  }
+  // measured after the captures: the first 44 MB session of a process also grows wasm memory
+  const originalMs = await createMs(original, {});
+  for (const [format, [ms, size]] of Object.entries(formMs)) line.push(`.${format}@disabled ${ms.toFixed(1)} (${(ms / originalMs).toFixed(2)}x; ${size} bytes)`);
+  console.log(`[forms node] isnet_quint8: create ms (median of 3) original@default ${originalMs.toFixed(1)}, ${line.join(', ')}`);
+});
