@@ -12,11 +12,11 @@ import { useBrowser } from './browser-env.mjs';
 const env = useBrowser();
 const url = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
 const TOLERANCE = 1e-4;
-const LOADER = { jsep: 'ort-wasm-simd-threaded.jsep.mjs', wasm: 'ort-wasm-simd-threaded.mjs' };
+const LOADER = { jsep: 'ort-wasm-simd-threaded.jsep.mjs', wasm: 'ort-wasm-simd-threaded.mjs', asyncify: 'ort-wasm-simd-threaded.asyncify.mjs', jspi: 'ort-wasm-simd-threaded.jspi.mjs' };
 
-const MODELS = { jsep: ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det'], wasm: ['silero_vad_v5', 'ppocr_v2_cls'] };
+const MODELS = { jsep: ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det'], wasm: ['silero_vad_v5', 'ppocr_v2_cls'], asyncify: ['silero_vad_v5'], jspi: ['silero_vad_v5'] };
 
-for (const bundle of ['jsep', 'wasm']) {
+for (const bundle of ['jsep', 'wasm', 'asyncify', 'jspi']) {
   describe(`Chromium, ${bundle} bundle`, () => {
     for (const name of MODELS[bundle]) {
       test(`${name}: .onnx and .ort captured at 'extended' reload at 'disabled' with the original's outputs`, async () => {
