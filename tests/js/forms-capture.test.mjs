@@ -16,6 +16,7 @@ import { captureOptimized, installCaptureLoader } from '../../js/forms/capture.j
 import { selfTest } from '../../js/forms/self-test.js';
 import { deriveLoader, editsFor, LOADERS } from '../../scripts/derive-capture-loader.mjs';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { interleavedCreateMs, timingLine } from '../browser/pages/create-timing.js';
 import { FEEDS, maxAbsDiff } from '../browser/pages/feeds.js';
 import { assembleChunkedModel, CHUNKED_MODELS, REAL_MODELS } from '../models.mjs';
 
@@ -28,18 +29,6 @@ const manifest = JSON.parse(await readFile(path.join(REPO_ROOT, 'dist/ort-captur
  * optimizer reorders float sums (fusions), so equal means within 1e-4 absolute. */
 const TOLERANCE = 1e-4;
 const SEEDS = [1, 2, 3];
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-async function createMs(bytes, options, times = 3) {
-  const ms = [];
-  for (let i = 0; i < times; i++) {
-    const t0 = performance.now();
-    const s = await ort.InferenceSession.create(bytes, options);
-    ms.push(performance.now() - t0);
-    await s.release();
-  }
-  return median(ms);
-}
 
 test('the derivation is for the installed onnxruntime-web, and every derived loader is there', async () => {
   const installed = JSON.parse(await readFile(path.join(REPO_ROOT, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
@@ -123,7 +112,7 @@ for (const name of ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det']) {
   test(`${name}: .onnx and .ort captured at 'extended' reload at 'disabled' with the original's outputs`, async () => {
     const original = await modelBytes(name);
     const reference = await ort.InferenceSession.create(original);
-    const timings = { original: await createMs(original, {}) };
+    const forms = {};
     for (const format of ['onnx', 'ort']) {
       const captured = await captureOptimized(ort, original, { format, level: 'extended', executionProviders: ['wasm'] });
       assert.equal(captured.loader, 'ort-wasm-simd-threaded.mjs');
@@ -147,33 +136,29 @@ for (const name of ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det']) {
       }
       await reloaded.release();
       await captured.session.release();
-      timings[format] = await createMs(captured.bytes, { graphOptimizationLevel: 'disabled' });
-      timings[`${format}Bytes`] = captured.bytes.byteLength;
-      timings[`${format}CaptureMs`] = Math.round(captured.createMs);
+      forms[format] = captured;
     }
     await reference.release();
-    const r = (x) => (x / timings.original).toFixed(2);
-    console.log(`[forms node] ${name}: create ms (median of 3) original@default ${timings.original.toFixed(1)}, `
-      + `.onnx@disabled ${timings.onnx.toFixed(1)} (${r(timings.onnx)}x), .ort@disabled ${timings.ort.toFixed(1)} (${r(timings.ort)}x); `
-      + `sizes ${original.byteLength} → ${timings.onnxBytes} / ${timings.ortBytes} bytes; capturing create ${timings.onnxCaptureMs} / ${timings.ortCaptureMs} ms`);
+    const ms = await interleavedCreateMs(ort, { original: [original, {}],
+      onnx: [forms.onnx.bytes, { graphOptimizationLevel: 'disabled' }], ort: [forms.ort.bytes, { graphOptimizationLevel: 'disabled' }] });
+    console.log(`[forms node] ${name}: create ms, median of 5 interleaved: ${timingLine(ms)}; `
+      + `bytes ${original.byteLength} → .onnx ${forms.onnx.bytes.byteLength}, .ort ${forms.ort.bytes.byteLength}; capturing create ${Math.round(forms.onnx.createMs)} / ${Math.round(forms.ort.createMs)} ms`);
   });
 }
 
 test('isnet_quint8 (44 MB): both forms captured at \'extended\', the .onnx passes the C reader, each reloads at \'disabled\'; create ms printed', async () => {
   // Outputs are not compared here: one run of isnet takes ~9 s on this machine.
   const original = new Uint8Array(await readFile(await assembleChunkedModel(CHUNKED_MODELS.find((m) => m.name === 'isnet_quint8'))));
-  const line = [];
-  const formMs = {};
+  const forms = {};
   for (const format of ['onnx', 'ort']) {
     const captured = await captureOptimized(ort, original, { format, executionProviders: ['wasm'] });
     if (format === 'onnx') assert.ok(captured.found.irVersion > 0);
     const reloaded = await ort.InferenceSession.create(captured.bytes, { graphOptimizationLevel: 'disabled' });
     assert.deepEqual([...reloaded.outputNames], [...captured.session.outputNames]);
     await Promise.all([reloaded.release(), captured.session.release()]);
-    formMs[format] = [await createMs(captured.bytes, { graphOptimizationLevel: 'disabled' }), captured.bytes.byteLength];
+    forms[format] = captured.bytes;
   }
-  // measured after the captures: the first 44 MB session of a process also grows wasm memory
-  const originalMs = await createMs(original, {});
-  for (const [format, [ms, size]] of Object.entries(formMs)) line.push(`.${format}@disabled ${ms.toFixed(1)} (${(ms / originalMs).toFixed(2)}x; ${size} bytes)`);
-  console.log(`[forms node] isnet_quint8: create ms (median of 3) original@default ${originalMs.toFixed(1)}, ${line.join(', ')}`);
+  const ms = await interleavedCreateMs(ort, { original: [original, {}],
+    onnx: [forms.onnx, { graphOptimizationLevel: 'disabled' }], ort: [forms.ort, { graphOptimizationLevel: 'disabled' }] });
+  console.log(`[forms node] isnet_quint8: create ms, median of 5 interleaved: ${timingLine(ms)}; bytes ${original.byteLength} → .onnx ${forms.onnx.byteLength}, .ort ${forms.ort.byteLength}`);
 });
