@@ -93,7 +93,7 @@ test('the self-test refuses bytes that are not a model of their format', async (
   await assert.rejects(selfTest(onnx, 'ort'), (e) => e.code === 'FORM_SELF_TEST' && /ORTM/.test(e.message));
 });
 
-test('onnxruntime-web initialized with its own loader first: forms off (ort-initialized), typed', () => {
+test('onnxruntime-web initialized with its own loader first: forms off (ort-initialized), typed; other sessions still work', () => {
   // A fresh process: in this one the capturing loader is already live.
   const script = `
     import * as ort from 'onnxruntime-web';
@@ -101,11 +101,16 @@ test('onnxruntime-web initialized with its own loader first: forms off (ort-init
     import { captureOptimized } from './js/forms/capture.js';
     ort.env.wasm.numThreads = 1;
     const bytes = readFileSync(${JSON.stringify(REAL_MODELS.find((m) => m.name === 'ppocr_v2_cls').path)});
-    await ort.InferenceSession.create(bytes);
+    const first = await ort.InferenceSession.create(bytes);
     try { await captureOptimized(ort, bytes); console.log('captured'); }
-    catch (e) { console.log(e.code, e.details?.reason); }`;
+    catch (e) { console.log(e.code, e.details?.reason); }
+    // forms off, everything else works: a new session runs like the first
+    const again = await ort.InferenceSession.create(bytes);
+    const feeds = () => ({ x: new ort.Tensor('float32', new Float32Array(3 * 48 * 192).fill(0.5), [1, 3, 48, 192]) });
+    const [a, b] = [await first.run(feeds()), await again.run(feeds())];
+    console.log(String(a[first.outputNames[0]].data) === String(b[again.outputNames[0]].data) ? 'then sessions work' : 'then sessions differ');`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
-  assert.equal(r.stdout.trim(), 'FORMS_OFF ort-initialized', r.stderr);
+  assert.equal(r.stdout.trim(), 'FORMS_OFF ort-initialized\nthen sessions work', r.stderr);
 });
 
 for (const name of ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det']) {
