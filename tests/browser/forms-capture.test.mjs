@@ -68,3 +68,13 @@ test('Chromium: a derivation for another onnxruntime-web version is refused: for
   assert.match(r.message, /1\.29\.0/);
   await page.context().close();
 });
+
+test('Chromium: a CSP that does not allow the derived loader turns forms off (loader-blocked); sessions still work', async () => {
+  const page = await env.newPage('/tests/browser/pages/forms.html?csp=1');
+  const r = await page.evaluate((u) => window.captureUnderCsp('ppocr_v2_cls', u), url('ppocr_v2_cls'));
+  assert.equal(r.refusal?.code, 'FORMS_OFF', JSON.stringify(r));
+  assert.equal(r.refusal.reason, 'loader-blocked');
+  assert.match(r.refusal.message, /Content-Security-Policy/);
+  assert.ok(r.ran);
+  await page.context().close();
+});
