@@ -41,8 +41,14 @@ for preset in native-asan wasm-wasi wasm-em; do
 done
 
 # 3b. Capturing copies of onnxruntime-web's loaders (artifact forms), derived
-# by exact patterns; remade only when a loader, its version or the script is newer.
-if [ ! -f dist/ort-capture/manifest.json ] || [ -n "$(find node_modules/onnxruntime-web/package.json node_modules/onnxruntime-web/dist -maxdepth 1 \( -name package.json -o -name 'ort-wasm-simd-threaded*.mjs' \) -newer dist/ort-capture/manifest.json; find scripts/derive-capture-loader.mjs -newer dist/ort-capture/manifest.json)" ]; then
+# by exact patterns; remade only when missing or older than an input: the
+# loaders, onnxruntime-web's package.json, the script, or the last npm ci.
+capture_stale() {
+  [ -f dist/ort-capture/manifest.json ] || return 0
+  [ -n "$(find node_modules/.ortkeep-lock scripts/derive-capture-loader.mjs node_modules/onnxruntime-web/package.json \
+    node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded*.mjs -newer dist/ort-capture/manifest.json 2>/dev/null)" ]
+}
+if capture_stale; then
   log "deriving capturing loaders into dist/ort-capture/"
   node scripts/derive-capture-loader.mjs
 fi
