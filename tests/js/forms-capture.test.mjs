@@ -1,6 +1,6 @@
 // Capturing onnxruntime-web's optimized model in Node, with the real
 // onnxruntime-web 1.30 and real models: the loader derivation is exact, the
-// captured .onnx passes the C reader, and a session created from each captured
+// captured .onnx and .ort pass the C readers, and a session created from each captured
 // form at 'disabled' answers like the original. Create times are printed,
 // not asserted (a shared 2-core machine).
 import assert from 'node:assert/strict';
@@ -86,11 +86,16 @@ test('a derivation made for another onnxruntime-web version turns forms off with
     (e) => e.code === 'INVALID_ARG' && /inline/.test(e.message));
 });
 
-test('the self-test refuses bytes that are not a model of their format', async () => {
+test('the self-test (the C readers) refuses bytes that are not a model of their format', async () => {
   const onnx = await modelBytes('ppocr_v2_cls');
   assert.ok((await selfTest(onnx, 'onnx')).irVersion > 0);
   await assert.rejects(selfTest(onnx.subarray(0, onnx.byteLength - 1000), 'onnx'), (e) => e.code === 'FORM_SELF_TEST' && e.cause?.code === 'TRUNCATED');
-  await assert.rejects(selfTest(onnx, 'ort'), (e) => e.code === 'FORM_SELF_TEST' && /ORTM/.test(e.message));
+  await assert.rejects(selfTest(onnx, 'ort'), (e) => e.code === 'FORM_SELF_TEST' && e.cause?.code === 'NOT_ONNX' && /ORTM/.test(e.message));
+  const form = await captureOptimized(ort, onnx, { format: 'ort' });
+  await form.session.release();
+  assert.equal((await selfTest(form.bytes, 'ort')).format, 'ort');
+  await assert.rejects(selfTest(form.bytes.subarray(0, 4000), 'ort'), (e) => e.code === 'FORM_SELF_TEST' && e.cause?.code === 'TRUNCATED');
+  await assert.rejects(selfTest(form.bytes, 'onnx'), (e) => e.code === 'FORM_SELF_TEST');
 });
 
 test('onnxruntime-web initialized with its own loader first: forms off (ort-initialized), typed; other sessions still work', () => {
@@ -121,13 +126,10 @@ for (const name of ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det']) {
     for (const format of ['onnx', 'ort']) {
       const captured = await captureOptimized(ort, original, { format, level: 'extended', executionProviders: ['wasm'] });
       assert.equal(captured.loader, 'ort-wasm-simd-threaded.mjs');
-      if (format === 'onnx') {
-        // the C reader's view of the artifact: a model with the original's inputs
-        assert.ok(captured.found.irVersion > 0, JSON.stringify(captured.found).slice(0, 200));
-        assert.equal(captured.found.sha256.length, 64);
-      } else {
-        assert.equal(new TextDecoder().decode(captured.bytes.subarray(4, 8)), 'ORTM');
-      }
+      // the C readers' view of the artifact (ONNX reader / ORT-format reader)
+      assert.ok(captured.found.irVersion > 0, JSON.stringify(captured.found).slice(0, 200));
+      if (format === 'onnx') assert.equal(captured.found.sha256.length, 64);
+      else assert.deepEqual([captured.found.format, captured.found.graph], ['ort', true]);
       const reloaded = await ort.InferenceSession.create(captured.bytes, { graphOptimizationLevel: 'disabled', executionProviders: ['wasm'] });
       assert.deepEqual([...reloaded.inputNames], [...reference.inputNames]);
       assert.deepEqual([...reloaded.outputNames], [...reference.outputNames]);
@@ -151,13 +153,13 @@ for (const name of ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det']) {
   });
 }
 
-test('isnet_quint8 (44 MB): both forms captured at \'extended\', the .onnx passes the C reader, each reloads at \'disabled\'; create ms printed', async () => {
+test('isnet_quint8 (44 MB): both forms captured at \'extended\' pass the C readers, each reloads at \'disabled\'; create ms printed', async () => {
   // Outputs are not compared here: one run of isnet takes ~9 s on this machine.
   const original = new Uint8Array(await readFile(await assembleChunkedModel(CHUNKED_MODELS.find((m) => m.name === 'isnet_quint8'))));
   const forms = {};
   for (const format of ['onnx', 'ort']) {
     const captured = await captureOptimized(ort, original, { format, executionProviders: ['wasm'] });
-    if (format === 'onnx') assert.ok(captured.found.irVersion > 0);
+    assert.ok(captured.found.irVersion > 0);
     const reloaded = await ort.InferenceSession.create(captured.bytes, { graphOptimizationLevel: 'disabled' });
     assert.deepEqual([...reloaded.outputNames], [...captured.session.outputNames]);
     await Promise.all([reloaded.release(), captured.session.release()]);
