@@ -153,6 +153,27 @@ export class Core {
   inspect(bytes, sha256Hex) {
     return JSON.parse(this.inspectJson(bytes, sha256Hex));
   }
+
+  /**
+   * Reads an ORT-format model (an .ort form) with the C reader
+   * (wasm/ort_format.c): {format: 'ort', formatVersion, irVersion, producerName, graph}.
+   * Throws a typed error (NOT_ONNX, TRUNCATED, ...) for anything else.
+   */
+  inspectOrt(bytes) {
+    const m = this.m;
+    const ptr = this.copyIn(bytes);
+    try {
+      const jsonPtr = m._ok_abi_inspect_ort(ptr, bytes.byteLength);
+      if (!jsonPtr) throw this.lastError();
+      try {
+        return JSON.parse(m.UTF8ToString(jsonPtr));
+      } finally {
+        m._free(jsonPtr);
+      }
+    } finally {
+      m._free(ptr);
+    }
+  }
 }
 
 /** One streamed inspection (Core.inspectStream). */

@@ -40,6 +40,19 @@ for preset in native-asan wasm-wasi wasm-em; do
     log "build $preset failed"; cmake --build --preset "$preset" -j1; exit 1; }
 done
 
+# 3b. Capturing copies of onnxruntime-web's loaders (artifact forms), derived
+# by exact patterns; remade only when missing or older than an input: the
+# loaders, onnxruntime-web's package.json, the script, or the last npm ci.
+capture_stale() {
+  [ -f dist/ort-capture/manifest.json ] || return 0
+  [ -n "$(find node_modules/.ortkeep-lock scripts/derive-capture-loader.mjs node_modules/onnxruntime-web/package.json \
+    node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded*.mjs -newer dist/ort-capture/manifest.json 2>/dev/null)" ]
+}
+if capture_stale; then
+  log "deriving capturing loaders into dist/ort-capture/"
+  node scripts/derive-capture-loader.mjs
+fi
+
 # 4. What the npm package ships: the core module and the script-tag bundle.
 mkdir -p dist
 for f in ortkeep-core.mjs ortkeep-core.wasm; do

@@ -9,6 +9,8 @@
 
 #include "inspect_stream.h"
 #include "ok_error.h"
+#include "json_buf.h"
+#include "ort_format.h"
 #include "sha256.h"
 
 #define OK_EXPORT __attribute__((used, visibility("default")))
@@ -68,6 +70,31 @@ OK_EXPORT char *ok_abi_inspect_stream_end(ok_inspect_stream *s) {
         return NULL;
     }
     return json;
+}
+
+/* Reads an ORT-format model (an .ort form) and returns
+ * {"format":"ort","formatVersion":…,"irVersion":…,"producerName":…,"graph":true}
+ * (formatVersion: InferenceSession.ort_version, the ORT format's own version)
+ * as malloc'd JSON (free with free()), or NULL with last_error set. */
+OK_EXPORT char *ok_abi_inspect_ort(const uint8_t *buf, uint32_t len) {
+    ok_ort_info info;
+    ok_jbuf b;
+    memset(&last_error, 0, sizeof last_error);
+    if (ok_ort_read(buf, len, &info, &last_error) != OK_OK) return NULL;
+    ok_jbuf_init(&b, 4096);
+    ok_jbuf_puts(&b, "{\"format\":\"ort\",\"formatVersion\":");
+    ok_jbuf_str(&b, (const uint8_t *)info.ort_version, strlen(info.ort_version));
+    ok_jbuf_puts(&b, ",\"irVersion\":");
+    ok_jbuf_i64(&b, info.ir_version);
+    ok_jbuf_puts(&b, ",\"producerName\":");
+    ok_jbuf_str(&b, (const uint8_t *)info.producer_name, strlen(info.producer_name));
+    ok_jbuf_puts(&b, ",\"graph\":true}");
+    if (b.failed) {
+        set_error((ok_status)b.failed, "could not build the ORT report");
+        ok_jbuf_free(&b);
+        return NULL;
+    }
+    return b.p;
 }
 
 /* ---- model cache and load machine (cache/ok_cache.h, cache/ok_load.h) ----
