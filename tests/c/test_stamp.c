@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "stamp_fixture.h"
 #include "onnx_reader.h"
 #include "sha256.h"
 #include "stamp.h"
@@ -36,15 +37,7 @@ static size_t varint(uint8_t *p, size_t v) {
 }
 
 static ok_stamp stamp_for(const uint8_t *artifact, size_t n) {
-    ok_stamp s;
-    memset(&s, 0, sizeof s);
-    strcpy(s.producer, "ortkeep 0.1.0");
-    strcpy(s.ort, "1.30.0");
-    strcpy(s.ep, "wasm");
-    strcpy(s.level, "extended");
-    ok_sha256((const uint8_t *)"original", 8, s.source);
-    ok_sha256(artifact, n, s.artifact);
-    return s;
+    return fixture_stamp((const uint8_t *)"original", 8, artifact, n);
 }
 
 static void test_round_trip_and_verdicts(void) {
