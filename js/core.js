@@ -116,6 +116,12 @@ export class Core {
     if (ptr) this.m._free(ptr);
   }
 
+  /** The C rule for an external data location (wasm/external_data.c): does it stay in the model's folder? */
+  externalInFolder(location) {
+    const bytes = new TextEncoder().encode(location);
+    return this.m._ok_external_in_folder(this.scratch.put(bytes), bytes.byteLength) === 1;
+  }
+
   lastError() {
     const m = this.m;
     return coreError(m._ok_abi_last_error_code(), m.UTF8ToString(m._ok_abi_last_error_message()), Number(m._ok_abi_last_error_offset()));

@@ -3,19 +3,13 @@
 // reader lists their locations, and onnxruntime-web needs each file through
 // its `externalData` session option. For a model loaded by URL, each
 // location is resolved against the model's URL, as onnxruntime resolves it
-// next to the model file; a location that could leave the model's folder
-// (absolute, `..`, a scheme, a backslash) is refused, and so is a set whose
+// next to the model file; a location the reader says leaves the model's
+// folder (absolute, `..`, a scheme, a backslash) is refused, and so is a set whose
 // bytes cannot fit one session (the wasm32 heap), before anything of the data
 // is fetched. onnxruntime-web fetches the files itself: they are not cached
 // yet.
 import { LOAD_POLICY } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
-
-/** Whether a location stays inside the model's folder. */
-function safeLocation(location) {
-  if (!location || location.startsWith('/') || location.includes('\\') || /^[a-z][a-z0-9+.-]*:/i.test(location)) return false;
-  return !location.split('/').some((part) => part === '..' || part === '.' || part === '');
-}
 
 /**
  * The `externalData` session option for a model the reader reported, or
@@ -27,7 +21,8 @@ function safeLocation(location) {
 export function externalDataOption(report, modelUrl, sessionOptions) {
   const locations = [...new Set((report?.externalData ?? []).map((e) => e.location))];
   if (!locations.length || sessionOptions?.externalData) return null;
-  const unsafe = locations.filter((l) => !safeLocation(l));
+  // the C reader's verdict per entry (wasm/external_data.c)
+  const unsafe = [...new Set((report.externalData ?? []).filter((x) => !x.inFolder).map((x) => x.location))];
   if (unsafe.length) {
     throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model names external data outside its folder (${unsafe.map((l) => JSON.stringify(l)).join(', ')}); refused`);
   }

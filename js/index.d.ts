@@ -120,7 +120,8 @@ export interface ModelReport {
     subgraphInitializers: number; subgraphInitializerBytes: number;
   };
   controlFlow: { If: number; Loop: number; Scan: number };
-  externalData: Array<{ initializer: string; location: string; offset: number; length: number }>;
+  /** inFolder: the location stays next to the model (the C rule); a load refuses the others */
+  externalData: Array<{ initializer: string; location: string; inFolder: boolean; offset: number; length: number }>;
   metadata: Record<string, string>;
   sharedInitializers: Array<{ name: string; bytes: number; graphs: string[] }>;
   inputs: ValueInfo[];

@@ -9,7 +9,7 @@
  *  "totals": {"graphs", "nodes", "initializers", "initializerBytes",
  *             "subgraphInitializers", "subgraphInitializerBytes"},
  *  "controlFlow": {"If", "Loop", "Scan"},
- *  "externalData": [{"initializer", "location", "offset", "length"}]
+ *  "externalData": [{"initializer", "location", "inFolder", "offset", "length"}]
  *                   (graph order; offset/length 0 when absent, length 0 =
  *                    to end of file),
  *  "metadata": {key: value}             (repeated key: first position, last
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "external_data.h"
 #include "json_buf.h"
 #include "pb_wire.h"
 
@@ -259,6 +260,8 @@ int ok_inspect_json(const ok_model *m, const char *sha256_hex, char **json_out,
         put_span(&b, m, in->name);
         ok_jbuf_puts(&b, ",\"location\":");
         put_span(&b, m, in->ext_location);
+        ok_jbuf_puts(&b, ok_external_in_folder(m->buf + in->ext_location.off, in->ext_location.len)
+                             ? ",\"inFolder\":true" : ",\"inFolder\":false");
         ok_jbuf_puts(&b, ",\"offset\":");
         ok_jbuf_u64(&b, in->ext_offset);
         ok_jbuf_puts(&b, ",\"length\":");

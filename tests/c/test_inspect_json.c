@@ -104,7 +104,7 @@ static const char expected[] =
     "\"totals\":{\"graphs\":2,\"nodes\":3,\"initializers\":3,\"initializerBytes\":18,"
     "\"subgraphInitializers\":1,\"subgraphInitializerBytes\":2},"
     "\"controlFlow\":{\"If\":0,\"Loop\":1,\"Scan\":0},"
-    "\"externalData\":[{\"initializer\":\"E\",\"location\":\"d.bin\",\"offset\":0,\"length\":12}],"
+    "\"externalData\":[{\"initializer\":\"E\",\"location\":\"d.bin\",\"inFolder\":true,\"offset\":0,\"length\":12}],"
     "\"metadata\":{\"a\":\"3\",\"b\":\"2\"},"
     "\"sharedInitializers\":[{\"name\":\"W\",\"bytes\":4,\"graphs\":[\"main\",\"main/Loop#1.body\"]}],"
     "\"inputs\":[{\"name\":\"x\",\"elemType\":1,\"dims\":[\"N\",2,null]}],"

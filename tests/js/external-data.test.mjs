@@ -4,10 +4,13 @@
 // kept, a set too big for one session refused before anything is fetched.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { getCore } from '../../js/core.js';
 import { LOAD_POLICY } from '../../js/core-constants.js';
 import { externalDataOption } from '../../js/external-data.js';
 
-const report = (...entries) => ({ externalData: entries.map(([location, length = 16]) => ({ initializer: 'w', location, offset: 0, length })) });
+const core = await getCore();
+// a report as the C reader writes it: inFolder is the core's verdict
+const report = (...entries) => ({ externalData: entries.map(([location, length = 16]) => ({ initializer: 'w', location, inFolder: core.externalInFolder(location), offset: 0, length })) });
 const MODEL = 'https://cdn.example/models/llm/model.onnx';
 
 test('locations resolve next to the model, one entry per file', () => {
@@ -18,6 +21,13 @@ test('locations resolve next to the model, one entry per file', () => {
   assert.equal(externalDataOption(report(), MODEL, {}), null);
   assert.equal(externalDataOption({}, MODEL, {}), null);
   assert.equal(externalDataOption(report(['a.bin']), MODEL, { externalData: [{ path: 'a.bin', data: 'x' }] }), null, "the caller's option stands");
+});
+
+test("the core's rule: a location stays in the model's folder or is refused", () => {
+  for (const good of ['model.onnx_data', 'shards/part-2.bin', 'a.b-c+d', '..data', 'x..y/z']) assert.equal(core.externalInFolder(good), true, good);
+  for (const bad of ['../secrets.bin', 'a/../../b.bin', '/etc/passwd', 'https://evil.example/w.bin', 'C:\\w.bin', 'C:w.bin', 'a\\b.bin', 'a//b.bin', './a.bin', 'a/.', 'a/', '', 'a\nb']) {
+    assert.equal(core.externalInFolder(bad), false, JSON.stringify(bad));
+  }
 });
 
 test('a location that leaves the folder is EXTERNAL_DATA', () => {
