@@ -581,13 +581,11 @@ ok_status ok_pool_run_end(ok_pool *p) {
     return OK_OK;
 }
 
-static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
-                         const int64_t *dims, int32_t rank) {
-    uint64_t need;
-    ok_status rc = begin_call(p);
+/* A checked request of `need` bytes: reuse, take or create. */
+static ok_status place(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
+                       const int64_t *dims, int32_t rank, uint64_t need) {
+    ok_status rc = reserve(p, 1);
     if (rc) return rc;
-    if ((rc = check_request(p, (int)kind, index, backend, dtype, dims, rank, &need))) return rc;
-    if ((rc = reserve(p, 1))) return rc;
 
     tensor *cur = find(p, p->slots[kind][index].handle);
     if (cur && !cur->external && !cur->caller_ref && cur->backend == backend &&
@@ -619,6 +617,15 @@ static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend,
     return OK_OK;
 }
 
+static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
+                         const int64_t *dims, int32_t rank) {
+    uint64_t need;
+    ok_status rc = begin_call(p);
+    if (rc) return rc;
+    if ((rc = check_request(p, (int)kind, index, backend, dtype, dims, rank, &need))) return rc;
+    return place(p, kind, index, backend, dtype, dims, rank, need);
+}
+
 ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype,
                         const int64_t *dims, int32_t rank) {
     ok_status rc = request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank);
@@ -637,7 +644,9 @@ ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype,
                       (int64_t)need, (int64_t)data_bytes);
     if (backend == OK_BACKEND_WEBGPU && (dtype == 7 || dtype == 9) && need <= OK_POOL_CPU_INPUT_BYTES)
         backend = OK_BACKEND_CPU; /* see ok_pool_feed in tensor_pool.h */
-    return ok_pool_input(p, index, backend, dtype, dims, rank);
+    if ((rc = place(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, need))) return rc;
+    bind_symbols(p, index, dims, rank);
+    return OK_OK;
 }
 
 ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend) {
