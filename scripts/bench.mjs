@@ -15,6 +15,7 @@ const AREAS = [
   { name: 'tensor pool on WebGPU', module: './bench-pool.mjs' },
   { name: 'run() overhead on the wasm EP', module: './bench-run-overhead.mjs' },
   { name: 'streaming ONNX reader (wasm)', module: './bench-reader.mjs' },
+  { name: 'artifact forms: session create (Node)', module: './bench-forms.mjs' },
 ];
 const only = process.argv.slice(2);
 const version = (pkg) => JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
