@@ -7,9 +7,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assembleChunkedModel, CHUNKED_MODELS, REAL_MODELS } from '../models.mjs';
+import { PROFILES } from '../../scripts/static-server.mjs';
 import { useBrowser } from './browser-env.mjs';
 
-const env = useBrowser();
+// models as `vite preview` serves them: gzipped as they stream, no Content-Length, weak ETag
+const env = useBrowser({ files: PROFILES.vitePreview });
 const url = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
 const TOLERANCE = 1e-4;
 const LOADER = { jsep: 'ort-wasm-simd-threaded.jsep.mjs', wasm: 'ort-wasm-simd-threaded.mjs', asyncify: 'ort-wasm-simd-threaded.asyncify.mjs', jspi: 'ort-wasm-simd-threaded.jspi.mjs' };

@@ -9,9 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import { launchBrowser } from '../../scripts/chromium.mjs';
 import { REAL_MODELS } from '../models.mjs';
 import { makeShapesModel } from '../shapes-model.mjs';
+import { PROFILES } from '../../scripts/static-server.mjs';
 import { useBrowser } from './browser-env.mjs';
 
-const env = useBrowser({ webgpu: true });
+// models as `vite preview` serves them: gzipped as they stream, no Content-Length, weak ETag
+const env = useBrowser({ webgpu: true, files: PROFILES.vitePreview });
 const SHAPES = '/build/models/shapes.onnx';
 const VAD = `/${REAL_MODELS.find((m) => m.name === 'silero_vad_v5').path}`;
 const JARVIS = `/${REAL_MODELS.find((m) => m.name === 'oww_hey_jarvis').path}`;

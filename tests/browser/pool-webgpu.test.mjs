@@ -6,10 +6,12 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { makeDecoder } from '../decoder-model.mjs';
+import { PROFILES } from '../../scripts/static-server.mjs';
 import { useBrowser } from './browser-env.mjs';
 import { assertBadFeeds, assertChain, assertShapeChange } from './pool-assertions.mjs';
 
-const env = useBrowser({ webgpu: true });
+// models as `vite preview` serves them: gzipped as they stream, no Content-Length, weak ETag
+const env = useBrowser({ webgpu: true, files: PROFILES.vitePreview });
 let page;
 
 describe('tensor pool on WebGPU (SwiftShader)', () => {
