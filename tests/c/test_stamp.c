@@ -40,14 +40,22 @@ static ok_stamp stamp_for(const uint8_t *artifact, size_t n) {
     return fixture_stamp((const uint8_t *)"original", 8, artifact, n);
 }
 
+/* The tiny model with its stamp appended: *n the artifact's bytes, returns
+ * the stamped total; *s the stamp. */
+static size_t stamped_tiny(uint8_t model[1024], size_t *n, ok_stamp *s) {
+    size_t tail = 0;
+    *n = tiny_model(model);
+    *s = stamp_for(model, *n);
+    CHECK_EQ_INT(ok_stamp_encode(s, model + *n, 1024 - *n, &tail), OK_OK);
+    CHECK(tail <= OK_STAMP_MAX_TAIL);
+    return *n + tail;
+}
+
 static void test_round_trip_and_verdicts(void) {
     uint8_t model[1024];
-    size_t n = tiny_model(model);
-    ok_stamp s = stamp_for(model, n), got;
-    size_t tail;
-    CHECK_EQ_INT(ok_stamp_encode(&s, model + n, sizeof model - n, &tail), OK_OK);
-    CHECK(tail <= OK_STAMP_MAX_TAIL);
-    size_t total = n + tail;
+    size_t n;
+    ok_stamp s, got;
+    size_t total = stamped_tiny(model, &n, &s);
 
     /* the reader takes the stamped model; the stamp is its last metadata entry */
     ok_model *m = NULL;
@@ -172,11 +180,9 @@ static int tracked(const uint8_t *m, size_t n, size_t piece, ok_stamp *out) {
 
 static void test_tracker(void) {
     uint8_t model[1024];
-    size_t n = tiny_model(model);
-    ok_stamp s = stamp_for(model, n), got;
-    size_t tail;
-    CHECK_EQ_INT(ok_stamp_encode(&s, model + n, sizeof model - n, &tail), OK_OK);
-    size_t total = n + tail;
+    size_t n;
+    ok_stamp s, got;
+    size_t total = stamped_tiny(model, &n, &s);
     for (size_t piece = 1; piece <= total; piece++) {
         memset(&got, 0, sizeof got);
         CHECK_EQ_INT(tracked(model, total, piece, &got), OK_STAMP_VALID);
