@@ -78,6 +78,11 @@ void ok_entry_to_manifest(const ok_entry *e, ok_manifest *m) {
     m->hit_count = e->hit_count;
     m->report_sum = e->report_sum;
     memcpy(m->sha256, e->sha256, 32);
+    m->form_status = e->form_status;
+    m->form_reason = e->form_reason;
+    m->create_us = e->create_us;
+    m->orig_create_us = e->orig_create_us;
+    memcpy(m->source_sha256, e->source_sha256, 32);
     m->integrity = e->integ;
     m->key = e->key;
     m->url = e->url;
@@ -110,6 +115,11 @@ static ok_status entry_from_manifest(const ok_manifest *m, const char *name,
     e->hit_count = m->hit_count;
     e->report_sum = m->report_sum;
     memcpy(e->sha256, m->sha256, 32);
+    e->form_status = m->form_status;
+    e->form_reason = m->form_reason;
+    e->create_us = m->create_us;
+    e->orig_create_us = m->orig_create_us;
+    memcpy(e->source_sha256, m->source_sha256, 32);
     e->key = ok_cache_strndup(m->key, m->key_len);
     e->url = ok_cache_strndup(m->url, m->url_len);
     e->etag = ok_cache_strndup(m->etag, m->etag_len);
@@ -611,6 +621,11 @@ static void fill_info(const ok_entry *e, ok_cache_entry_info *o) {
     o->stored_bytes = ok_entry_stored_bytes(e);
     o->last_used = e->last_used;
     o->hit_count = e->hit_count;
+    o->form_status = e->form_status;
+    o->form_reason = e->form_reason;
+    o->create_us = e->create_us;
+    o->orig_create_us = e->orig_create_us;
+    o->source_sha256 = e->source_sha256;
     o->key = e->key;
     o->url = e->url;
     o->etag = e->etag;

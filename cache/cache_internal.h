@@ -18,6 +18,8 @@ typedef struct ok_entry {
     uint32_t report_len;
     uint64_t gen, total_size, last_used, hit_count, report_sum;
     uint8_t sha256[32];
+    uint32_t form_status, form_reason, create_us, orig_create_us; /* forms */
+    uint8_t source_sha256[32];                                    /* forms */
     uint8_t *integ;        /* integ_count * ok_hash_bytes(integ_alg) */
     char *key, *url, *etag, *lm;
     char *name;            /* storage name, unique across tabs */

@@ -1,30 +1,41 @@
 /* Entry manifests: the bytes of one "index" record.
  *
- * Layout (little-endian), version 2:
+ * Layout (little-endian), version 2 (the original form) or 3 (an optimized
+ * form: version 2 plus the form record):
  *     0  "OKCM"                 magic
- *     4  u16 version = 2, u16 0
+ *     4  u16 version = 2 or 3, u16 0
  *     8  u32 record length, CRC included
  *    12  u32 state, form, flags, chunk_size, chunk_count, stored_count,
- *            integrity_alg, integrity_count, report_len, 0
+ *            integrity_alg, integrity_count, report_len,
+ *            form record length (0 in version 2, 48 in version 3)
  *    52  u64 gen, total_size, last_used, hit_count, report_sum
  *    92  [32] content sha256 (zero until committed)
  *   124  u32 key_len, url_len, etag_len, lm_len
  *   140  integrity_count * digest bytes   expected digests (SRI)
  *        key, url, etag, last-modified bytes
+ *        version 3: u32 form_status, form_reason, create_us, orig_create_us,
+ *                   [32] source sha256
  *        stored_count * u64     chunk checksums
  *   end  u32 CRC-32 (IEEE) of everything before it
  *
  * Decoding checks every field against the others, so a record that passes
  * describes a self-consistent entry; anything else is a typed error. A
  * record of another version is OK_ERR_STATE: another ortkeep wrote it, so
- * it is left alone rather than swept. */
+ * it is left alone rather than swept. Forms are version 3 so that an
+ * ortkeep from before them leaves them alone too. */
 #include <string.h>
 
 #include "cache_internal.h"
 
 #define MF_MAGIC "OKCM"
 #define MF_VERSION 2u
+#define MF_VERSION_FORM 3u
 #define MF_HEAD 140u
+#define MF_FORM_REC 48u
+
+static size_t form_rec(const ok_manifest *m) {
+    return m->form != OK_FORM_ORIGINAL ? MF_FORM_REC : 0;
+}
 
 static uint32_t crc32_ieee(const uint8_t *p, size_t n) {
     static const uint32_t t[16] = {
@@ -64,7 +75,7 @@ static size_t integ_bytes(const ok_manifest *m) {
 
 size_t ok_manifest_size(const ok_manifest *m) {
     return MF_HEAD + integ_bytes(m) + m->key_len + m->url_len + m->etag_len +
-           m->lm_len + (size_t)m->stored_count * 8 + 4;
+           m->lm_len + form_rec(m) + (size_t)m->stored_count * 8 + 4;
 }
 
 ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
@@ -75,7 +86,7 @@ ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
     if (cap < need || need > 0xFFFFFFFFu) return OK_ERR_INVALID_ARG;
     memset(out, 0, MF_HEAD);
     memcpy(out, MF_MAGIC, 4);
-    out[4] = (uint8_t)MF_VERSION;
+    out[4] = (uint8_t)(form_rec(m) ? MF_VERSION_FORM : MF_VERSION);
     put32(out + 8, (uint32_t)need);
     put32(out + 12, m->state);
     put32(out + 16, m->form);
@@ -86,6 +97,7 @@ ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
     put32(out + 36, m->integrity_alg);
     put32(out + 40, m->integrity_count);
     put32(out + 44, m->report_len);
+    put32(out + 48, (uint32_t)form_rec(m));
     put64(out + 52, m->gen);
     put64(out + 60, m->total_size);
     put64(out + 68, m->last_used);
@@ -109,6 +121,14 @@ ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
     MF_PUT(m->etag, m->etag_len);
     MF_PUT(m->last_modified, m->lm_len);
 #undef MF_PUT
+    if (form_rec(m)) {
+        put32(out + off, m->form_status);
+        put32(out + off + 4, m->form_reason);
+        put32(out + off + 8, m->create_us);
+        put32(out + off + 12, m->orig_create_us);
+        memcpy(out + off + 16, m->source_sha256, 32);
+        off += MF_FORM_REC;
+    }
     for (i = 0; i < m->stored_count; i++, off += 8) put64(out + off, m->sums[i]);
     put32(out + off, crc32_ieee(out, off));
     return OK_OK;
@@ -121,15 +141,34 @@ static int has_nul(const uint8_t *p, uint32_t n) {
 /* Field-level consistency of a decoded header (strings not yet read). */
 static ok_status check_fields(const ok_manifest *m) {
     uint64_t need_chunks;
+    int tomb = 0;
     const uint32_t known_flags = OK_EF_SIZE_KNOWN | OK_EF_STRONG | OK_EF_ENCODED;
     if (m->state != OK_ENTRY_PENDING && m->state != OK_ENTRY_COMMITTED)
         return OK_ERR_CORRUPT;
     if (m->flags & ~known_flags) return OK_ERR_CORRUPT;
     if (m->chunk_size == 0) return OK_ERR_CORRUPT;
+    if (m->form >= OK_FORM_COUNT) return OK_ERR_CORRUPT;
+    if (m->form == OK_FORM_ORIGINAL && m->form_status != OK_FORM_NONE)
+        return OK_ERR_CORRUPT;
+    if (m->form != OK_FORM_ORIGINAL) {
+        /* a form is judged before it commits: none while pending */
+        if (m->form_status > OK_FORM_FAILED ||
+            (m->state == OK_ENTRY_COMMITTED) != (m->form_status != OK_FORM_NONE))
+            return OK_ERR_CORRUPT;
+        if (m->form_status == OK_FORM_FAILED) {
+            /* a tombstone: committed, nothing stored */
+            if (m->state != OK_ENTRY_COMMITTED || m->chunk_count ||
+                m->stored_count || m->total_size || m->report_len)
+                return OK_ERR_CORRUPT;
+            tomb = 1;
+        }
+    }
     if (m->chunk_size > OK_CACHE_MAX_CHUNK_SIZE) return OK_ERR_LIMIT;
     if (m->chunk_count > OK_CACHE_MAX_CHUNKS) return OK_ERR_LIMIT;
     if (m->stored_count > m->chunk_count) return OK_ERR_CORRUPT;
-    if (m->state == OK_ENTRY_COMMITTED || (m->flags & OK_EF_SIZE_KNOWN)) {
+    if (tomb) {
+        /* checked above */
+    } else if (m->state == OK_ENTRY_COMMITTED || (m->flags & OK_EF_SIZE_KNOWN)) {
         if (m->total_size == 0) return OK_ERR_CORRUPT;
         need_chunks = (m->total_size - 1) / m->chunk_size + 1;
         if (need_chunks != m->chunk_count) return OK_ERR_CORRUPT;
@@ -138,7 +177,7 @@ static ok_status check_fields(const ok_manifest *m) {
         need_chunks = (m->total_size - 1) / m->chunk_size + 1;
         if (need_chunks != m->chunk_count) return OK_ERR_CORRUPT;
     }
-    if (m->state == OK_ENTRY_COMMITTED &&
+    if (m->state == OK_ENTRY_COMMITTED && !tomb &&
         (m->stored_count != m->chunk_count || m->report_len == 0))
         return OK_ERR_CORRUPT;
     if (m->integrity_alg > OK_HASH_SHA512) return OK_ERR_CORRUPT;
@@ -170,7 +209,8 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
                                                  : OK_ERR_TRUNCATED;
     if (memcmp(b, MF_MAGIC, 4) != 0) return OK_ERR_CORRUPT;
     if (len < 12) return OK_ERR_TRUNCATED;
-    if (get32(b + 4) != MF_VERSION) return OK_ERR_STATE;
+    if (get32(b + 4) != MF_VERSION && get32(b + 4) != MF_VERSION_FORM)
+        return OK_ERR_STATE;
     rec_len = get32(b + 8);
     if (rec_len > len) return OK_ERR_TRUNCATED;
     if (rec_len < len || rec_len < MF_HEAD + 4) return OK_ERR_CORRUPT;
@@ -195,7 +235,29 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     m->url_len = get32(b + 128);
     m->etag_len = get32(b + 132);
     m->lm_len = get32(b + 136);
-    if (get32(b + 48) != 0 || b[6] || b[7]) return OK_ERR_CORRUPT;
+    if (b[6] || b[7]) return OK_ERR_CORRUPT;
+    /* version 3 is exactly the forms: they carry the record, originals not */
+    if ((b[4] == MF_VERSION_FORM) != (m->form != OK_FORM_ORIGINAL) ||
+        get32(b + 48) != form_rec(m))
+        return OK_ERR_CORRUPT;
+    if (form_rec(m)) {
+        /* the record sits after the strings: bounds-checked below once
+         * their lengths are known */
+        size_t at;
+        if (m->key_len > OK_CACHE_MAX_KEY || m->url_len > OK_CACHE_MAX_STR ||
+            m->etag_len > OK_CACHE_MAX_STR || m->lm_len > OK_CACHE_MAX_STR ||
+            m->integrity_count > OK_CACHE_MAX_INTEGRITY ||
+            m->integrity_alg > OK_HASH_SHA512)
+            return OK_ERR_CORRUPT;
+        at = MF_HEAD + integ_bytes(m) + m->key_len + m->url_len + m->etag_len +
+             m->lm_len;
+        if (at + MF_FORM_REC + 4 > len) return OK_ERR_CORRUPT;
+        m->form_status = get32(b + at);
+        m->form_reason = get32(b + at + 4);
+        m->create_us = get32(b + at + 8);
+        m->orig_create_us = get32(b + at + 12);
+        memcpy(m->source_sha256, b + at + 16, 32);
+    }
     st = check_fields(m);
     if (st) {
         memset(m, 0, sizeof *m);
@@ -203,7 +265,8 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     }
     ib = integ_bytes(m);
     strs = m->key_len + m->url_len + m->etag_len + m->lm_len;
-    body = (uint64_t)MF_HEAD + ib + strs + (uint64_t)m->stored_count * 8 + 4;
+    body = (uint64_t)MF_HEAD + ib + strs + form_rec(m) +
+           (uint64_t)m->stored_count * 8 + 4;
     if (body != len) return OK_ERR_CORRUPT;
 
     p = b + MF_HEAD + ib;
@@ -222,7 +285,7 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     }
     sums = (uint64_t *)(void *)blk;
     for (i = 0; i < m->stored_count; i++)
-        sums[i] = get64(b + MF_HEAD + ib + strs + (size_t)i * 8);
+        sums[i] = get64(b + MF_HEAD + ib + strs + form_rec(m) + (size_t)i * 8);
     m->sums = sums;
     s = (char *)blk + (size_t)m->stored_count * 8;
     memcpy(s, p, m->key_len); s[m->key_len] = 0; m->key = s;

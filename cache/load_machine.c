@@ -9,6 +9,13 @@
  *   direct    FETCHING STREAMING VALIDATING CREATING DONE (nothing stored:
  *             blob:, data:, file:, no-store, no IndexedDB)
  *   bytes     VALIDATING CREATING DONE
+ *   form hit  (a URL load with a form context whose original is stored and
+ *             has a verified optimized form) LOCKING SYNCING READING (the
+ *             form's entry) CREATING (at 'disabled') DONE; a form that fails
+ *             its checks is dropped and the original read instead
+ *   FORM      (storing a captured form) LOCKING SYNCING QUOTA STREAMING
+ *             VALIDATING CREATING VERIFYING COMMITTING DONE, or straight to
+ *             COMMITTING a tombstone when the form fails
  * with WAITING (back-off) between a failed request and the next, and
  * FAILED at any point.
  *
@@ -30,7 +37,6 @@
 #include "sha256.h"
 #include "sha512.h"
 
-#define FORM_ORIGINAL 0u
 
 enum { SCHEME_BAD = 0, SCHEME_HTTP, SCHEME_FILE, SCHEME_DIRECT };
 
@@ -104,10 +110,19 @@ struct ok_load {
     uint32_t report_len;
     uint8_t *report;        /* copy kept for COMMIT */
     int session_live;       /* created, not yet served or released */
+
+    /* optimized forms (OK_SOURCE_FORM, and URL loads with a context) */
+    char *form_ctx;         /* NULL: forms off */
+    uint32_t form;          /* the form served (URL) or stored (FORM) */
+    uint8_t source_sha[32]; /* FORM: the original's SHA-256 */
+    uint32_t orig_id;       /* URL: the original behind a form being read */
+    uint32_t create_us, orig_create_us;
+    uint32_t form_status, form_reason, next_form;
 };
 
 static ok_status stream(ok_load *l);
 static ok_status create_session(ok_load *l);
+static ok_status form_commit(ok_load *l, uint32_t status, uint32_t reason);
 
 /* ---- small helpers ---- */
 
@@ -234,6 +249,17 @@ static ok_status warn(ok_load *l, uint32_t code, uint32_t reason,
     return push(l, &a);
 }
 
+static ok_status note(ok_load *l, uint32_t code, uint32_t reason,
+                      uint64_t number) {
+    ok_act_args a;
+    args0(&a, OK_ACT_NOTE);
+    a.value = code;
+    a.flags = reason;
+    a.value2 = number;
+    a.name = l->url;
+    return push(l, &a);
+}
+
 /* ---- source classification and keys ---- */
 
 static int lower_prefix(const char *s, const char *p) {
@@ -274,12 +300,29 @@ static const char *alg_name(uint32_t alg) {
 static const char *const FORM_NAMES[] = {OK_FORM_LIST(FORM_KEY_)};
 #undef FORM_KEY_
 
+/* A form's key: the original's key with its "|form:original" replaced by
+ * "|form:<name>|<context>" (NULL: out of memory). */
+static char *form_key(const char *orig_key, uint32_t form, const char *ctx) {
+    static const char tail[] = "|form:original";
+    size_t n = strlen(orig_key), t = sizeof tail - 1, need;
+    char *k;
+    if (n >= t && memcmp(orig_key + n - t, tail, t) == 0) n -= t;
+    need = n + strlen(ctx) + 32;
+    k = ok_cache_malloc(need);
+    if (k) snprintf(k, need, "%.*s|form:%s|%s", (int)n, orig_key, FORM_NAMES[form], ctx);
+    return k;
+}
+
 /* Keys: "url:<url>|form:original", or with integrity one content key per
  * digest of the strongest algorithm ("sha384:<hex>|form:original"): the
  * same bytes hit whatever URL they came from. */
 static ok_status make_keys(ok_load *l) {
     uint32_t i;
-    if (l->integ.alg == OK_HASH_NONE) {
+    if (l->source == OK_SOURCE_FORM) {
+        l->keys[0] = form_key(l->raw, l->form, l->form_ctx);
+        if (!l->keys[0]) return OK_ERR_NOMEM;
+        l->n_keys = 1;
+    } else if (l->integ.alg == OK_HASH_NONE) {
         size_t n = strlen(l->url) + 32;
         char *k = ok_cache_malloc(n);
         if (!k) return OK_ERR_NOMEM;
@@ -320,7 +363,16 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
     ok_status st = OK_OK;
     if (!c || !p || !out) return OK_ERR_INVALID_ARG;
     *out = NULL;
-    if (p->source != OK_SOURCE_URL && p->source != OK_SOURCE_BYTES)
+    if (p->source != OK_SOURCE_URL && p->source != OK_SOURCE_BYTES &&
+        p->source != OK_SOURCE_FORM)
+        return OK_ERR_INVALID_ARG;
+    if (p->form_ctx && (strlen(p->form_ctx) > OK_CACHE_MAX_FORM_CTX ||
+                        strchr(p->form_ctx, '|') || !p->form_ctx[0]))
+        return OK_ERR_INVALID_ARG;
+    if (p->source == OK_SOURCE_FORM &&
+        (!p->raw || !p->raw[0] || !p->url || !p->form_ctx || !p->source_sha256 ||
+         (p->form != OK_FORM_ONNX && p->form != OK_FORM_ORT) ||
+         strlen(p->raw) > OK_CACHE_MAX_KEY - OK_CACHE_MAX_FORM_CTX - 32))
         return OK_ERR_INVALID_ARG;
     if (p->mode > OK_MODE_ONLY_IF_CACHED) return OK_ERR_INVALID_ARG;
     if (p->chunk_size && (p->chunk_size < OK_CACHE_MIN_CHUNK_SIZE ||
@@ -342,6 +394,18 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
     l->now = p->now;
     l->bytes_len = p->bytes_len;
     l->chunk_size = p->chunk_size ? p->chunk_size : OK_LOAD_DEFAULT_CHUNK_SIZE;
+    if (p->form_ctx) {
+        l->form_ctx = ok_cache_strdup(p->form_ctx);
+        if (!l->form_ctx) st = OK_ERR_NOMEM;
+    }
+    if (!st && p->source == OK_SOURCE_FORM) {
+        l->form = p->form;
+        memcpy(l->source_sha, p->source_sha256, 32);
+        l->raw = ok_cache_strdup(p->raw);
+        l->url = ok_cache_strdup(p->url);
+        if (!l->raw || !l->url) st = OK_ERR_NOMEM;
+        if (!st) st = make_keys(l);
+    }
     if (p->source == OK_SOURCE_URL) {
         l->raw = ok_cache_strdup(p->raw);
         l->url = strip_fragment(p->url);
@@ -391,6 +455,7 @@ void ok_load_free(ok_load *l) {
     ok_cache_free(l->resp_etag);
     ok_cache_free(l->resp_lm);
     ok_cache_free(l->report);
+    ok_cache_free(l->form_ctx);
     ok_cache_free(l);
 }
 
@@ -477,6 +542,37 @@ static ok_status refetch_plain(ok_load *l) {
 }
 
 /* ---- lookup ---- */
+
+/* The committed entry of form `form` made from the original `orig_key`
+ * with bytes `sha` in this load's context, if any (NULL: none, or one made
+ * from other bytes). */
+static ok_status form_entry(ok_load *l, const char *orig_key, uint32_t form,
+                            const uint8_t *sha, ok_entry **out) {
+    char *k = form_key(orig_key, form, l->form_ctx);
+    ok_entry *f;
+    if (!k) return OK_ERR_NOMEM;
+    f = ok_idx_find_committed(l->c, k);
+    ok_cache_free(k);
+    *out = f && memcmp(f->source_sha256, sha, 32) == 0 ? f : NULL;
+    return OK_OK;
+}
+
+/* The form a hit of the original `e` serves: the first tier that verified
+ * for these bytes (a FAILED tier is passed over); NULL: the original. */
+static ok_status servable_form(ok_load *l, const ok_entry *e, ok_entry **out) {
+    uint32_t form;
+    *out = NULL;
+    for (form = OK_FORM_ONNX; form < OK_FORM_COUNT; form++) {
+        ok_entry *f;
+        ok_status st = form_entry(l, e->key, form, e->sha256, &f);
+        if (st) return st;
+        if (f && f->form_status == OK_FORM_VERIFIED) {
+            *out = f;
+            return OK_OK;
+        }
+    }
+    return OK_OK;
+}
 
 static ok_entry *committed_for(ok_load *l) {
     uint32_t i;
@@ -570,10 +666,27 @@ static ok_status start_resume(ok_load *l, ok_entry *e) {
     return st;
 }
 
+static ok_status lookup_form_store(ok_load *l);
+
 static ok_status lookup(ok_load *l) {
     ok_entry *e = NULL, *p;
     ok_status st;
+    if (l->source == OK_SOURCE_FORM) return lookup_form_store(l);
     if (l->mode != OK_MODE_RELOAD) e = committed_for(l);
+    if (e && l->form_ctx &&
+        (l->mode == OK_MODE_DEFAULT || l->mode == OK_MODE_ONLY_IF_CACHED)) {
+        ok_entry *f = NULL;
+        st = servable_form(l, e, &f);
+        if (st) return st;
+        if (f) {
+            /* the original stays the fallback if the form fails its checks */
+            l->orig_id = e->id;
+            l->form = f->form;
+            l->create_us = f->create_us;
+            l->orig_create_us = f->orig_create_us;
+            return start_hit(l, f);
+        }
+    }
     if (e && l->mode == OK_MODE_NO_CACHE) {
         /* revalidate: conditional request with the entry's validators */
         e->refcount++;
@@ -633,6 +746,15 @@ ok_status ok_load_start(ok_load *l) {
         l->total = l->bytes_len;
         l->size_exact = 1;
         return leave(l, stream(l));
+    }
+    if (l->source == OK_SOURCE_FORM) {
+        /* nothing to store into: no IndexedDB here */
+        if (l->flags & (OK_LOAD_NO_IDB | OK_LOAD_IDB_FAILED))
+            return leave(l, fail(l, OK_ERR_INVALID_ARG, OK_REASON_NONE, 0));
+        l->storable = 1;
+        l->tier = OK_TIER_BYTES;
+        l->state = OK_LOAD_STATE_LOCKING;
+        return leave(l, push_simple(l, OK_ACT_LOCK, 0, 0, 0, l->lock_name));
     }
     if (!l->raw[0])
         return leave(l, fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_EMPTY_SOURCE, 0));
@@ -777,6 +899,20 @@ static ok_status drop_and_refetch(ok_load *l, uint32_t warning, uint32_t reason,
         if (st) return st;
         l->hit_id = 0;
         ok_idx_remove(l->c, e);
+    }
+    if (l->form != OK_FORM_ORIGINAL) {
+        /* an optimized form failed a check: the original serves, and its
+         * session captures this tier again, verified anew */
+        ok_entry *o = entry_of(l, l->orig_id);
+        st = note(l, OK_NOTE_FORM_DROPPED, reason, l->form);
+        l->form = OK_FORM_ORIGINAL;
+        l->orig_id = 0;
+        l->create_us = l->orig_create_us = 0;
+        if (st) return st;
+        reset_stream(l);
+        if (o && o->state == OK_ENTRY_COMMITTED) return start_hit(l, o);
+        l->tier = OK_TIER_NETWORK;
+        return send_fetch(l, 0, 0);
     }
     st = warn(l, warning, reason, number);
     if (st) return st;
@@ -949,9 +1085,11 @@ static ok_status begin_entry(ok_load *l) {
     size_t ib = (size_t)l->integ.count * ok_hash_bytes(l->integ.alg);
     uint32_t i;
     st = ok_idx_reserve(l->c, 1);
-    if (!st) st = ok_idx_new_entry(l->c, l->keys[0], l->url, FORM_ORIGINAL,
+    if (!st) st = ok_idx_new_entry(l->c, l->keys[0], l->url,
+                                   l->source == OK_SOURCE_FORM ? l->form : OK_FORM_ORIGINAL,
                                    l->chunk_size, l->now, &e);
     if (st) return st;
+    if (l->source == OK_SOURCE_FORM) memcpy(e->source_sha256, l->source_sha, 32);
     e->flags = (l->size_exact ? OK_EF_SIZE_KNOWN : 0) |
                (l->strong ? OK_EF_STRONG : 0) | (l->encoded ? OK_EF_ENCODED : 0);
     e->total_size = l->size_exact ? l->total : 0;
@@ -1217,13 +1355,15 @@ ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n) {
         return leave(l, st);
     }
     if (!l->prefix_done && l->received < OK_LOAD_PREFIX_CHECK_BYTES &&
-        l->resumed_from == 0) {
+        l->resumed_from == 0 && l->form != OK_FORM_ORT) {
         size_t take = OK_LOAD_PREFIX_CHECK_BYTES - (size_t)l->received;
         if (take > n) take = n;
         memcpy(l->prefix + l->prefix_len, p, take);
         l->prefix_len += (uint32_t)take;
         if (l->prefix_len == OK_LOAD_PREFIX_CHECK_BYTES) l->prefix_done = 1;
         if (!ok_onnx_prefix_plausible(l->prefix, l->prefix_len)) {
+            if (l->source == OK_SOURCE_FORM)
+                return leave(l, form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_CAPTURE));
             st = end_write(l, 0);
             if (!st) st = fail(l, OK_ERR_NOT_ONNX,
                                l->html ? OK_REASON_HTML : OK_REASON_NOT_A_MODEL, 0);
@@ -1293,8 +1433,11 @@ ok_status ok_load_body_end(ok_load *l) {
     if (l->marker_pending || l->ended) return leave(l, OK_ERR_STATE);
     if (l->size_exact && l->received != l->total)
         return leave(l, broken(l, OK_REASON_SHORT_BODY));
-    if (!l->prefix_done && !ok_onnx_prefix_plausible(l->prefix, l->prefix_len) &&
+    if (!l->prefix_done && l->form != OK_FORM_ORT &&
+        !ok_onnx_prefix_plausible(l->prefix, l->prefix_len) &&
         l->resumed_from == 0) {
+        if (l->source == OK_SOURCE_FORM)
+            return leave(l, form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_CAPTURE));
         st = end_write(l, 0);
         if (!st) st = fail(l, l->received ? OK_ERR_NOT_ONNX : OK_ERR_EMPTY,
                            l->html ? OK_REASON_HTML : OK_REASON_NOT_A_MODEL, 0);
@@ -1363,6 +1506,8 @@ ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset,
                             const uint8_t *report, size_t n) {
     ok_status st = guard(l, OK_LOAD_STATE_VALIDATING);
     if (st) return st;
+    if (status != OK_OK && l->source == OK_SOURCE_FORM)
+        return leave(l, form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_CAPTURE));
     if (status != OK_OK) {
         st = end_write(l, 0);
         if (!st) st = fail(l, (ok_status)status,
@@ -1386,17 +1531,31 @@ ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset,
     return leave(l, create_session(l));
 }
 
+/* CREATE_SESSION: value2 = the form (an optimized one is created at
+ * 'disabled': onnxruntime already optimized it). */
 static ok_status create_session(ok_load *l) {
     l->state = OK_LOAD_STATE_CREATING;
     l->session_pending = 1;
-    return push_simple(l, OK_ACT_CREATE_SESSION, l->total, 0, 0, NULL);
+    return push_simple(l, OK_ACT_CREATE_SESSION, l->total, l->form, 0, NULL);
 }
 
 static ok_status done(ok_load *l) {
     uint32_t flags = (l->stored ? OK_DONE_STORED : 0) |
                      (l->verified ? OK_DONE_VERIFIED : 0);
-    ok_status st = push_simple(l, OK_ACT_DONE, l->tier, l->resumed_from, flags,
-                               NULL);
+    ok_status st = OK_OK;
+    if (l->source == OK_SOURCE_FORM) {
+        /* the round-trip session was for checking only */
+        if (l->session_live)
+            st = push_simple(l, OK_ACT_RELEASE_SESSION, 0, 0, 0, NULL);
+        l->session_live = 0;
+        if (!st && l->form_status == OK_FORM_FAILED && l->stored) {
+            l->next_form = l->form + 1 < OK_FORM_COUNT ? l->form + 1 : OK_FORM_ORIGINAL;
+            st = note(l, OK_NOTE_FORM_ESCALATED, l->form_reason,
+                      (uint64_t)l->form | (uint64_t)l->next_form << 8);
+        }
+        if (st) return st;
+    }
+    st = push_simple(l, OK_ACT_DONE, l->tier, l->resumed_from, flags, NULL);
     l->session_live = 0; /* served: the caller owns it now */
     l->served = 1;
     l->state = OK_LOAD_STATE_DONE;
@@ -1408,6 +1567,17 @@ static ok_status done(ok_load *l) {
 static ok_status done_hit(ok_load *l) {
     ok_entry *e = entry_of(l, l->hit_id);
     ok_status st = done(l);
+    if (l->form != OK_FORM_ORIGINAL) {
+        /* a form serves only beside its original: the original's clock is
+         * the one kept, so eviction takes a form before its original */
+        ok_entry *o = entry_of(l, l->orig_id);
+        if (o) {
+            o->last_used = l->now;
+            o->hit_count++;
+        }
+        if (!st) st = release_hit(l); /* the form's read reference */
+        e = o;
+    }
     if (!st && e && !e->superseded) {
         ok_act_args a;
         args0(&a, OK_ACT_WRITE_MANIFEST);
@@ -1460,6 +1630,10 @@ static ok_status commit(ok_load *l) {
 }
 
 ok_status ok_load_session(ok_load *l, int ok) {
+    return ok_load_session_timed(l, ok, 0);
+}
+
+ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us) {
     ok_status st;
     if (!l) return OK_ERR_INVALID_ARG;
     if (!l->session_pending) return OK_ERR_STATE;
@@ -1470,6 +1644,13 @@ ok_status ok_load_session(ok_load *l, int ok) {
         st = ok ? push_simple(l, OK_ACT_RELEASE_SESSION, 0, 0, 0, NULL) : OK_OK;
         unbind_queue(l);
         return st == OK_ERR_NOMEM ? nomem(l) : st;
+    }
+    if (l->form != OK_FORM_ORIGINAL && ok) l->create_us = create_us;
+    if (l->source == OK_SOURCE_FORM) {
+        if (!ok) return leave(l, form_commit(l, OK_FORM_FAILED, OK_REASON_SESSION));
+        l->session_live = 1;
+        l->state = OK_LOAD_STATE_VERIFYING;
+        return leave(l, push_simple(l, OK_ACT_VERIFY_FORM, l->form, 0, 0, NULL));
     }
     if (!ok) {
         if (l->tier == OK_TIER_INDEXEDDB)
@@ -1482,6 +1663,149 @@ ok_status ok_load_session(ok_load *l, int ok) {
     if (l->tier == OK_TIER_INDEXEDDB) return leave(l, done_hit(l));
     if (l->storing && l->write_id) return leave(l, commit(l));
     return leave(l, done(l));
+}
+
+/* ---- optimized forms ---- */
+
+/* A FORM load after the sync: another tab (or an earlier load) may have
+ * decided this form for these bytes already; else store what was captured,
+ * or record that nothing usable was. */
+static ok_status lookup_form_store(ok_load *l) {
+    ok_entry *f = ok_idx_find_committed(l->c, l->keys[0]), *p;
+    ok_status st;
+    if (f && memcmp(f->source_sha256, l->source_sha, 32) == 0) {
+        l->form_status = f->form_status;
+        l->form_reason = f->form_reason;
+        return done(l);
+    }
+    p = pending_for(l);
+    if (p) {
+        /* a capture a killed tab left half-stored: it is never resumed */
+        st = ok_q_push_drop(&l->q, p);
+        if (st) return st;
+        ok_idx_remove(l->c, p);
+    }
+    l->storing = 1;
+    if (!l->bytes_len) return form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_CAPTURE);
+    if (l->bytes_len > OK_LOAD_MAX_SESSION_BYTES)
+        return form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_DOOMED);
+    l->total = l->bytes_len;
+    l->size_exact = 1;
+    /* an .ort file is a FlatBuffer: the C ORT reader checks it at VALIDATE */
+    if (l->form == OK_FORM_ORT) l->prefix_done = 1;
+    return accept_fresh(l);
+}
+
+/* Commit a FORM load's verdict: the form (VERIFIED: its chunks and the
+ * original's reader report) or a tombstone (FAILED: no chunks; those
+ * stored are deleted first, so a crash leaves a pending entry that the
+ * next load sweeps, never a tombstone naming chunks). */
+static ok_status form_commit(ok_load *l, uint32_t status, uint32_t reason) {
+    ok_entry *e = entry_of(l, l->write_id);
+    ok_act_args a;
+    ok_status st;
+    l->form_status = status;
+    l->form_reason = status == OK_FORM_FAILED ? reason : OK_REASON_NONE;
+    if (!l->storing) return done(l); /* storing stopped (quota): nothing kept */
+    if (!e) {
+        st = ok_idx_reserve(l->c, 1);
+        if (!st) st = ok_idx_new_entry(l->c, l->keys[0], l->url, l->form,
+                                       l->chunk_size, l->now, &e);
+        if (st) return st;
+        memcpy(e->source_sha256, l->source_sha, 32);
+        e->writing = 1;
+        ok_idx_insert(l->c, e);
+        l->write_id = e->id;
+        l->storing = 1;
+    } else if (status == OK_FORM_FAILED && e->stored_count) {
+        args0(&a, OK_ACT_DELETE_CHUNKS);
+        a.entry = e->id;
+        a.chunk = 0;
+        a.chunk_end = OK_CACHE_CHUNK_END;
+        a.name = e->name;
+        st = push(l, &a);
+        if (st) return st;
+    }
+    e->form_status = status;
+    e->form_reason = l->form_reason;
+    e->create_us = l->create_us;
+    e->orig_create_us = l->orig_create_us;
+    if (status == OK_FORM_FAILED) {
+        e->flags = 0;
+        e->total_size = 0;
+        e->chunk_count = e->stored_count = 0;
+        e->report_len = 0;
+        e->report_sum = 0;
+        memset(e->sha256, 0, 32);
+        args0(&a, OK_ACT_COMMIT);
+        e->state = OK_ENTRY_COMMITTED;
+        st = ok_q_push_manifest(&l->q, a, e);
+        e->state = OK_ENTRY_PENDING;
+        if (st) return st;
+        l->w_pending = 1;
+        l->w_type = OK_ACT_COMMIT;
+        l->state = OK_LOAD_STATE_COMMITTING;
+        return OK_OK;
+    }
+    return commit(l);
+}
+
+ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
+                                uint32_t orig_create_us) {
+    ok_status st = guard(l, OK_LOAD_STATE_VERIFYING);
+    if (st) return st;
+    if (l->source != OK_SOURCE_FORM) return leave(l, OK_ERR_STATE);
+    l->orig_create_us = orig_create_us;
+    switch (verdict) {
+    case OK_VERDICT_EQUAL:
+        /* fastest as measured here: a form must create faster than the
+         * original it replaces */
+        st = l->create_us < orig_create_us
+                 ? form_commit(l, OK_FORM_VERIFIED, OK_REASON_NONE)
+                 : form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_SLOWER);
+        break;
+    case OK_VERDICT_DIFFERS:
+        st = form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_OUTPUTS);
+        break;
+    case OK_VERDICT_UNVERIFIABLE:
+        st = form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_UNVERIFIABLE);
+        break;
+    case OK_VERDICT_FAILED:
+        st = form_commit(l, OK_FORM_FAILED, OK_REASON_SESSION);
+        break;
+    default:
+        st = OK_ERR_INVALID_ARG;
+        unbind_queue(l);
+        return st;
+    }
+    return leave(l, st);
+}
+
+uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts) {
+    const ok_entry *e;
+    const char *orig_key;
+    uint32_t form;
+    if (!l || !l->form_ctx || !l->storable || l->source != OK_SOURCE_URL ||
+        l->form != OK_FORM_ORIGINAL || !l->has_sha || !l->n_keys ||
+        l->state != OK_LOAD_STATE_CREATING)
+        return OK_FORM_ORIGINAL;
+    if (facts & OK_FACT_OVER_2GB) return OK_FORM_ORIGINAL;
+    e = ok_idx_find_id(l->c, l->hit_id);
+    orig_key = e ? e->key : l->keys[l->key_index];
+    for (form = OK_FORM_ONNX; form < OK_FORM_COUNT; form++) {
+        ok_entry *f;
+        /* onnxruntime's .onnx writer duplicates subgraph initializers when
+         * they go to external data: that tier cannot round-trip */
+        if (form == OK_FORM_ONNX && (facts & OK_FACT_EXTERNAL_DATA) &&
+            (facts & OK_FACT_SUBGRAPH_INITIALIZERS))
+            continue;
+        if (form_entry((ok_load *)l, orig_key, form, l->sha256, &f) != OK_OK)
+            return OK_FORM_ORIGINAL; /* out of memory: no capture this time */
+        if (!f) return form;
+        if (f->form_status == OK_FORM_VERIFIED) return OK_FORM_ORIGINAL;
+        /* FAILED for these bytes: the next tier */
+    }
+    return OK_FORM_ORIGINAL; /* every tier failed: the sentinel */
 }
 
 /* The commit landed: the entry serves from now on, and the generations it
@@ -1519,7 +1843,10 @@ static ok_status redo_write(ok_load *l, uint32_t type) {
         l->queued--;
         return pump(l);
     }
-    if (type == OK_ACT_COMMIT) return commit(l);
+    if (type == OK_ACT_COMMIT)
+        return l->source == OK_SOURCE_FORM
+                   ? form_commit(l, l->form_status, l->form_reason)
+                   : commit(l);
     args0(&a, OK_ACT_WRITE_MANIFEST);
     st = ok_q_push_manifest(&l->q, a, e);
     if (!st) {
@@ -1634,5 +1961,11 @@ ok_status ok_load_info_get(const ok_load *l, ok_load_info *out) {
     memcpy(out->sha256, l->sha256, 32);
     out->key = l->n_keys ? l->keys[l->key_index] : "";
     out->lock_name = l->lock_name ? l->lock_name : "";
+    out->form = l->form;
+    out->form_status = l->form_status;
+    out->form_reason = l->form_reason;
+    out->next_form = l->next_form;
+    out->create_us = l->create_us;
+    out->orig_create_us = l->orig_create_us;
     return OK_OK;
 }

@@ -56,9 +56,26 @@ enum {
 };
 
 /* Artifact forms of a stored model (persisted in the manifest, named in
- * cache keys "…|form:<name>"): X(NAME, value, "name"). The optimized forms
- * of the artifact-forms issue join this list. */
-#define OK_FORM_LIST(X) X(ORIGINAL, 0, "original")
+ * cache keys "…|form:<name>"): X(NAME, value, "name"), in tier order: a
+ * model is served in the first verified form, else the original. ONNX is
+ * onnxruntime's own optimized .onnx (inline initializers), ORT the same in
+ * ORT format; both are keyed by the context that produced them
+ * ("…|form:onnx|<ctx>": onnxruntime version, execution providers, level). */
+#define OK_FORM_LIST(X)                                                        \
+    X(ORIGINAL, 0, "original") X(ONNX, 1, "onnx") X(ORT, 2, "ort")
+#define OK_FORM_COUNT 3u
+
+/* The verdict stored with an optimized form (persisted): VERIFIED forms
+ * serve; a FAILED form is a tombstone (no chunks) that makes the next load
+ * produce the next tier, and when every tier failed the original is served
+ * (the "no optimized cache" sentinel). */
+#define OK_FORM_STATUS_LIST(X) X(NONE, 0) X(VERIFIED, 1) X(FAILED, 2)
+enum {
+#define OK_FORM_STATUS_ENUM_(name, value) OK_FORM_##name = value,
+    OK_FORM_STATUS_LIST(OK_FORM_STATUS_ENUM_)
+#undef OK_FORM_STATUS_ENUM_
+};
+#define OK_CACHE_MAX_FORM_CTX 512u
 enum {
 #define OK_FORM_ENUM_(name, value, js) OK_FORM_##name = value,
     OK_FORM_LIST(OK_FORM_ENUM_)
@@ -125,6 +142,14 @@ enum {
  *   RELEASE_SESSION release that session (it must not be served).
  *   WARN            a warning: value = OK_WARN_*, flags = OK_REASON_*,
  *                   value2 = a number for the message, name = detail.
+ *   VERIFY_FORM     (storing a form) the session just created from the form
+ *                   at level 'disabled' must give the original's outputs:
+ *                   run probe inputs through it and through a session of the
+ *                   original, time the original's creation ->
+ *                   ok_load_form_verified(). value = the form (OK_FORM_*).
+ *   NOTE            an event for the caller, not a warning: value =
+ *                   OK_NOTE_*, flags = OK_REASON_*, value2 = a number (for
+ *                   FORM_ESCALATED: from | to << 8).
  *   DONE            the load succeeded: serve the session. value = OK_TIER_*,
  *                   flags = OK_DONE_*, value2 = the byte a resume started
  *                   from. Actions after it run in the background.
@@ -137,7 +162,7 @@ enum {
     X(READ_META, 10) X(WRITE_MANIFEST, 11) X(STORE_CHUNK, 12) X(COMMIT, 13)  \
     X(DELETE_CHUNKS, 14) X(DROP_ENTRY, 15) X(CLEAR_ALL, 16) X(REOPEN, 17)    \
     X(VALIDATE, 18) X(CREATE_SESSION, 19) X(RELEASE_SESSION, 20) X(WARN, 21) \
-    X(DONE, 22) X(FAIL, 23)
+    X(DONE, 22) X(FAIL, 23) X(VERIFY_FORM, 24) X(NOTE, 25)
 enum ok_cache_action_type {
 #define OK_CACHE_ACTION_ENUM_(name, value) OK_ACT_##name = value,
     OK_CACHE_ACTION_LIST(OK_CACHE_ACTION_ENUM_)
@@ -242,9 +267,11 @@ ok_status ok_cache_reset(ok_cache *c);
 typedef struct ok_cache_entry_info {
     uint32_t id, state, form, flags, chunk_size, chunk_count, stored_count;
     uint32_t refcount, writing, integrity_alg, report_len;
+    uint32_t form_status, form_reason, create_us, orig_create_us;
     uint64_t gen, total_size, stored_bytes, last_used, hit_count;
     const char *key, *url, *etag, *last_modified, *name;
     const uint8_t *sha256; /* 32 bytes, content hash (committed) */
+    const uint8_t *source_sha256; /* forms: the original they came from */
 } ok_cache_entry_info;
 uint32_t ok_cache_count(const ok_cache *c);
 /* i-th entry, 0 <= i < count; order is stable between calls that change
@@ -262,6 +289,12 @@ typedef struct ok_manifest {
     uint32_t integrity_alg, integrity_count, report_len;
     uint64_t gen, total_size, last_used, hit_count, report_sum;
     uint8_t sha256[32];
+    /* optimized forms only (form != ORIGINAL; manifest version 3): the
+     * verdict, why, session creation times (us) of the form at 'disabled'
+     * and of the original at the caller's level, measured together, and the
+     * SHA-256 of the original the form was made from */
+    uint32_t form_status, form_reason, create_us, orig_create_us;
+    uint8_t source_sha256[32];
     const uint8_t *integrity; /* integrity_count * digest bytes of the alg */
     const char *key, *url, *etag, *last_modified; /* NUL-terminated */
     uint32_t key_len, url_len, etag_len, lm_len;

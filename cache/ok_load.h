@@ -63,7 +63,11 @@ enum {
 /* What the caller passed, as JS resolved it. */
 #define OK_SOURCE_LIST(X)                                                      \
     X(URL, 1)   /* http(s): cached in IndexedDB */                             \
-    X(BYTES, 2) /* Uint8Array / ArrayBuffer / Blob in memory: never stored */
+    X(BYTES, 2) /* Uint8Array / ArrayBuffer / Blob in memory: never stored */  \
+    X(FORM, 3)  /* an optimized form captured from a served original: stored   \
+                   under the original's key + form + context once a session    \
+                   at 'disabled' gives the original's outputs (VERIFY_FORM);   \
+                   bytes_len 0: the capture failed, record that */
 enum {
 #define OK_SOURCE_ENUM_(name, value) OK_SOURCE_##name = value,
     OK_SOURCE_LIST(OK_SOURCE_ENUM_)
@@ -87,7 +91,8 @@ enum {
     X(UNCACHED, 5)          /* this response cannot be stored */                \
     X(CACHE_UNAVAILABLE, 6) /* IndexedDB cannot be used: loaded uncached */     \
     X(CACHE_ERROR, 7)       /* IndexedDB failed mid-load: loaded uncached */    \
-    X(REFUSED, 8)           /* onnxruntime refused a stored copy: dropped */
+    X(REFUSED, 8)           /* onnxruntime refused a stored copy: dropped */  \
+    X(FORMS_OFF, 9)         /* optimized forms cannot be captured here */
 enum {
 #define OK_WARN_ENUM_(name, value) OK_WARN_##name = value,
     OK_WARN_LIST(OK_WARN_ENUM_)
@@ -119,7 +124,13 @@ enum {
     X(NO_SIZE, 20)          /* the size is unknown before the body */           \
     X(ENCODED, 21)          /* a compressed response */                         \
     X(WEAK_VALIDATOR, 22)   /* no strong ETag or integrity: not resumable */    \
-    X(TOO_BIG, 23)          /* over a size limit; value2 = bytes */
+    X(TOO_BIG, 23)          /* over a size limit; value2 = bytes */          \
+    X(FORM_OUTPUTS, 24)     /* the form's outputs differ from the original's */ \
+    X(FORM_SLOWER, 25)      /* the form creates no faster than the original */ \
+    X(FORM_CAPTURE, 26)     /* onnxruntime wrote no usable form */            \
+    X(FORM_UNVERIFIABLE, 27) /* the probe inputs do not run on the original */ \
+    X(FORM_DOOMED, 28)      /* the reader's facts rule the tier out */        \
+    X(FORM_STALE, 29)       /* made from other bytes than the original now */
 enum {
 #define OK_REASON_ENUM_(name, value) OK_REASON_##name = value,
     OK_REASON_LIST(OK_REASON_ENUM_)
@@ -168,7 +179,16 @@ typedef struct ok_load_params {
     uint32_t chunk_size;    /* 0: OK_LOAD_DEFAULT_CHUNK_SIZE */
     uint32_t flags;         /* OK_LOAD_* flags */
     uint64_t now;           /* ms since the epoch (LRU clock) */
-    uint64_t bytes_len;     /* OK_SOURCE_BYTES: the size */
+    uint64_t bytes_len;     /* OK_SOURCE_BYTES / FORM: the size */
+    /* Optimized forms. form_ctx names what produces a form here (JS:
+     * "ort=<version>;ep=<providers>;level=<level>"; no '|'); NULL: forms
+     * are off. URL loads then serve a verified form of this context and
+     * say which form to capture (ok_load_capture_form). FORM loads: `raw`
+     * is the original's cache key (ok_load_info.key of its load), `url` its
+     * URL, `form` what is stored, source_sha256 the original's SHA-256. */
+    const char *form_ctx;
+    uint32_t form;
+    const uint8_t *source_sha256;
 } ok_load_params;
 
 /* fetch()'s cache modes: X(NAME, value, "the name JS passes") */
@@ -195,6 +215,41 @@ void ok_load_free(ok_load *l);
 const ok_action *ok_load_actions(const ok_load *l, uint32_t *count);
 const uint8_t *ok_load_action_data(const ok_load *l);
 void ok_load_actions_clear(ok_load *l);
+
+/* Events for the caller (NOTE actions). */
+#define OK_NOTE_LIST(X)                                                        \
+    X(FORM_ESCALATED, 1) /* a form failed: the next tier is produced;          \
+                            value2 = from | to << 8, flags = the reason */     \
+    X(FORM_DROPPED, 2)   /* a stored form was refused or corrupt: served the   \
+                            original, the form is made again */
+enum {
+#define OK_NOTE_ENUM_(name, value) OK_NOTE_##name = value,
+    OK_NOTE_LIST(OK_NOTE_ENUM_)
+#undef OK_NOTE_ENUM_
+};
+
+/* ok_load_form_verified verdicts. */
+#define OK_VERDICT_LIST(X)                                                     \
+    X(EQUAL, 1)        /* outputs equal within the tolerance */                \
+    X(DIFFERS, 2)      /* outputs differ */                                    \
+    X(UNVERIFIABLE, 3) /* the probes fail on the original itself */            \
+    X(FAILED, 4)       /* the check itself failed (the form session ran not) */
+enum {
+#define OK_VERDICT_ENUM_(name, value) OK_VERDICT_##name = value,
+    OK_VERDICT_LIST(OK_VERDICT_ENUM_)
+#undef OK_VERDICT_ENUM_
+};
+
+/* What the reader found that rules a tier out (ok_load_capture_form). */
+#define OK_FACT_LIST(X)                                                        \
+    X(EXTERNAL_DATA, 1)         /* weights in external data files */           \
+    X(SUBGRAPH_INITIALIZERS, 2) /* If/Loop/Scan bodies hold initializers */    \
+    X(OVER_2GB, 4)              /* past protobuf's and FlatBuffers' 2 GiB */
+enum {
+#define OK_FACT_ENUM_(name, value) OK_FACT_##name = value,
+    OK_FACT_LIST(OK_FACT_ENUM_)
+#undef OK_FACT_ENUM_
+};
 
 /* ---- events ---- */
 ok_status ok_load_start(ok_load *l);
@@ -231,7 +286,18 @@ ok_status ok_load_write_failed(ok_load *l, uint32_t kind);
  * (stored with the entry), or the reader's error and the byte offset. */
 ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset,
                             const uint8_t *report, size_t n);
+/* create_us: how long the session took to create (forms are timed). */
 ok_status ok_load_session(ok_load *l, int ok);
+ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us);
+/* VERIFY_FORM's answer (OK_VERDICT_*), with the original's creation time
+ * measured beside the form's. */
+ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
+                                uint32_t orig_create_us);
+/* Asked at CREATE_SESSION of a URL load serving the original: which form
+ * to capture while creating it (OK_FORM_ONNX / ORT), or OK_FORM_ORIGINAL
+ * for none (forms off, one already verified, every tier failed for these
+ * bytes: the sentinel). facts: OK_FACT_* of the model. */
+uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts);
 /* The caller gave up (its AbortSignal). */
 ok_status ok_load_abort(ok_load *l);
 
@@ -248,12 +314,19 @@ typedef struct ok_load_info {
     uint8_t sha256[32];
     const char *key;       /* the cache key (final once stored) */
     const char *lock_name; /* "" when the load takes no lock */
+    uint32_t form;         /* the form served (URL) or stored (FORM) */
+    uint32_t form_status;  /* FORM loads: OK_FORM_VERIFIED / FAILED / NONE */
+    uint32_t form_reason;  /* why FAILED (OK_REASON_*) */
+    uint32_t next_form;    /* FORM loads, once DONE: the tier to capture
+                              next (ORIGINAL: none) */
+    uint32_t create_us, orig_create_us; /* the served or stored form's */
 } ok_load_info;
 
 #define OK_LOAD_STATE_LIST(X)                                                  \
     X(NEW, 0) X(LOCKING, 1) X(SYNCING, 2) X(READING, 3) X(QUOTA, 4)           \
     X(FETCHING, 5) X(STREAMING, 6) X(WAITING, 7) X(VALIDATING, 8)             \
-    X(CREATING, 9) X(COMMITTING, 10) X(DONE, 11) X(FAILED, 12)
+    X(CREATING, 9) X(COMMITTING, 10) X(DONE, 11) X(FAILED, 12)             \
+    X(VERIFYING, 13)
 enum {
 #define OK_LOAD_STATE_ENUM_(name, value) OK_LOAD_STATE_##name = value,
     OK_LOAD_STATE_LIST(OK_LOAD_STATE_ENUM_)

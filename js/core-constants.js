@@ -55,6 +55,8 @@ export const CACHE_ACTION = Object.freeze({
   WARN: 21,
   DONE: 22,
   FAIL: 23,
+  VERIFY_FORM: 24,
+  NOTE: 25,
 });
 
 /** flags of an action record */
@@ -99,6 +101,15 @@ export const CACHE_MODE = Object.freeze({
 /** artifact forms of a stored model by their name (cache keys, cache.list()) */
 export const FORM = Object.freeze({
   'original': 0,
+  'onnx': 1,
+  'ort': 2,
+});
+
+/** the verdict stored with an optimized form */
+export const FORM_STATUS = Object.freeze({
+  NONE: 0,
+  VERIFIED: 1,
+  FAILED: 2,
 });
 
 /** persisted entry states */
@@ -158,12 +169,14 @@ export const LOAD_STATE = Object.freeze({
   COMMITTING: 10,
   DONE: 11,
   FAILED: 12,
+  VERIFYING: 13,
 });
 
 /** what a load reads from */
 export const SOURCE = Object.freeze({
   URL: 1,
   BYTES: 2,
+  FORM: 3,
 });
 
 /** where the served bytes came from */
@@ -184,6 +197,7 @@ export const WARN = Object.freeze({
   CACHE_UNAVAILABLE: 6,
   CACHE_ERROR: 7,
   REFUSED: 8,
+  FORMS_OFF: 9,
 });
 
 /** why (the flags of WARN and FAIL) */
@@ -212,6 +226,33 @@ export const REASON = Object.freeze({
   ENCODED: 21,
   WEAK_VALIDATOR: 22,
   TOO_BIG: 23,
+  FORM_OUTPUTS: 24,
+  FORM_SLOWER: 25,
+  FORM_CAPTURE: 26,
+  FORM_UNVERIFIABLE: 27,
+  FORM_DOOMED: 28,
+  FORM_STALE: 29,
+});
+
+/** events for the caller (NOTE actions) */
+export const NOTE = Object.freeze({
+  FORM_ESCALATED: 1,
+  FORM_DROPPED: 2,
+});
+
+/** ok_load_form_verified verdicts */
+export const VERDICT = Object.freeze({
+  EQUAL: 1,
+  DIFFERS: 2,
+  UNVERIFIABLE: 3,
+  FAILED: 4,
+});
+
+/** what the reader found that rules a form tier out */
+export const FACT = Object.freeze({
+  EXTERNAL_DATA: 1,
+  SUBGRAPH_INITIALIZERS: 2,
+  OVER_2GB: 4,
 });
 
 /** how an IndexedDB request failed */

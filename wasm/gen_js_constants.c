@@ -114,6 +114,9 @@ static void generate(out_buf *o_) {
     OK_FORM_LIST(FORM)
     close_obj(&o);
 #undef FORM
+    open_obj(&o, "FORM_STATUS", "the verdict stored with an optimized form");
+    OK_FORM_STATUS_LIST(NUM)
+    close_obj(&o);
     open_obj(&o, "ENTRY_STATE", "persisted entry states");
     OK_ENTRY_STATE_LIST(NUM)
     close_obj(&o);
@@ -147,6 +150,15 @@ static void generate(out_buf *o_) {
     close_obj(&o);
     open_obj(&o, "REASON", "why (the flags of WARN and FAIL)");
     OK_REASON_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "NOTE", "events for the caller (NOTE actions)");
+    OK_NOTE_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "VERDICT", "ok_load_form_verified verdicts");
+    OK_VERDICT_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "FACT", "what the reader found that rules a form tier out");
+    OK_FACT_LIST(NUM)
     close_obj(&o);
     open_obj(&o, "IOFAIL", "how an IndexedDB request failed");
     OK_IOFAIL_LIST(NUM)

@@ -151,6 +151,17 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
     jkey(&b, ",\"storedBytes\":"); ok_jbuf_u64(&b, e.stored_bytes);
     jkey(&b, ",\"lastUsed\":"); ok_jbuf_u64(&b, e.last_used);
     jkey(&b, ",\"hitCount\":"); ok_jbuf_u64(&b, e.hit_count);
+    jkey(&b, ",\"formStatus\":"); ok_jbuf_u64(&b, e.form_status);
+    jkey(&b, ",\"formReason\":"); ok_jbuf_u64(&b, e.form_reason);
+    jkey(&b, ",\"createUs\":"); ok_jbuf_u64(&b, e.create_us);
+    jkey(&b, ",\"origCreateUs\":"); ok_jbuf_u64(&b, e.orig_create_us);
+    jkey(&b, ",\"sourceSha256\":");
+    if (e.form != OK_FORM_ORIGINAL && e.source_sha256) {
+        ok_hex(e.source_sha256, 32, hex);
+        jstr(&b, hex);
+    } else {
+        ok_jbuf_puts(&b, "null");
+    }
     jkey(&b, ",\"key\":"); jstr(&b, e.key);
     jkey(&b, ",\"url\":"); jstr(&b, e.url);
     jkey(&b, ",\"etag\":"); jstr(&b, e.etag);
@@ -173,7 +184,8 @@ OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw
                                    const char *url, const char *page_url,
                                    const char *integrity, uint32_t mode,
                                    uint32_t chunk_size, uint32_t flags, uint64_t now,
-                                   uint64_t bytes_len) {
+                                   uint64_t bytes_len, const char *form_ctx,
+                                   uint32_t form, const uint8_t *source_sha256) {
     ok_load_params p;
     ok_load *l = NULL;
     ok_status st;
@@ -189,6 +201,9 @@ OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw
     p.flags = flags;
     p.now = now;
     p.bytes_len = bytes_len;
+    p.form_ctx = form_ctx;
+    p.form = form;
+    p.source_sha256 = source_sha256;
     st = ok_load_new(c, &p, &l);
     if (st != OK_OK) {
         set_error(st, "the load's parameters were refused");
@@ -218,6 +233,12 @@ OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
     jkey(&b, ",\"refetches\":"); ok_jbuf_u64(&b, i.refetches);
     jkey(&b, ",\"key\":"); jstr(&b, i.key);
     jkey(&b, ",\"lockName\":"); jstr(&b, i.lock_name);
+    jkey(&b, ",\"form\":"); ok_jbuf_u64(&b, i.form);
+    jkey(&b, ",\"formStatus\":"); ok_jbuf_u64(&b, i.form_status);
+    jkey(&b, ",\"formReason\":"); ok_jbuf_u64(&b, i.form_reason);
+    jkey(&b, ",\"nextForm\":"); ok_jbuf_u64(&b, i.next_form);
+    jkey(&b, ",\"createUs\":"); ok_jbuf_u64(&b, i.create_us);
+    jkey(&b, ",\"origCreateUs\":"); ok_jbuf_u64(&b, i.orig_create_us);
     jkey(&b, ",\"sha256\":");
     if (i.has_sha256) {
         ok_hex(i.sha256, 32, hex);

@@ -282,6 +282,21 @@ typedef struct {
     uint8_t served_sha[32];
     size_t served_len;
     uint8_t *served;       /* copy of what the session was created from */
+    /* optimized forms: what onnxruntime and the verification answer */
+    uint32_t facts;            /* OK_FACT_* the reader found */
+    uint32_t create_us[OK_FORM_COUNT]; /* session creation time per form */
+    uint32_t orig_create_us;   /* the original's, measured at VERIFY_FORM */
+    uint32_t verdict;          /* VERIFY_FORM's answer (0: EQUAL) */
+    uint32_t refuse_forms;     /* bit per form: onnxruntime refuses it */
+    const uint8_t *form_bytes; /* a FORM load's captured bytes */
+    size_t form_len;
+    /* outcome */
+    uint32_t created_form;     /* the form of the last session created */
+    uint32_t capture;          /* ok_load_capture_form at the last original */
+    int verifies;
+    uint32_t notes[16], note_reasons[16];
+    uint64_t note_values[16];
+    int n_notes;
 } fx_page;
 
 static inline int fx_warned(const fx_page *pg, uint32_t code) {
@@ -317,6 +332,8 @@ static inline void fx_reset_outcome(fx_page *pg) {
     pg->n_warns = 0;
     pg->sessions = pg->released = 0;
     pg->served_len = 0;
+    pg->n_notes = pg->verifies = 0;
+    pg->created_form = pg->capture = 0;
 }
 
 /* A write transaction: returns 0 ok, else the OK_IOFAIL_* kind; -1 crashed. */
@@ -582,7 +599,19 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         char *json = NULL, hex[65];
         size_t jl = 0;
         uint8_t dig[32];
+        ok_load_info li;
         memset(&err, 0, sizeof err);
+        ok_load_info_get(l, &li);
+        if (li.form == OK_FORM_ORT) {
+            /* JS reads an .ort with the C ORT reader and hands over the
+             * original's report; the stand-in takes bytes starting "ORTM" */
+            static const char rep[] = "{\"ort\":true}";
+            if (value >= 8 && memcmp(pg->buf + 4, "ORTM", 4) == 0)
+                FX_EV(ok_load_validated, l, OK_OK, 0, (const uint8_t *)rep, sizeof rep - 1);
+            else
+                FX_EV(ok_load_validated, l, OK_ERR_NOT_ONNX, 0, NULL, 0);
+            return 0;
+        }
         if (ok_onnx_read(pg->buf, (size_t)value, &m, &err) != OK_OK) {
             FX_EV(ok_load_validated, l, err.code, err.offset, NULL, 0);
             return 0;
@@ -600,8 +629,12 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         return 0;
     }
     case OK_ACT_CREATE_SESSION:
-        if (pg->refuse_sessions > 0) {
-            pg->refuse_sessions--;
+        /* value2: the form (an optimized one is created at 'disabled'); an
+         * original is asked which form to capture, as JS does */
+        pg->created_form = (uint32_t)value2;
+        if (!value2) pg->capture = ok_load_capture_form(l, pg->facts);
+        if (pg->refuse_sessions > 0 || (pg->refuse_forms >> value2 & 1)) {
+            if (pg->refuse_sessions > 0) pg->refuse_sessions--;
             FX_EV(ok_load_session, l, 0);
             return 0;
         }
@@ -610,7 +643,20 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         pg->served = fx_malloc((size_t)value);
         memcpy(pg->served, pg->buf, (size_t)value);
         pg->served_len = (size_t)value;
-        FX_EV(ok_load_session, l, 1);
+        FX_EV(ok_load_session_timed, l, 1,
+              value2 < OK_FORM_COUNT ? pg->create_us[value2] : 0);
+        return 0;
+    case OK_ACT_VERIFY_FORM:
+        pg->verifies++;
+        FX_EV(ok_load_form_verified, l, pg->verdict ? pg->verdict : OK_VERDICT_EQUAL,
+              pg->orig_create_us);
+        return 0;
+    case OK_ACT_NOTE:
+        if (pg->n_notes < 16) {
+            pg->notes[pg->n_notes] = (uint32_t)value;
+            pg->note_reasons[pg->n_notes] = a->flags;
+            pg->note_values[pg->n_notes++] = value2;
+        }
         return 0;
     case OK_ACT_RELEASE_SESSION:
         pg->released++;
@@ -788,17 +834,19 @@ static inline void fx_run(fx_page *pg, const ok_load_params *p) {
             FX_EV(ok_load_abort, l);
             continue;
         }
-        if (info.state == OK_LOAD_STATE_STREAMING && p->source == OK_SOURCE_BYTES &&
+        if (info.state == OK_LOAD_STATE_STREAMING &&
+            (p->source == OK_SOURCE_BYTES || p->source == OK_SOURCE_FORM) &&
             !s.active && !s.pos) {
-            /* the caller's bytes, fed as a body */
+            /* the caller's bytes (a FORM load: the captured ones), fed as a body */
+            int form = p->source == OK_SOURCE_FORM;
             s.active = 1;
-            s.body = pg->srv->bytes;
+            s.body = form ? pg->form_bytes : pg->srv->bytes;
             s.start = 0;
-            s.end = pg->srv->len;
+            s.end = form ? pg->form_len : pg->srv->len;
             s.pos = 0;
             s.cut_at = -1;
             pg->buf_len = 0;
-            buf_ensure(pg, pg->srv->len);
+            buf_ensure(pg, s.end);
             continue;
         }
         if (s.active && info.state == OK_LOAD_STATE_STREAMING) {

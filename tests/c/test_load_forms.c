@@ -1,0 +1,506 @@
+/* Optimized forms in the load machine, against the fake browser: a cold
+ * load asks for a capture, a FORM load stores the form only once it
+ * verified and creates faster than the original, the next load serves it
+ * at 'disabled'; a form that differs, is slower, is not a model or is
+ * refused escalates .onnx -> .ort -> the original (the sentinel), each
+ * verdict persisted; forms made from other bytes are not trusted; the
+ * reader's facts skip a doomed tier; a crash after any write of a FORM
+ * load never leaves a form that serves wrong bytes. */
+#include "check.h"
+#include "load_driver.h"
+
+#define CS 4096u
+#define URL "https://models.test/m.onnx"
+#define CTX "ort=1.30.0;ep=wasm;level=all"
+
+static uint8_t *model_a, *model_c, *opt_a, *ort_a;
+static size_t len_a, len_c, len_opt, len_ort;
+static uint8_t sha_a[32], sha_c[32];
+
+static ok_load_params url_params(void) {
+    ok_load_params p;
+    memset(&p, 0, sizeof p);
+    p.source = OK_SOURCE_URL;
+    p.raw = URL;
+    p.url = URL;
+    p.page_url = "https://models.test/app/";
+    p.chunk_size = CS;
+    p.now = 1000;
+    p.form_ctx = CTX;
+    return p;
+}
+
+static ok_load_params form_params(uint32_t form, const uint8_t *sha, size_t len) {
+    ok_load_params p;
+    memset(&p, 0, sizeof p);
+    p.source = OK_SOURCE_FORM;
+    p.raw = "url:" URL "|form:original";
+    p.url = URL;
+    p.chunk_size = CS;
+    p.now = 2000;
+    p.form_ctx = CTX;
+    p.form = form;
+    p.source_sha256 = sha;
+    p.bytes_len = len;
+    return p;
+}
+
+typedef struct {
+    fx_db db;
+    fx_server srv;
+    fx_page pg;
+} world;
+
+static void world_init(world *w) {
+    memset(w, 0, sizeof *w);
+    w->db.crash_after = -1;
+    w->srv.bytes = model_a;
+    w->srv.len = len_a;
+    w->srv.every.cut_at = -1;
+    snprintf(w->srv.etag, sizeof w->srv.etag, "\"v1\"");
+    fx_page_init(&w->pg, &w->db, &w->srv, 0x4321);
+    w->pg.create_us[OK_FORM_ONNX] = 100;
+    w->pg.create_us[OK_FORM_ORT] = 120;
+    w->pg.orig_create_us = 300;
+}
+
+static void world_free(world *w) {
+    fx_page_close(&w->pg);
+    db_free(&w->db);
+}
+
+static int served(const fx_page *pg, const uint8_t *b, size_t n) {
+    return pg->done && pg->served && pg->served_len == n &&
+           memcmp(pg->served, b, n) == 0;
+}
+
+/* The stored record of form `form` (decoded into *m, freed by the caller
+ * with ok_manifest_free), or 0 when there is none. */
+static int stored_form(fx_db *d, uint32_t form, ok_manifest *m) {
+    size_t i;
+    for (i = 0; i < d->index.n; i++) {
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, m) != OK_OK)
+            continue;
+        if (m->form == form && m->state == OK_ENTRY_COMMITTED) return 1;
+        ok_manifest_free(m);
+    }
+    return 0;
+}
+
+static uint32_t form_status(fx_db *d, uint32_t form, uint32_t *reason) {
+    ok_manifest m;
+    uint32_t st;
+    if (!stored_form(d, form, &m)) return OK_FORM_NONE;
+    st = m.form_status;
+    if (reason) *reason = m.form_reason;
+    ok_manifest_free(&m);
+    return st;
+}
+
+/* Every committed form is whole: a verified form's chunks are all there
+ * and hash to its sha256; a tombstone has none. */
+static int forms_whole(fx_db *d) {
+    size_t i;
+    int ok = 1;
+    for (i = 0; i < d->index.n && ok; i++) {
+        ok_manifest m;
+        uint32_t k;
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK)
+            return 0;
+        if (m.form != OK_FORM_ORIGINAL && m.state == OK_ENTRY_COMMITTED) {
+            struct ok_sha256 h;
+            uint8_t dig[32];
+            ok_sha256_init(&h);
+            for (k = 0; k < m.chunk_count && ok; k++) {
+                fx_rec *r = fs_find(&d->chunks, d->index.v[i].name, k);
+                if (!r) ok = 0;
+                else ok_sha256_update(&h, r->bytes, r->len);
+            }
+            ok_sha256_final(&h, dig);
+            if (m.form_status == OK_FORM_VERIFIED && ok)
+                ok = memcmp(dig, m.sha256, 32) == 0;
+            if (m.form_status == OK_FORM_FAILED)
+                ok = m.chunk_count == 0 && !fs_find(&d->chunks, d->index.v[i].name, 0);
+        }
+        ok_manifest_free(&m);
+    }
+    return ok;
+}
+
+/* Cold load, capture of .onnx, stored, served warm at 'disabled'. */
+static void test_converges_to_onnx(void) {
+    world w;
+    ok_load_params p = url_params(), f;
+    ok_manifest m;
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORIGINAL);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    /* the capture is stored, verified and timed */
+    f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.done);
+    CHECK_EQ_INT(w.pg.verifies, 1);
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ONNX);
+    CHECK_EQ_INT(w.pg.sessions, w.pg.released); /* the round trip is released */
+    CHECK_EQ_INT(w.pg.n_notes, 0);
+    CHECK(stored_form(&w.db, OK_FORM_ONNX, &m));
+    CHECK_EQ_INT(m.form_status, OK_FORM_VERIFIED);
+    CHECK_EQ_INT(m.create_us, 100);
+    CHECK_EQ_INT(m.orig_create_us, 300);
+    CHECK(memcmp(m.source_sha256, sha_a, 32) == 0);
+    CHECK(strstr(m.key, "|form:onnx|" CTX) != NULL);
+    CHECK_EQ_INT(m.total_size, len_opt);
+    ok_manifest_free(&m);
+    CHECK(forms_whole(&w.db));
+    /* the second load serves the form, at 'disabled', with no request */
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, opt_a, len_opt));
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ONNX);
+    CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
+    CHECK_EQ_INT(w.srv.n_req, 1);
+    CHECK_EQ_INT(w.pg.sessions - w.pg.released, 1);
+    /* without a context (forms off) the original serves */
+    p.form_ctx = NULL;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    /* another context has no form yet */
+    p.form_ctx = "ort=1.30.0;ep=webgpu,wasm;level=all";
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    /* a second FORM load of the same form (another tab captured too)
+     * finds it decided and stores nothing */
+    {
+        size_t writes = (size_t)w.db.writes;
+        w.pg.form_bytes = opt_a;
+        fx_run(&w.pg, &f);
+        CHECK(w.pg.done);
+        CHECK_EQ_INT(w.pg.verifies, 0);
+        CHECK_EQ_INT((size_t)w.db.writes, writes);
+    }
+    world_free(&w);
+}
+
+/* .onnx differs -> tombstone, .ort next; .ort slower -> the sentinel. */
+static void test_escalation_to_sentinel(void) {
+    world w;
+    ok_load_params p = url_params(), f;
+    uint32_t reason = 0;
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    w.pg.verdict = OK_VERDICT_DIFFERS;
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.done);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, &reason), OK_FORM_FAILED);
+    CHECK_EQ_INT(reason, OK_REASON_FORM_OUTPUTS);
+    CHECK_EQ_INT(w.pg.n_notes, 1);
+    CHECK_EQ_INT(w.pg.notes[0], OK_NOTE_FORM_ESCALATED);
+    CHECK_EQ_INT(w.pg.note_reasons[0], OK_REASON_FORM_OUTPUTS);
+    CHECK_EQ_INT(w.pg.note_values[0], OK_FORM_ONNX | OK_FORM_ORT << 8);
+    CHECK_EQ_INT(w.pg.sessions, w.pg.released);
+    CHECK(forms_whole(&w.db));
+    /* the next load serves the original and asks for .ort */
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORT);
+    /* the .ort verifies but creates slower than the original */
+    f = form_params(OK_FORM_ORT, sha_a, len_ort);
+    w.pg.form_bytes = ort_a;
+    w.pg.form_len = len_ort;
+    w.pg.verdict = OK_VERDICT_EQUAL;
+    w.pg.create_us[OK_FORM_ORT] = 400;
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, &reason), OK_FORM_FAILED);
+    CHECK_EQ_INT(reason, OK_REASON_FORM_SLOWER);
+    CHECK_EQ_INT(w.pg.note_values[0], OK_FORM_ORT | OK_FORM_ORIGINAL << 8);
+    CHECK(forms_whole(&w.db));
+    /* every tier failed for these bytes: the original, no more captures,
+     * in this tab and in another */
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    {
+        fx_page other;
+        fx_page_init(&other, &w.db, &w.srv, 0x777);
+        fx_run(&other, &p);
+        CHECK(served(&other, model_a, len_a));
+        CHECK_EQ_INT(other.capture, OK_FORM_ORIGINAL);
+        fx_page_close(&other);
+    }
+    /* the model changes at its URL: the verdicts were for other bytes */
+    w.srv.bytes = model_c;
+    w.srv.len = len_c;
+    p.mode = OK_MODE_RELOAD;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_c, len_c));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    world_free(&w);
+}
+
+/* A verified .ort serves when .onnx failed; a stored form onnxruntime
+ * refuses, or that rots, falls back to the original and is made again. */
+static void test_ort_serves_and_refusal(void) {
+    world w;
+    ok_load_params p = url_params(), f;
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    /* .onnx is not even a model (a capture gone wrong) */
+    f = form_params(OK_FORM_ONNX, sha_a, 64);
+    w.pg.form_bytes = model_c + 200; /* garbage */
+    w.pg.form_len = 64;
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.done);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_FAILED);
+    CHECK_EQ_INT(w.pg.verifies, 0);
+    f = form_params(OK_FORM_ORT, sha_a, len_ort);
+    w.pg.form_bytes = ort_a;
+    w.pg.form_len = len_ort;
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_VERIFIED);
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, ort_a, len_ort));
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORT);
+    /* onnxruntime refuses the stored .ort now (another device, say) */
+    w.pg.refuse_forms = 1u << OK_FORM_ORT;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.n_notes, 1);
+    CHECK_EQ_INT(w.pg.notes[0], OK_NOTE_FORM_DROPPED);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORT); /* made and verified again */
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_NONE);
+    CHECK_EQ_INT(w.srv.n_req, 1);
+    CHECK_EQ_INT(w.pg.sessions - w.pg.released, 1);
+    /* the new capture fails its round trip here: tombstone, sentinel */
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_FAILED);
+    CHECK_EQ_INT(w.pg.sessions, w.pg.released);
+    w.pg.refuse_forms = 0;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    world_free(&w);
+}
+
+static void test_rotten_form_falls_back(void) {
+    world w;
+    ok_load_params p = url_params(), f;
+    size_t i;
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    fx_run(&w.pg, &f);
+    /* flip a byte in one of the form's stored chunks */
+    for (i = 0; i < w.db.index.n; i++) {
+        ok_manifest m;
+        if (ok_manifest_decode(w.db.index.v[i].bytes, w.db.index.v[i].len, &m) != OK_OK)
+            continue;
+        if (m.form == OK_FORM_ONNX) {
+            fx_rec *r = fs_find(&w.db.chunks, w.db.index.v[i].name, 1);
+            CHECK(r != NULL);
+            if (r) r->bytes[7] ^= 1;
+        }
+        ok_manifest_free(&m);
+    }
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.notes[0], OK_NOTE_FORM_DROPPED);
+    CHECK_EQ_INT(w.pg.note_reasons[0], OK_REASON_CHECKSUM);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    CHECK_EQ_INT(w.srv.n_req, 1);
+    CHECK(forms_whole(&w.db));
+    world_free(&w);
+}
+
+/* The reader's facts: a model with external data whose subgraphs hold
+ * initializers skips .onnx; past 2 GiB no form at all. A failed capture
+ * (no bytes) is a tombstone too. */
+static void test_facts_and_failed_capture(void) {
+    world w;
+    ok_load_params p = url_params(), f;
+    world_init(&w);
+    w.pg.facts = OK_FACT_EXTERNAL_DATA | OK_FACT_SUBGRAPH_INITIALIZERS;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORT);
+    w.pg.facts = OK_FACT_EXTERNAL_DATA;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    w.pg.facts = OK_FACT_OVER_2GB;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    w.pg.facts = 0;
+    f = form_params(OK_FORM_ONNX, sha_a, 0);
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.done);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_FAILED);
+    CHECK_EQ_INT(w.pg.note_reasons[0], OK_REASON_FORM_CAPTURE);
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORT);
+    /* no IndexedDB: a FORM load is refused, a URL load captures nothing */
+    p.flags = OK_LOAD_NO_IDB;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    f = form_params(OK_FORM_ORT, sha_a, len_ort);
+    f.flags = OK_LOAD_NO_IDB;
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.failed);
+    world_free(&w);
+}
+
+/* Bad parameters are refused. */
+static void test_params(void) {
+    ok_cache *c = NULL;
+    ok_load *l = NULL;
+    ok_load_params f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+    CHECK_EQ_INT(ok_cache_open(&c, 0, 1), OK_OK);
+    f.form = OK_FORM_ORIGINAL;
+    CHECK_EQ_INT(ok_load_new(c, &f, &l), OK_ERR_INVALID_ARG);
+    f.form = OK_FORM_ORT;
+    f.form_ctx = "a|b";
+    CHECK_EQ_INT(ok_load_new(c, &f, &l), OK_ERR_INVALID_ARG);
+    f.form_ctx = CTX;
+    f.source_sha256 = NULL;
+    CHECK_EQ_INT(ok_load_new(c, &f, &l), OK_ERR_INVALID_ARG);
+    f.source_sha256 = sha_a;
+    CHECK_EQ_INT(ok_load_new(c, &f, &l), OK_OK);
+    CHECK_EQ_INT(ok_load_form_verified(l, OK_VERDICT_EQUAL, 1), OK_ERR_STATE);
+    CHECK_EQ_INT(ok_load_capture_form(l, 0), OK_FORM_ORIGINAL);
+    ok_load_free(l);
+    ok_cache_close(c);
+}
+
+/* Manifests of forms: version 3, the record round-trips, tombstones hold
+ * nothing, an original never carries a verdict. */
+static void test_form_manifests(void) {
+    ok_manifest m, d;
+    uint8_t buf[1024];
+    uint64_t sum = 42;
+    size_t n;
+    memset(&m, 0, sizeof m);
+    m.state = OK_ENTRY_COMMITTED;
+    m.form = OK_FORM_ORT;
+    m.chunk_size = CS;
+    m.chunk_count = m.stored_count = 1;
+    m.total_size = 100;
+    m.report_len = 5;
+    m.form_status = OK_FORM_VERIFIED;
+    m.create_us = 7;
+    m.orig_create_us = 9;
+    memcpy(m.source_sha256, sha_a, 32);
+    m.key = "k|form:ort|" CTX;
+    m.key_len = (uint32_t)strlen(m.key);
+    m.url = URL;
+    m.url_len = (uint32_t)strlen(URL);
+    m.etag = m.last_modified = "";
+    m.sums = &sum;
+    n = ok_manifest_size(&m);
+    CHECK_EQ_INT(ok_manifest_encode(&m, buf, sizeof buf), OK_OK);
+    CHECK_EQ_INT(buf[4], 3);
+    CHECK_EQ_INT(ok_manifest_decode(buf, n, &d), OK_OK);
+    CHECK_EQ_INT(d.form_status, OK_FORM_VERIFIED);
+    CHECK_EQ_INT(d.create_us, 7);
+    CHECK_EQ_INT(d.orig_create_us, 9);
+    CHECK(memcmp(d.source_sha256, sha_a, 32) == 0);
+    CHECK(d.sums[0] == 42);
+    ok_manifest_free(&d);
+    /* a committed form must carry a verdict */
+    m.form_status = OK_FORM_NONE;
+    CHECK_EQ_INT(ok_manifest_encode(&m, buf, sizeof buf), OK_OK);
+    CHECK_EQ_INT(ok_manifest_decode(buf, n, &d), OK_ERR_CORRUPT);
+    /* a tombstone with chunks is corrupt; without, fine */
+    m.form_status = OK_FORM_FAILED;
+    CHECK_EQ_INT(ok_manifest_encode(&m, buf, sizeof buf), OK_OK);
+    CHECK_EQ_INT(ok_manifest_decode(buf, n, &d), OK_ERR_CORRUPT);
+    m.chunk_count = m.stored_count = 0;
+    m.total_size = 0;
+    m.report_len = 0;
+    n = ok_manifest_size(&m);
+    CHECK_EQ_INT(ok_manifest_encode(&m, buf, sizeof buf), OK_OK);
+    CHECK_EQ_INT(ok_manifest_decode(buf, n, &d), OK_OK);
+    CHECK_EQ_INT(d.form_status, OK_FORM_FAILED);
+    ok_manifest_free(&d);
+    /* version 2 must not be a form (an original has no record) */
+    buf[4] = 2;
+    CHECK(ok_manifest_decode(buf, n, &d) != OK_OK);
+}
+
+/* A tab killed after any write of a FORM load: the store never serves a
+ * form that is not whole, and the next loads still converge. */
+static void test_crash_anywhere(void) {
+    int k;
+    for (k = 0; k < 12; k++) {
+        world w;
+        ok_load_params p = url_params(), f;
+        int crashed;
+        world_init(&w);
+        fx_run(&w.pg, &p);
+        w.db.crash_after = w.db.writes + k;
+        f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+        w.pg.form_bytes = opt_a;
+        w.pg.form_len = len_opt;
+        w.pg.verdict = k % 2 ? OK_VERDICT_DIFFERS : OK_VERDICT_EQUAL;
+        fx_run(&w.pg, &f);
+        crashed = w.pg.crashed;
+        CHECK(forms_whole(&w.db));
+        /* a new page */
+        w.db.crash_after = -1;
+        w.db.crashed = 0;
+        fx_page_close(&w.pg);
+        fx_page_init(&w.pg, &w.db, &w.srv, 0x5000 + (uint64_t)k);
+        w.pg.create_us[OK_FORM_ONNX] = 100;
+        w.pg.orig_create_us = 300;
+        fx_run(&w.pg, &p);
+        CHECK(!w.pg.stuck);
+        if (w.pg.created_form == OK_FORM_ONNX) CHECK(served(&w.pg, opt_a, len_opt));
+        else CHECK(served(&w.pg, model_a, len_a));
+        if (!crashed) {
+            CHECK_EQ_INT(w.pg.created_form, k % 2 ? OK_FORM_ORIGINAL : OK_FORM_ONNX);
+        } else if (w.pg.created_form == OK_FORM_ORIGINAL) {
+            /* nothing decided, or .onnx failed: a capture is asked for */
+            CHECK(w.pg.capture == OK_FORM_ONNX || w.pg.capture == OK_FORM_ORT);
+        }
+        CHECK_EQ_INT(fx_orphans(&w.db), 0);
+        world_free(&w);
+    }
+}
+
+int main(void) {
+    struct ok_sha256 h;
+    model_a = fx_model(10 * CS + 123, 1, &len_a);
+    model_c = fx_model(10 * CS + 123, 3, &len_c);
+    opt_a = fx_model(6 * CS + 77, 4, &len_opt); /* "optimized": another model */
+    len_ort = 5 * CS + 9;
+    ort_a = fx_malloc(len_ort);
+    memset(ort_a, 0x11, len_ort);
+    memcpy(ort_a + 4, "ORTM", 4);
+    ok_sha256_init(&h);
+    ok_sha256_update(&h, model_a, len_a);
+    ok_sha256_final(&h, sha_a);
+    ok_sha256_init(&h);
+    ok_sha256_update(&h, model_c, len_c);
+    ok_sha256_final(&h, sha_c);
+    test_converges_to_onnx();
+    test_escalation_to_sentinel();
+    test_ort_serves_and_refusal();
+    test_rotten_form_falls_back();
+    test_facts_and_failed_capture();
+    test_params();
+    test_form_manifests();
+    test_crash_anywhere();
+    free(model_a);
+    free(model_c);
+    free(opt_a);
+    free(ort_a);
+    return CHECK_DONE();
+}
