@@ -341,6 +341,12 @@ export const POOL_REFUSAL = Object.freeze({
   NO_SIZE: 7,
 });
 
+/** the normalization stamp (wasm/stamp.h): its tail's largest size, a field's longest */
+export const STAMP = Object.freeze({
+  MAX_TAIL: 512,
+  MAX_FIELD: 64,
+});
+
 /** the dtype table (OK_DTYPE_LIST): ONNX TensorProto code -> onnxruntime-web name, bits per element (0: no fixed size) */
 export const DTYPE = Object.freeze({
   1: Object.freeze({ name: 'float32', bits: 32 }),

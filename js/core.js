@@ -2,6 +2,7 @@
 // exported ABI (wasm/ortkeep_abi.c) in plain JS. Everything here moves bytes
 // in and out of wasm memory; decisions stay in C.
 import createOrtkeepCore from '../dist/ortkeep-core.mjs';
+import { STAMP } from './core-constants.js';
 import { coreError, OrtkeepError } from './errors.js';
 import { isNode, readFileUrl } from './platform/node.js';
 import { sharedScratch } from './scratch.js';
@@ -178,6 +179,32 @@ export class Core {
       }
     } finally {
       m._free(ptr);
+    }
+  }
+
+  /**
+   * The normalization stamp's tail for an artifact (wasm/stamp.h): the
+   * protobuf bytes of one metadata_props entry `ortkeep.stamp` to append to
+   * the artifact, which then carries it as its last field.
+   * @param {{producer: string, ort: string, ep: string, level: string, source: string, artifact: string}} stamp
+   *   source/artifact: SHA-256 hex (lowercase) of the original model and of the artifact's bytes before the stamp
+   * @returns {Uint8Array}
+   */
+  stampTail({ producer, ort, ep, level, source, artifact }) {
+    const m = this.m;
+    const enc = new TextEncoder();
+    const strings = [producer, ort, ep, level, source, artifact].map((v) => enc.encode(`${v ?? ''}\0`));
+    const cap = STAMP.MAX_TAIL;
+    const ptrs = [];
+    try {
+      for (const b of strings) ptrs.push(this.copyIn(b));
+      const out = this.copyIn(new Uint8Array(cap));
+      ptrs.push(out);
+      const n = m._ok_abi_stamp_encode(...ptrs.slice(0, 6), out, cap);
+      if (!n) throw this.lastError();
+      return m.HEAPU8.slice(out, out + n);
+    } finally {
+      ptrs.forEach((p) => this.free(p));
     }
   }
 }

@@ -24,7 +24,10 @@ fi
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f node_modules/.ortkeep-lock ] || [ "$(cat node_modules/.ortkeep-lock)" != "$lock_sum" ]; then
   log "npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+  # onnxruntime-node (for `ortkeep prepare`) ships its CPU binaries in the npm
+  # tarball; its postinstall would fetch CUDA EP libraries from nuget.org,
+  # which is not reachable here (and not needed): its documented switch skips it.
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
   echo "$lock_sum" > node_modules/.ortkeep-lock
 fi
 

@@ -16,6 +16,7 @@
 #include "ok_cache.h"
 #include "ok_load.h"
 #include "ok_error.h"
+#include "stamp.h"
 #include "tensor_pool.h"
 
 typedef struct {
@@ -200,6 +201,10 @@ static void generate(out_buf *o_) {
     close_obj(&o);
     open_obj(&o, "POOL_REFUSAL", "why the pool refused a request (word 0 of ok_pool_refusal())");
     OK_POOL_REFUSAL_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "STAMP", "the normalization stamp (wasm/stamp.h): its tail's largest size, a field's longest");
+    NUM(MAX_TAIL, OK_STAMP_MAX_TAIL)
+    NUM(MAX_FIELD, OK_STAMP_MAX_FIELD)
     close_obj(&o);
 #define DTYPE(code, name, bits)                                                   \
     snprintf(line, sizeof line, "  %d: Object.freeze({ name: '%s', bits: %d }),\n", code, #name, bits); \

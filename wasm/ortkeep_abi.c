@@ -12,6 +12,7 @@
 #include "json_buf.h"
 #include "ort_format.h"
 #include "sha256.h"
+#include "stamp.h"
 
 #define OK_EXPORT __attribute__((used, visibility("default")))
 
@@ -95,6 +96,32 @@ OK_EXPORT char *ok_abi_inspect_ort(const uint8_t *buf, uint32_t len) {
         return NULL;
     }
     return b.p;
+}
+
+/* ---- the normalization stamp (wasm/stamp.h) ----
+ * The protobuf tail that stamps an artifact, from its fields as
+ * NUL-terminated strings (source/artifact: 64 lowercase hex digits): its
+ * length, written into out[0, cap), or 0 with last_error set. The caller
+ * appends the tail to the artifact's bytes (no copy of the artifact here). */
+OK_EXPORT uint32_t ok_abi_stamp_encode(const char *producer, const char *ort, const char *ep,
+                                       const char *level, const char *source_hex,
+                                       const char *artifact_hex, uint8_t *out, uint32_t cap) {
+    ok_stamp s;
+    size_t len = 0;
+    ok_status rc;
+    clear_error();
+    rc = ok_stamp_from_strings(&s, producer, ort, ep, level, source_hex, artifact_hex);
+    if (rc != OK_OK) {
+        set_error(rc, rc == OK_ERR_LIMIT ? "a stamp field is longer than 64 bytes"
+                                         : "a stamp field is empty or holds ';', '=' or a control byte, or a digest is not 64 lowercase hex digits");
+        return 0;
+    }
+    rc = ok_stamp_encode(&s, out, cap, &len);
+    if (rc != OK_OK) {
+        set_error(rc, "the stamp does not fit the buffer given");
+        return 0;
+    }
+    return (uint32_t)len;
 }
 
 /* ---- model cache and load machine (cache/ok_cache.h, cache/ok_load.h) ----

@@ -110,6 +110,34 @@ static int copy_field(const char *p, size_t n, char *dst) {
     return 1;
 }
 
+/* strlen, stopping at max (strnlen is POSIX, not C11). */
+static size_t bounded_len(const char *s, size_t max) {
+    size_t n = 0;
+    while (n < max && s[n]) n++;
+    return n;
+}
+
+ok_status ok_stamp_from_strings(ok_stamp *out, const char *producer, const char *ort, const char *ep,
+                                const char *level, const char *source_hex, const char *artifact_hex) {
+    const char *fields[] = {producer, ort, ep, level};
+    char *dst[] = {out ? out->producer : NULL, out ? out->ort : NULL, out ? out->ep : NULL, out ? out->level : NULL};
+    if (!out || !source_hex || !artifact_hex) return OK_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < 4; i++) {
+        if (!fields[i]) return OK_ERR_INVALID_ARG;
+        /* bounded: a field past the limit is refused without reading it all */
+        size_t n = bounded_len(fields[i], OK_STAMP_MAX_FIELD + 1);
+        ok_status rc = check_field(fields[i], n);
+        if (rc) return rc;
+        memcpy(dst[i], fields[i], n);
+        dst[i][n] = 0;
+    }
+    if (!parse_hex32(source_hex, bounded_len(source_hex, 65), out->source) ||
+        !parse_hex32(artifact_hex, bounded_len(artifact_hex, 65), out->artifact))
+        return OK_ERR_INVALID_ARG;
+    return OK_OK;
+}
+
 ok_status ok_stamp_parse(const char *value, size_t n, ok_stamp *out) {
     if (!value || !out) return OK_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);

@@ -55,6 +55,13 @@ typedef struct ok_stamp {
  * or cap is too small. */
 ok_status ok_stamp_encode(const ok_stamp *s, uint8_t *out, size_t cap, size_t *len);
 
+/* Fills *out from strings (what JS hands the exported ABI): producer, ort,
+ * ep and level as for ok_stamp_encode, source and artifact as 64 lowercase
+ * hex digits each. OK_ERR_INVALID_ARG for a NULL, a bad field or a digest
+ * that is not that, OK_ERR_LIMIT for a field past OK_STAMP_MAX_FIELD. */
+ok_status ok_stamp_from_strings(ok_stamp *out, const char *producer, const char *ort, const char *ep,
+                                const char *level, const char *source_hex, const char *artifact_hex);
+
 /* Parses a stamp value (the entry's value string). OK_ERR_NOT_ONNX when it is
  * not one (unknown version, a field missing or repeated, bad hex). */
 ok_status ok_stamp_parse(const char *value, size_t n, ok_stamp *out);

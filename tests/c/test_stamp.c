@@ -203,10 +203,51 @@ static void test_tracker(void) {
     CHECK_EQ_INT(tracked(junk, sizeof junk, 1, NULL), OK_STAMP_NONE);
 }
 
+/* ok_stamp_from_strings (what the exported ABI calls): the same stamp as
+ * the struct filled by hand; bad fields and digests refused. */
+static void test_from_strings(void) {
+    uint8_t model[1024], a[OK_STAMP_MAX_TAIL], b[OK_STAMP_MAX_TAIL];
+    size_t n, na = 0, nb = 0;
+    ok_stamp s, t;
+    char src[65], art[65], up[65], long_field[80];
+    stamped_tiny(model, &n, &s);
+    ok_hex(s.source, 32, src);
+    ok_hex(s.artifact, 32, art);
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, s.producer, s.ort, s.ep, s.level, src, art), OK_OK);
+    CHECK(memcmp(&s, &t, sizeof s) == 0);
+    CHECK_EQ_INT(ok_stamp_encode(&s, a, sizeof a, &na), OK_OK);
+    CHECK_EQ_INT(ok_stamp_encode(&t, b, sizeof b, &nb), OK_OK);
+    CHECK(na == nb && memcmp(a, b, na) == 0);
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "ortkeep prepare", "1.30.0", "wasm", "basic", src, art), OK_OK);
+    CHECK(strcmp(t.producer, "ortkeep prepare") == 0 && strcmp(t.level, "basic") == 0);
+
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "", "1.30.0", "wasm", "basic", src, art), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "a;b", "1.30.0", "wasm", "basic", src, art), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "p", "1.30=0", "wasm", "basic", src, art), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "p", "1.30.0", "we\nb", "basic", src, art), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "p", "1.30.0", "wasm", NULL, src, art), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_stamp_from_strings(NULL, "p", "1.30.0", "wasm", "basic", src, art), OK_ERR_INVALID_ARG);
+    memset(long_field, 'x', sizeof long_field - 1);
+    long_field[sizeof long_field - 1] = 0;
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, long_field, "1.30.0", "wasm", "basic", src, art), OK_ERR_LIMIT);
+    long_field[OK_STAMP_MAX_FIELD] = 0; /* exactly the limit: taken */
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, long_field, "1.30.0", "wasm", "basic", src, art), OK_OK);
+    /* digests: 64 lowercase hex digits, no more, no fewer, nothing else */
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "p", "1.30.0", "wasm", "basic", src, "abc"), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "p", "1.30.0", "wasm", "basic", NULL, art), OK_ERR_INVALID_ARG);
+    memcpy(up, src, sizeof up);
+    up[0] = 'G';
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "p", "1.30.0", "wasm", "basic", up, art), OK_ERR_INVALID_ARG);
+    char longer[70];
+    snprintf(longer, sizeof longer, "%s00", src);
+    CHECK_EQ_INT(ok_stamp_from_strings(&t, "p", "1.30.0", "wasm", "basic", longer, art), OK_ERR_INVALID_ARG);
+}
+
 int main(void) {
     test_round_trip_and_verdicts();
     test_malformed();
     test_encode_refusals();
     test_tracker();
+    test_from_strings();
     return CHECK_DONE();
 }
