@@ -1,7 +1,7 @@
 // The model cache's management API: `import { cache } from 'ortkeep'`.
 // Each call reads the stores afresh (other tabs write them too) and lets the
 // C index decide; what it drops is carried out before the call returns.
-import { ENTRY_STATE, FORM, IOFAIL, STATUS } from './core-constants.js';
+import { ENTRY_STATE, FORM, FORM_STATUS, IOFAIL, REASON, STATUS } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { coreStatusError } from './cache/cache-core.js';
 import { applyDelete } from './cache/load-driver.js';
@@ -10,6 +10,7 @@ import { configureCache, pageCache } from './cache/page-cache.js';
 import { estimate as storageEstimate, persist } from './cache/quota.js';
 
 const FORMS = Object.fromEntries(Object.entries(FORM).map(([name, v]) => [v, name]));
+const REASON_NAME = Object.fromEntries(Object.entries(REASON).map(([k, v]) => [v, k.toLowerCase().replace(/_/g, '-')]));
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
 async function synced() {
@@ -35,13 +36,25 @@ async function drain(c) {
   for (const a of c.index.takeActions()) await applyDelete(c.store, a);
 }
 
+/** An optimized form's verdict: verified with its creation time against the
+ * original's, or failed (a tombstone: nothing stored) and why. */
+function formFields(e) {
+  return {
+    status: e.formStatus === FORM_STATUS.VERIFIED ? 'verified' : 'failed',
+    ...(e.formStatus === FORM_STATUS.FAILED ? { reason: REASON_NAME[e.formReason] } : { createMs: e.createUs / 1000, originalCreateMs: e.origCreateUs / 1000 }),
+    sourceSha256: e.sourceSha256,
+  };
+}
+
 export const cache = {
-  /** Stored models: {key, url, bytes, lastUsed (ms since epoch), form, hits, sha256, etag, lastModified}. */
+  /** Stored models: {key, url, bytes, lastUsed (ms since epoch), form, hits, sha256, etag, lastModified};
+   *  optimized forms also {status, createMs, originalCreateMs | reason, sourceSha256}. */
   async list() {
     const c = await synced();
     return c.index.entries().filter((e) => e.state === ENTRY_STATE.COMMITTED).map((e) => ({
       key: e.key, url: e.url, bytes: e.totalSize, lastUsed: e.lastUsed, form: FORMS[e.form] ?? String(e.form),
       hits: e.hitCount, sha256: e.sha256, etag: e.etag || null, lastModified: e.lastModified || null,
+      ...(e.form ? formFields(e) : {}),
     }));
   },
 

@@ -7,6 +7,7 @@ import { OrtkeepError } from './errors.js';
 import { resolveOrt } from './ort-adapter.js';
 import { deviceAvailable } from './devices/detect.js';
 import { externalDataOption } from './external-data.js';
+import { formHooks, formInfo, formsFor, storeForms } from './forms/tiers.js';
 import { deviceOutputs } from './pool/shapes.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { CacheIndex } from './cache/cache-core.js';
@@ -74,11 +75,19 @@ async function loadFresh(src, options, signal) {
   const poolOptions = wanted !== 'cpu' && !options.pool?.device && !(await deviceAvailable(wanted, baseOptions.executionProviders))
     ? { ...options, pool: { ...options.pool, device: 'cpu' } } : options;
   const sessionOptions = poolSessionOptions(poolOptions, baseOptions);
+  const debug = options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null;
+  const events = [];
+  const emit = (ev) => {
+    events.push(ev);
+    debug?.(`ortkeep: ${ev.type} ${JSON.stringify(ev)}`);
+    try { options.onEvent?.(ev); } catch { /* the caller's handler */ }
+  };
+  const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'), signal);
+  const hooks = forms.ctx ? formHooks(ort, forms, options, emit) : null;
   const machine = new LoadMachine(core.m, cache?.index ?? unstoredIndex(core), {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
-    mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength,
+    mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength, formCtx: forms.ctx ?? null,
   });
-  const debug = options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null;
   const r = await runLoad({
     machine, core, cache, ort, sessionOptions, bytes: src.bytes, signal, url: src.url ?? null,
     sessionOptionsFor: (report) => {
@@ -86,8 +95,16 @@ async function loadFresh(src, options, signal) {
       return poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions, report, deviceOutputs(core, report));
     },
     onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
-    debug,
+    debug, forms: hooks,
   });
+  // Off the caller's critical path: store (and verify) what was captured.
+  const captured = hooks?.state.captured;
+  const formsReady = captured && r.stored
+    ? storeForms({
+      ort, core, cache, forms, first: captured, sessionOptions: baseOptions, probe: options.forms?.probe, emit, debug,
+      original: { bytes: r.bytes, report: r.report, sha256: r.info.sha256, key: r.info.key, url: src.url },
+    }).then((out) => ({ ...out, events }))
+    : Promise.resolve({ stored: null, failed: [], events });
   // Ask once a model is stored; the browser answers (or prompts) on its own time.
   if (options.persist && r.stored) persist().catch(() => {});
   const tier = TIER_NAME[r.tier];
@@ -98,11 +115,15 @@ async function loadFresh(src, options, signal) {
       timings: { ...r.timings },
     }
     : null;
-  return new Session(ort, r.ortSession, {
+  const session = new Session(ort, r.ortSession, {
     model: r.report,
+    form: formInfo(forms, r.info.form, r.timings.createMs, captured && r.stored ? captured.form : 0),
     source: { url: src.url ?? null, bytes: r.info.total, sha256: r.info.sha256 ?? r.report.sha256 },
     cache: cacheInfo,
     warnings: r.warnings,
     timings: { runtimeMs: tReady - t0, ...r.timings, totalMs: now() - t0 },
   }, { core, pool: poolOptions.pool, executionProviders: sessionOptions.executionProviders, debug });
+  /** Settles when ortkeep's background work for this load (storing and verifying forms) is done. */
+  Object.defineProperty(session, 'formsReady', { value: formsReady });
+  return session;
 }

@@ -15,9 +15,12 @@ export class LoadMachine {
   /**
    * @param {object} m the Emscripten module
    * @param {import('./cache-core.js').CacheIndex} index the page's index
-   * @param {{source: 'url'|'bytes', raw?: string, url?: string, pageUrl?: string|null,
+   * @param {{source: 'url'|'bytes'|'form', raw?: string, url?: string, pageUrl?: string|null,
    *          integrity?: string|null, mode?: string, chunkSize?: number, flags?: number,
-   *          bytesLength?: number}} p
+   *          bytesLength?: number, formCtx?: string|null, form?: number, sourceSha256?: string}} p
+   *   formCtx: the optimized forms' context (null: forms off); form loads (source 'form')
+   *   store form `form` made from the original whose SHA-256 (hex) is sourceSha256,
+   *   raw being the original's cache key
    */
   constructor(m, index, p) {
     this.m = m;
@@ -26,9 +29,16 @@ export class LoadMachine {
     this.scratch = sharedScratch(m);
     this.tmp = m._malloc(8);
     const mode = CACHE_MODE[p.mode ?? 'default'];
-    this.l = withStrings(m, [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null], (raw, url, page, integ) =>
-      m._ok_abi_load_new(index.c, p.source === 'bytes' ? SOURCE.BYTES : SOURCE.URL, raw, url, page, integ,
-        mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0)));
+    const source = p.source === 'bytes' ? SOURCE.BYTES : p.source === 'form' ? SOURCE.FORM : SOURCE.URL;
+    const sha = p.sourceSha256 ? m._malloc(32) : 0;
+    if (sha) m.HEAPU8.set(p.sourceSha256.match(/../g).map((h) => parseInt(h, 16)), sha);
+    try {
+      this.l = withStrings(m, [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null, p.formCtx ?? null], (raw, url, page, integ, ctx) =>
+        m._ok_abi_load_new(index.c, source, raw, url, page, integ,
+          mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0), ctx, p.form ?? 0, sha));
+    } finally {
+      if (sha) m._free(sha);
+    }
     if (!this.l) {
       const code = m._ok_abi_last_error_code();
       m._free(this.tmp);
@@ -109,5 +119,11 @@ export class LoadMachine {
       : this.m._ok_load_validated(this.l, status, u64(offset), 0, 0);
   }
   session(ok) { return this.m._ok_load_session(this.l, ok ? 1 : 0); }
+  /** The session's outcome with its creation time (ms), which forms are judged by. */
+  sessionTimed(ok, ms) { return this.m._ok_load_session_timed(this.l, ok ? 1 : 0, Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0); }
+  /** VERIFY_FORM's answer (VERDICT.*) and the original's creation time (ms). */
+  formVerified(verdict, origMs) { return this.m._ok_load_form_verified(this.l, verdict, Math.min(0xffffffff, Math.round(origMs * 1000)) >>> 0); }
+  /** At CREATE_SESSION of an original: the form to capture (FORM.*; 0 none). facts: FACT.* bits. */
+  captureForm(facts) { return this.m._ok_load_capture_form(this.l, facts); }
   abort() { return this.l ? this.m._ok_load_abort(this.l) : STATUS.OK; }
 }

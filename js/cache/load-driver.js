@@ -33,6 +33,9 @@ class NoMemory extends Error {}
  * @param {(w: {code: string, message: string}) => void} [ctx.onWarning]
  * @param {typeof fetch} [ctx.fetch]
  * @param {string|null} ctx.url
+ * @param {object} [ctx.forms] optimized forms (js/forms/tiers.js): capture(ort, bytes, options, report) at an
+ *   original's CREATE_SESSION, verify(session) at VERIFY_FORM, formReport (FORM loads: the original's
+ *   reader report, committed with the form), onNote(action)
  * @returns {Promise<{ortSession: object, report: object, info: object, timings: object, warnings: string[]}>}
  */
 export function runLoad(ctx) {
@@ -285,10 +288,18 @@ class LoadRun {
         let offset = 0;
         let json = null;
         try {
-          // Streamed through the core in 1 MiB pieces (core.inspectStream),
-          // never copied in whole: the core's heap stays a few MiB for any
-          // model. a.name is the SHA-256 the machine took as bytes arrived.
-          json = this.ctx.core.inspectJson(this.buf.view(a.value), a.name);
+          const formReport = this.ctx.forms?.formReport;
+          if (formReport && this.ctx.forms.format === 'ort') {
+            // an .ort form: the C ORT-format reader; the original's report is committed
+            this.ctx.core.inspectOrt(this.buf.view(a.value));
+            json = formReport;
+          } else {
+            // Streamed through the core in 1 MiB pieces (core.inspectStream),
+            // never copied in whole: the core's heap stays a few MiB for any
+            // model. a.name is the SHA-256 the machine took as bytes arrived.
+            json = this.ctx.core.inspectJson(this.buf.view(a.value), a.name);
+            if (formReport) json = formReport; // a form keeps the original's report
+          }
         } catch (e) {
           status = STATUS[e?.code] ?? STATUS.NOT_ONNX;
           offset = e?.offset ?? 0;
@@ -306,17 +317,31 @@ class LoadRun {
         this.progress('create-session', a.value, a.value);
         this.phase(this.hit ? 'readMs' : 'storeMs');
         let ok = true;
+        const form = a.value2; // an optimized form: onnxruntime optimized it already
+        const t0 = now();
         try {
-          const so = this.ctx.sessionOptionsFor ? this.ctx.sessionOptionsFor(this.report) : this.ctx.sessionOptions;
-          this.ortSession = await createSession(this.ctx.ort, this.buf.view(a.value), so);
+          let so = this.ctx.sessionOptionsFor ? this.ctx.sessionOptionsFor(this.report) : this.ctx.sessionOptions;
+          if (form) so = { ...so, graphOptimizationLevel: 'disabled' };
+          const capture = !form && this.ctx.forms?.capture ? this.m.captureForm(this.ctx.forms.facts(this.report, a.value)) : 0;
+          if (capture) this.ortSession = await this.ctx.forms.capture(capture, this.buf.view(a.value), so);
+          else this.ortSession = await createSession(this.ctx.ort, this.buf.view(a.value), so);
         } catch (e) {
           this.sessionError = e;
           ok = false;
         }
+        this.createdForm = form;
         this.phase('createMs');
-        this.ev(this.m.session(ok));
+        this.ev(this.m.sessionTimed(ok, now() - t0));
         return;
       }
+      case ACT.VERIFY_FORM: {
+        const { verdict, origMs } = await this.ctx.forms.verify(this.ortSession);
+        this.ev(this.m.formVerified(verdict, origMs));
+        return;
+      }
+      case ACT.NOTE:
+        try { this.ctx.forms?.onNote?.(a); } catch { /* the caller's handler */ }
+        return;
       case ACT.RELEASE_SESSION:
         await this.ortSession?.release().catch(() => {});
         this.ortSession = null;

@@ -1,0 +1,237 @@
+// Optimized forms in load(): the hands of the C core's form tiers
+// (cache/ok_load.h: form contexts, ok_load_capture_form, FORM loads). A load
+// serving the original captures the tier the core names while creating the
+// caller's session; after the caller has its session, the capture is stored
+// by a FORM load, which verifies it (a session at 'disabled' must give the
+// original's outputs on probe inputs and create faster) and commits it or a
+// tombstone; a tombstone makes the core name the next tier, captured and
+// stored in the same background run. Which tier, what is trusted, what is
+// kept: all the core's; here only onnxruntime-web is driven.
+import { FACT, FORM, FORM_STATUS, NOTE, REASON, VERDICT } from '../core-constants.js';
+import { isNode } from '../platform/node.js';
+import { runLoad } from '../cache/load-driver.js';
+import { LoadMachine } from '../cache/load-core.js';
+import { captureOptimized, installCaptureLoader } from './capture.js';
+import { compareOutputs, probeFeeds, runProbes } from './probe.js';
+
+const now = () => (globalThis.performance ?? Date).now();
+const FORM_NAME = Object.fromEntries(Object.entries(FORM).map(([k, v]) => [v, k]));
+const REASON_NAME = Object.fromEntries(Object.entries(REASON).map(([k, v]) => [v, k.toLowerCase().replace(/_/g, '-')]));
+const LEVELS = new Set(['basic', 'extended', 'layout', 'all']);
+const TWO_GIB = 2 ** 31;
+
+/** Per realm: the capturing loader installed, or why forms are off. */
+let realm = null;
+
+/**
+ * Whether this load may use forms, and its context string. Forms need a
+ * cache to keep them and the capturing loader installed before onnxruntime-web
+ * creates its first session in this realm; anything else turns them off with
+ * one warning per page (everything else works as before).
+ * @returns {Promise<{ctx: string, level: string, eps: string[], bundle: string} | {off: string}>}
+ */
+export async function formsFor(ort, options, sessionOptions, storable) {
+  // Opt-in: which onnxruntime-web bundle the page runs cannot be seen from
+  // its exports, and the capturing loader must match it (forms.bundle).
+  if (!options.forms) return { off: 'not asked for (load(url, {forms: true}))' };
+  const opt = options.forms === true ? {} : options.forms;
+  // Node has no IndexedDB to keep forms in (prepare writes them ahead of time)
+  if (isNode && !opt.bundle) return { off: 'no IndexedDB' };
+  const bundle = opt.bundle ?? (isNode ? 'wasm' : 'jsep');
+  // installed at the page's first load, whatever it loads: onnxruntime-web
+  // picks its loader once, at its first session
+  realm ??= installCaptureLoader(ort, { bundle, captureBase: opt.captureBase, wasmUrl: opt.wasmUrl })
+    .then(() => ({ ok: true }), (e) => {
+      console.warn(`${e?.message ?? e} (ortkeep loads models in their original form in this page)`);
+      return { ok: false, why: e?.details?.reason ?? 'capture unavailable' };
+    });
+  const r = await realm;
+  if (!r.ok) return { off: r.why };
+  if (!storable) return { off: 'nothing is stored for this source' };
+  const level = sessionOptions.graphOptimizationLevel ?? 'all';
+  // 'disabled' (or an unknown level) has no optimized form to keep
+  if (!LEVELS.has(level)) return { off: `graphOptimizationLevel '${level}' has no optimized form to keep` };
+  if (sessionOptions.optimizedModelFilePath) return { off: 'the caller writes its own optimized model' };
+  const eps = (sessionOptions.executionProviders ?? ['wasm']).map((ep) => (typeof ep === 'string' ? ep : ep.name));
+  return { ctx: `ort=${ort.env.versions.web};ep=${eps.join(',')};level=${level}`, level, eps, bundle };
+}
+
+/** What the reader found that rules tiers out (FACT bits for the core). */
+export function factsOf(report, bytes) {
+  if (!report) return 0;
+  const external = report.externalData ?? [];
+  const dataBytes = external.reduce((s, e) => s + (e.length ?? 0), 0);
+  return (external.length ? FACT.EXTERNAL_DATA : 0)
+    | (report.totals?.subgraphInitializers ? FACT.SUBGRAPH_INITIALIZERS : 0)
+    | (bytes + dataBytes >= TWO_GIB ? FACT.OVER_2GB : 0);
+}
+
+/**
+ * The per-load forms hooks the driver calls (js/cache/load-driver.js):
+ * capture at an original's CREATE_SESSION, notes. Captures land in
+ * `captured` for the background run.
+ */
+export function formHooks(ort, forms, options, emit) {
+  const state = { captured: null };
+  return {
+    state,
+    facts: factsOf,
+    async capture(form, bytes, so) {
+      const format = FORM_NAME[form];
+      try {
+        const r = await captureOptimized(ort, bytes, {
+          level: forms.level, format, executionProviders: so.executionProviders, sessionOptions: so, bundle: forms.bundle,
+        });
+        state.captured = { form, bytes: r.bytes };
+        return r.session;
+      } catch (e) {
+        if (e?.code === 'FORM_SELF_TEST' && e.details?.session) {
+          state.captured = { form, bytes: null }; // onnxruntime wrote nothing usable: a tombstone
+          return e.details.session;
+        }
+        if (e?.code === 'FORMS_OFF') {
+          console.warn(`${e.message} (loaded in its original form)`);
+          return ort.InferenceSession.create(bytes, so);
+        }
+        throw e;
+      }
+    },
+    onNote: (a) => emit(noteEvent(a)),
+  };
+}
+
+/** A NOTE action as the caller's event. */
+export function noteEvent(a) {
+  if (a.value === NOTE.FORM_ESCALATED) {
+    return { type: 'form-escalated', from: FORM_NAME[a.value2 & 0xff], to: FORM_NAME[(a.value2 >> 8) & 0xff], reason: REASON_NAME[a.flags] };
+  }
+  return { type: 'form-dropped', form: FORM_NAME[a.value2], reason: REASON_NAME[a.flags] };
+}
+
+/**
+ * Stores what the load captured, and every tier after it that the core asks
+ * for, off the caller's critical path. Never throws: a form that cannot be
+ * kept leaves the original serving.
+ * @returns {Promise<{stored: string|null, failed: Array<{form: string, reason: string}>}>}
+ */
+export async function storeForms({ ort, core, cache, forms, first, original, sessionOptions, probe, emit, debug }) {
+  const out = { stored: null, failed: [] };
+  let cap = first;
+  const reportJson = JSON.stringify(original.report);
+  while (cap) {
+    let bytes = cap.bytes;
+    if (bytes && cap.form === FORM.onnx) bytes = await stamped(core, bytes, forms, original.sha256);
+    const format = FORM_NAME[cap.form];
+    const machine = new LoadMachine(core.m, cache.index, {
+      source: 'form', raw: original.key, url: original.url, formCtx: forms.ctx, form: cap.form,
+      sourceSha256: original.sha256, bytesLength: bytes?.byteLength ?? 0,
+    });
+    let r;
+    try {
+      r = await runLoad({
+        machine, core, cache, ort, bytes: bytes ?? new Uint8Array(0), url: original.url, debug,
+        sessionOptions: { ...sessionOptions, graphOptimizationLevel: 'disabled' },
+        forms: {
+          format, formReport: reportJson,
+          verify: (session) => verify(ort, session, original, sessionOptions, probe),
+          onNote: (a) => emit(noteEvent(a)),
+        },
+      });
+    } catch (e) {
+      console.warn(`ortkeep: the .${format} form of ${original.url} was not stored (${e?.message ?? e})`);
+      return out;
+    }
+    const info = r.info;
+    if (info.formStatus === FORM_STATUS.FAILED) out.failed.push({ form: format, reason: REASON_NAME[info.formReason] });
+    else if (info.formStatus === FORM_STATUS.VERIFIED) out.stored = format;
+    if (!info.nextForm) return out;
+    // the next tier, captured from the original now (its session is not kept)
+    try {
+      const c = await captureOptimized(ort, original.bytes, {
+        level: forms.level, format: FORM_NAME[info.nextForm], sessionOptions, bundle: forms.bundle,
+      });
+      await c.session.release();
+      cap = { form: info.nextForm, bytes: c.bytes };
+    } catch (e) {
+      if (e?.details?.session) await e.details.session.release().catch(() => {});
+      cap = e?.code === 'FORMS_OFF' ? null : { form: info.nextForm, bytes: null };
+    }
+  }
+  return out;
+}
+
+/** The .onnx form with the normalization stamp as its last metadata_props entry. */
+async function stamped(core, bytes, forms, sourceSha) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  const artifact = [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const [, version] = /ort=([^;]*)/.exec(forms.ctx);
+  const tail = core.stampTail({ producer: 'ortkeep', ort: version, ep: forms.eps.join(','), level: forms.level, source: sourceSha, artifact });
+  const out = new Uint8Array(bytes.byteLength + tail.byteLength);
+  out.set(bytes);
+  out.set(tail, bytes.byteLength);
+  return out;
+}
+
+/**
+ * VERIFY_FORM: the form's session against a session of the original created
+ * as the caller's (timed: the original's creation time the form must beat),
+ * on probe inputs. Probes that do not run on the original at the caller's
+ * probe shapes are retried with every free dim at 256 before the form is
+ * called unverifiable.
+ * @returns {Promise<{verdict: number, origMs: number}>}
+ */
+async function verify(ort, formSession, original, sessionOptions, probe) {
+  let ref;
+  const t0 = now();
+  try {
+    ref = await ort.InferenceSession.create(original.bytes, sessionOptions);
+  } catch {
+    return { verdict: VERDICT.FAILED, origMs: 0 };
+  }
+  const origMs = now() - t0;
+  const wrap = (feeds) => Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, new ort.Tensor(f.type, f.data, f.dims)]));
+  try {
+    let feeds = null;
+    let expected = null;
+    for (const shapes of probeLadder(original.report, probe)) {
+      try {
+        feeds = probeFeeds(original.report, { count: 2, ...shapes });
+        expected = await runProbes((f) => ref.run(wrap(f)), feeds);
+        break;
+      } catch {
+        expected = null;
+      }
+    }
+    if (!expected) return { verdict: VERDICT.UNVERIFIABLE, origMs };
+    let actual;
+    try {
+      actual = await runProbes((f) => formSession.run(wrap(f)), feeds);
+    } catch {
+      return { verdict: VERDICT.DIFFERS, origMs };
+    }
+    return { verdict: compareOutputs(expected, actual, probe?.tolerance).equal ? VERDICT.EQUAL : VERDICT.DIFFERS, origMs };
+  } finally {
+    await ref.release().catch(() => {});
+  }
+}
+
+/** The caller's probe shapes, then every free dim at 256. */
+function* probeLadder(report, probe = {}) {
+  const given = { freeDimensionOverrides: probe.freeDimensionOverrides ?? {}, inputDims: probe.inputDims ?? {} };
+  yield given;
+  const names = new Set();
+  for (const input of report.inputs ?? []) for (const d of input.dims ?? []) if (typeof d === 'string') names.add(d);
+  const big = Object.fromEntries([...names].map((n) => [n, 256]));
+  const inputDims = {};
+  for (const input of report.inputs ?? []) {
+    if (input.dims?.some((d) => d === null)) inputDims[input.name] = input.dims.map((d, i) => (typeof d === 'number' ? d : i === 0 ? 1 : 256));
+  }
+  yield { freeDimensionOverrides: { ...big, ...given.freeDimensionOverrides }, inputDims: { ...inputDims, ...given.inputDims } };
+}
+
+/** session.info.form for a finished load. */
+export function formInfo(forms, served, createMs, capturing) {
+  if (forms.off) return { form: 'original', level: null, createMs, chosen: 'off', why: forms.off };
+  if (served) return { form: FORM_NAME[served], level: 'disabled', createMs, chosen: 'verified' };
+  return { form: 'original', level: forms.level, createMs, chosen: capturing ? 'capturing' : 'original', ...(capturing ? { capturing: FORM_NAME[capturing] } : {}) };
+}
