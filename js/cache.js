@@ -1,16 +1,16 @@
 // The model cache's management API: `import { cache } from 'ortkeep'`.
 // Each call reads the stores afresh (other tabs write them too) and lets the
 // C index decide; what it drops is carried out before the call returns.
-import { ENTRY_STATE, FORM, FORM_STATUS, IOFAIL, REASON, STATUS } from './core-constants.js';
+import { ENTRY_STATE, FORM, FORM_STATUS, IOFAIL, STATUS } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { coreStatusError } from './cache/cache-core.js';
 import { applyDelete } from './cache/load-driver.js';
 import { heldLocks } from './cache/locks.js';
+import { reasonName } from './cache/messages.js';
 import { configureCache, pageCache } from './cache/page-cache.js';
 import { estimate as storageEstimate, persist } from './cache/quota.js';
 
 const FORMS = Object.fromEntries(Object.entries(FORM).map(([name, v]) => [v, name]));
-const REASON_NAME = Object.fromEntries(Object.entries(REASON).map(([k, v]) => [v, k.toLowerCase().replace(/_/g, '-')]));
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
 async function synced() {
@@ -41,7 +41,7 @@ async function drain(c) {
 function formFields(e) {
   return {
     status: e.formStatus === FORM_STATUS.VERIFIED ? 'verified' : 'failed',
-    ...(e.formStatus === FORM_STATUS.FAILED ? { reason: REASON_NAME[e.formReason] } : { createMs: e.createUs / 1000, originalCreateMs: e.origCreateUs / 1000 }),
+    ...(e.formStatus === FORM_STATUS.FAILED ? { reason: reasonName(e.formReason) } : { createMs: e.createUs / 1000, originalCreateMs: e.origCreateUs / 1000 }),
     sourceSha256: e.sourceSha256,
   };
 }

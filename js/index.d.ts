@@ -43,6 +43,61 @@ export interface LoadOptions {
   verify?: boolean;
   /** the session's tensor pool (always on; these tune it) */
   pool?: PoolOptions;
+  /**
+   * Optimized forms (opt-in): true or options. The first load captures
+   * onnxruntime's optimized model while creating the session; the capture is
+   * kept once a session from it at 'disabled' gives the original's outputs on
+   * probe inputs and creates faster; later loads serve it. Needs IndexedDB and
+   * must be on for the page's first load (onnxruntime-web picks its loader once).
+   */
+  forms?: boolean | FormsOptions;
+  /** events that are not warnings: a form escalated to the next tier, a stored form dropped */
+  onEvent?: (event: FormEvent) => void;
+}
+
+export interface FormsOptions {
+  /**
+   * the onnxruntime-web bundle the page imports: 'jsep' (default: `onnxruntime-web`, ort.min.js),
+   * 'wasm' (`onnxruntime-web/wasm`), 'asyncify' (`onnxruntime-web/webgpu`), 'jspi'
+   */
+  bundle?: 'jsep' | 'wasm' | 'asyncify' | 'jspi';
+  /** shapes for the probe inputs of the round-trip check (symbolic dims default to 1, then 256) */
+  probe?: {
+    freeDimensionOverrides?: Record<string, number>;
+    /** a whole input's shape, for dims a model leaves unnamed */
+    inputDims?: Record<string, number[]>;
+    /** how close outputs must be (default rtol 1e-3, atol 1e-4) */
+    tolerance?: { rtol?: number; atol?: number };
+  };
+  /** where dist/ort-capture/ is served (default: next to ortkeep's dist/) */
+  captureBase?: string | URL;
+  /** onnxruntime-web's own .wasm for the bundle, when it cannot be found */
+  wasmUrl?: string | URL;
+}
+
+export type FormName = 'original' | 'onnx' | 'ort';
+
+export type FormEvent =
+  | { type: 'form-escalated'; from: FormName; to: FormName; reason: string }
+  | { type: 'form-dropped'; form: FormName; reason: string }
+  /** a model arrived stamped, but its bytes changed since (stale, malformed) or for another runtime, EP or level (foreign) */
+  | { type: 'stamp-ignored'; reason: 'stale' | 'malformed' | 'foreign'; stamp: { ort?: string; ep?: string; level?: string } };
+
+export interface FormInfo {
+  /** what the session was created from */
+  form: FormName;
+  /** the level it was created at ('disabled' for an optimized form); null when forms are off */
+  level: string | null;
+  createMs: number;
+  /**
+   * verified: a stored form that passed its round trip; capturing: the original,
+   * with `capturing` produced and checked in the background; original: no form
+   * for these bytes is better (every tier failed, or none is kept); stamped: the model arrived
+   * stamped for this runtime, EPs and level (created at 'disabled', nothing captured); off: forms are off (`why`)
+   */
+  chosen: 'verified' | 'capturing' | 'original' | 'stamped' | 'off';
+  capturing?: FormName;
+  why?: string;
 }
 
 export interface PoolOptions {
@@ -162,8 +217,16 @@ export interface CacheInfo {
 }
 
 export interface CacheEntry {
-  key: string; url: string; bytes: number; lastUsed: number; form: 'original' | string;
+  key: string; url: string; bytes: number; lastUsed: number; form: FormName;
   hits: number; sha256: string; etag: string | null; lastModified: string | null;
+  /** optimized forms: the verdict (a failed one is a record with no bytes) */
+  status?: 'verified' | 'failed';
+  /** verified forms: creation time at 'disabled' vs the original's, measured together */
+  createMs?: number; originalCreateMs?: number;
+  /** failed forms: why */
+  reason?: string;
+  /** forms: the SHA-256 of the original they were made from */
+  sourceSha256?: string;
 }
 
 export declare const cache: {
@@ -179,6 +242,8 @@ export interface SessionInfo {
   cache: CacheInfo | null;
   model: ModelReport;
   source: { url: string | null; bytes: number; sha256: string };
+  /** which artifact form the session was created from, and why */
+  form: FormInfo;
   warnings: WarningCode[];
   /** runtimeMs: onnxruntime-web and the core ready; then the load machine's phases (CacheInfo.timings) */
   timings: { runtimeMs: number; totalMs: number; [phase: string]: number };
@@ -196,6 +261,8 @@ export declare class Session {
   readonly outputNames: readonly string[];
   readonly info: SessionInfo;
   readonly pool: TensorPool;
+  /** settles when ortkeep's background work for this load (storing and verifying forms) is done; never rejects */
+  readonly formsReady: Promise<{ stored: FormName | null; failed: Array<{ form: FormName; reason: string }>; events: FormEvent[] }>;
   /**
    * Runs the model. Outputs come back as CPU ort.Tensors; on the webgpu and
    * webnn pools their arrays are pooled and overwritten by the next run()

@@ -83,7 +83,7 @@ async function loadFresh(src, options, signal) {
     try { options.onEvent?.(ev); } catch { /* the caller's handler */ }
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'), signal);
-  const hooks = forms.ctx ? formHooks(ort, forms, options, emit) : null;
+  const hooks = forms.ctx ? formHooks(ort, forms, options, emit, core) : null;
   const machine = new LoadMachine(core.m, cache?.index ?? unstoredIndex(core), {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
     mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength, formCtx: forms.ctx ?? null,
@@ -117,7 +117,7 @@ async function loadFresh(src, options, signal) {
     : null;
   const session = new Session(ort, r.ortSession, {
     model: r.report,
-    form: formInfo(forms, r.info.form, r.timings.createMs, captured && r.stored ? captured.form : 0),
+    form: formInfo(forms, r.info.form, r.timings.createMs, captured && r.stored ? captured.form : 0, hooks?.state.stamped),
     source: { url: src.url ?? null, bytes: r.info.total, sha256: r.info.sha256 ?? r.report.sha256 },
     cache: cacheInfo,
     warnings: r.warnings,

@@ -321,8 +321,9 @@ class LoadRun {
         const t0 = now();
         try {
           let so = this.ctx.sessionOptionsFor ? this.ctx.sessionOptionsFor(this.report) : this.ctx.sessionOptions;
-          if (form) so = { ...so, graphOptimizationLevel: 'disabled' };
-          const capture = !form && this.ctx.forms?.capture ? this.m.captureForm(this.ctx.forms.facts(this.report, a.value)) : 0;
+          const stamped = !form && !!this.ctx.forms?.stampedForThis?.(this.report, this.buf.view(a.value));
+          if (form || stamped) so = { ...so, graphOptimizationLevel: 'disabled' };
+          const capture = !form && !stamped && this.ctx.forms?.capture ? this.m.captureForm(this.ctx.forms.facts(this.report, a.value)) : 0;
           if (capture) this.ortSession = await this.ctx.forms.capture(capture, this.buf.view(a.value), so);
           else this.ortSession = await createSession(this.ctx.ort, this.buf.view(a.value), so);
         } catch (e) {

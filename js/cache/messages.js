@@ -5,6 +5,8 @@ import { REASON, STATUS_NAME, WARN } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
 
 const REASON_NAME = Object.fromEntries(Object.entries(REASON).map(([k, v]) => [v, k]));
+/** A reason as callers see it in events and cache.list(): 'form-outputs', 'checksum', ... */
+export const reasonName = (reason) => REASON_NAME[reason]?.toLowerCase().replace(/_/g, '-');
 const WARN_NAME = Object.fromEntries(Object.entries(WARN).map(([k, v]) => [v, k]));
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
 

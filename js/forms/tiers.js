@@ -7,16 +7,16 @@
 // tombstone; a tombstone makes the core name the next tier, captured and
 // stored in the same background run. Which tier, what is trusted, what is
 // kept: all the core's; here only onnxruntime-web is driven.
-import { FACT, FORM, FORM_STATUS, NOTE, REASON, VERDICT } from '../core-constants.js';
+import { FACT, FORM, FORM_STATUS, NOTE, VERDICT } from '../core-constants.js';
 import { isNode } from '../platform/node.js';
 import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-core.js';
+import { reasonName } from '../cache/messages.js';
 import { captureOptimized, installCaptureLoader } from './capture.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const FORM_NAME = Object.fromEntries(Object.entries(FORM).map(([k, v]) => [v, k]));
-const REASON_NAME = Object.fromEntries(Object.entries(REASON).map(([k, v]) => [v, k.toLowerCase().replace(/_/g, '-')]));
 const LEVELS = new Set(['basic', 'extended', 'layout', 'all']);
 const TWO_GIB = 2 ** 31;
 
@@ -71,11 +71,34 @@ export function factsOf(report, bytes) {
  * capture at an original's CREATE_SESSION, notes. Captures land in
  * `captured` for the background run.
  */
-export function formHooks(ort, forms, options, emit) {
-  const state = { captured: null };
+export function formHooks(ort, forms, options, emit, core) {
+  const state = { captured: null, stamped: false };
   return {
     state,
     facts: factsOf,
+    /**
+     * A model that arrives stamped (ortkeep prepare, or a form ortkeep
+     * stored) for this runtime, execution providers and level is already
+     * optimized: created at 'disabled', nothing captured. The stamp is
+     * trusted only when the C reader finds the bytes before it still hash
+     * to its artifact digest; a stale or foreign stamp is reported and
+     * ignored.
+     */
+    stampedForThis(report, bytes) {
+      if (!report?.metadata || !('ortkeep.stamp' in report.metadata)) return false;
+      let stamp = null;
+      try { stamp = core.inspect(bytes).stamp; } catch { /* judged below as no stamp */ }
+      if (!stamp) return false;
+      const [, version] = /ort=([^;]*)/.exec(forms.ctx);
+      const why = stamp.integrity !== 'intact' ? stamp.integrity
+        : stamp.ort !== version || stamp.ep !== forms.eps.join(',') || stamp.level !== forms.level ? 'foreign' : null;
+      if (why) {
+        emit({ type: 'stamp-ignored', reason: why, stamp: { ort: stamp.ort, ep: stamp.ep, level: stamp.level } });
+        return false;
+      }
+      state.stamped = true;
+      return true;
+    },
     async capture(form, bytes, so) {
       const format = FORM_NAME[form];
       try {
@@ -103,9 +126,9 @@ export function formHooks(ort, forms, options, emit) {
 /** A NOTE action as the caller's event. */
 export function noteEvent(a) {
   if (a.value === NOTE.FORM_ESCALATED) {
-    return { type: 'form-escalated', from: FORM_NAME[a.value2 & 0xff], to: FORM_NAME[(a.value2 >> 8) & 0xff], reason: REASON_NAME[a.flags] };
+    return { type: 'form-escalated', from: FORM_NAME[a.value2 & 0xff], to: FORM_NAME[(a.value2 >> 8) & 0xff], reason: reasonName(a.flags) };
   }
-  return { type: 'form-dropped', form: FORM_NAME[a.value2], reason: REASON_NAME[a.flags] };
+  return { type: 'form-dropped', form: FORM_NAME[a.value2], reason: reasonName(a.flags) };
 }
 
 /**
@@ -142,7 +165,7 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
       return out;
     }
     const info = r.info;
-    if (info.formStatus === FORM_STATUS.FAILED) out.failed.push({ form: format, reason: REASON_NAME[info.formReason] });
+    if (info.formStatus === FORM_STATUS.FAILED) out.failed.push({ form: format, reason: reasonName(info.formReason) });
     else if (info.formStatus === FORM_STATUS.VERIFIED) out.stored = format;
     if (!info.nextForm) return out;
     // the next tier, captured from the original now (its session is not kept)
@@ -230,8 +253,9 @@ function* probeLadder(report, probe = {}) {
 }
 
 /** session.info.form for a finished load. */
-export function formInfo(forms, served, createMs, capturing) {
+export function formInfo(forms, served, createMs, capturing, stamped) {
   if (forms.off) return { form: 'original', level: null, createMs, chosen: 'off', why: forms.off };
   if (served) return { form: FORM_NAME[served], level: 'disabled', createMs, chosen: 'verified' };
+  if (stamped) return { form: 'original', level: 'disabled', createMs, chosen: 'stamped' };
   return { form: 'original', level: forms.level, createMs, chosen: capturing ? 'capturing' : 'original', ...(capturing ? { capturing: FORM_NAME[capturing] } : {}) };
 }

@@ -9,9 +9,12 @@
 // original serves, and the form is made again. Forms that cannot be
 // captured turn off with one warning and the model loads.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test } from 'node:test';
-import { PROFILES } from '../../scripts/static-server.mjs';
-import { modelPath, useCacheBrowser } from './cache-env.mjs';
+import { PROFILES, REPO_ROOT } from '../../scripts/static-server.mjs';
+import { modelBytes, modelPath, useCacheBrowser } from './cache-env.mjs';
 
 // models as vite preview serves them: gzipped as they stream, no Content-Length, weak ETag
 const env = useCacheBrowser({ files: PROFILES.vitePreview });
@@ -160,5 +163,49 @@ test('forms that cannot be captured (no derived loader where it is looked for) t
   const again = await loadAndCompare(page, 'ppocr_v2_cls', { forms: { captureBase: '/nowhere/' } });
   assert.equal(again.form.chosen, 'off');
   assert.equal(messages.filter((m) => /artifact forms are off/.test(m)).length, 1, messages.join('\n'));
+  await page.close();
+});
+
+test('a model that arrives stamped for this runtime, EPs and level loads at \'disabled\' with no capture; a foreign or stale stamp is ignored and reported', async () => {
+  // stamped copies of ppocr_v2_cls written here (the stamp is the C core's encoder)
+  const { getCore } = await import('../../js/core.js');
+  const core = await getCore();
+  const original = await modelBytes('ppocr_v2_cls');
+  const sha = createHash('sha256').update(original).digest('hex');
+  const dir = path.join(REPO_ROOT, 'build/test-stamps');
+  await mkdir(dir, { recursive: true });
+  const stamp = (fields) => Buffer.concat([original, core.stampTail({ producer: 'test', ort: '1.30.0', ep: 'wasm', level: 'all', source: sha, artifact: sha, ...fields })]);
+  await writeFile(path.join(dir, 'intact.onnx'), stamp({}));
+  await writeFile(path.join(dir, 'foreign.onnx'), stamp({ ep: 'webgpu' }));
+  await writeFile(path.join(dir, 'stale.onnx'), stamp({ artifact: 'ab'.repeat(32) }));
+  await env.reset();
+  const page = await env.newPage();
+  const r = await page.evaluate(async (ref) => {
+    const ort = window.ortDirect;
+    const out = {};
+    let reference = null;
+    for (const name of ['intact', 'foreign', 'stale']) {
+      const events = [];
+      const s = await window.ortkeep.load(`/build/test-stamps/${name}.onnx`, { forms: true, onEvent: (e) => events.push(e) });
+      // after ortkeep's first load: onnxruntime-web picks its loader at its first session
+      reference ??= await ort.InferenceSession.create(ref);
+      let diff = 0;
+      for (const seed of [1, 2]) diff = Math.max(diff, window.feeds.maxAbsDiff(await s.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed)), await reference.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed))));
+      out[name] = { form: s.info.form, events, diff };
+      await s.formsReady;
+      await s.dispose();
+    }
+    await reference.release();
+    return out;
+  }, modelPath('ppocr_v2_cls'));
+  assert.equal(r.intact.form.chosen, 'stamped');
+  assert.equal(r.intact.form.level, 'disabled');
+  assert.deepEqual(r.intact.events, []);
+  assert.ok(r.intact.diff <= TOLERANCE, `stamped at 'disabled' differs by ${r.intact.diff}`);
+  assert.equal(r.foreign.form.chosen, 'capturing', JSON.stringify(r.foreign));
+  assert.deepEqual(r.foreign.events[0], { type: 'stamp-ignored', reason: 'foreign', stamp: { ort: '1.30.0', ep: 'webgpu', level: 'all' } });
+  assert.equal(r.stale.form.chosen, 'capturing');
+  assert.equal(r.stale.events[0].type, 'stamp-ignored');
+  assert.equal(r.stale.events[0].reason, 'stale');
   await page.close();
 });

@@ -15,6 +15,8 @@ export async function demo(signal: AbortSignal): Promise<number> {
     onWarning: ({ code }) => { const c: WarningCode = code; console.log(c); },
     persist: true,
     chunkSize: 1 << 20,
+    forms: { bundle: 'jsep', probe: { inputDims: { input: [1, 256] } } },
+    onEvent: (e) => { if (e.type === 'form-escalated') console.log(e.from, e.to, e.reason); },
   };
   const session: Session = await load('/models/det.onnx', options);
   const info: CacheInfo | null = session.info.cache;
@@ -23,6 +25,9 @@ export async function demo(signal: AbortSignal): Promise<number> {
   const check = info?.timings.checkMs ?? 0;
   const report: ModelReport = await inspect(new Uint8Array(8));
   const entries = await cache.list();
+  const verified = entries.filter((e) => e.form !== 'original' && e.status === 'verified').map((e) => (e.createMs ?? 0) / (e.originalCreateMs ?? 1));
+  const ready = await session.formsReady;
+  console.log(verified, ready.stored, session.info.form.chosen, session.info.form.level);
   const total = entries.reduce((n, e) => n + e.bytes, 0);
   const est = await cache.estimate();
   const deleted: boolean = await cache.delete('/models/det.onnx');
