@@ -33,3 +33,16 @@ export function formatSummary(file, r) {
   if (meta.length) lines.push(`  metadata     ${meta.join(', ')}`);
   return `${lines.join('\n')}\n`;
 }
+
+/** @returns {string} what `ortkeep prepare` wrote, a line per form */
+export function formatPrepared(m, manifestPath) {
+  const lines = [`${m.source.file}: ${m.source.bytes} bytes, onnxruntime-web create ${m.source.createMs} ms at its default level`];
+  for (const f of m.forms) {
+    const v = f.verified;
+    lines.push(f.file
+      ? `  ${f.file}: ${f.bytes} bytes, level ${f.level}, create ${f.createMs} ms at 'disabled', verified on ${v.probes} probes (max |diff| ${v.maxAbsDiff.toExponential(1)})${f.stamp ? ', stamped' : ''}`
+      : `  .${f.format}: FAILED verification (${v.reason}), not kept`);
+  }
+  lines.push(`  manifest: ${manifestPath}`);
+  return `${lines.join('\n')}\n`;
+}
