@@ -51,6 +51,13 @@ export interface LoadOptions {
    * must be on for the page's first load (onnxruntime-web picks its loader once).
    */
   forms?: boolean | FormsOptions;
+  /**
+   * `ortkeep prepare`'s MODEL.ortkeep.json (its URL, or its contents with `base`): the fastest
+   * .onnx form prepare verified for this onnxruntime-web version and these execution providers is
+   * loaded instead (cached, its SHA-256 as integrity) at 'disabled'; none: the original, and a
+   * 'manifest-unusable' event
+   */
+  manifest?: string | URL | { ortkeep: 1; forms: unknown[]; base?: string };
   /** events that are not warnings: a form escalated to the next tier, a stored form dropped */
   onEvent?: (event: FormEvent) => void;
 }
@@ -80,6 +87,7 @@ export type FormName = 'original' | 'onnx' | 'ort';
 export type FormEvent =
   | { type: 'form-escalated'; from: FormName; to: FormName; reason: string }
   | { type: 'form-dropped'; form: FormName; reason: string }
+  | { type: 'manifest-unusable'; why: string }
   /** a model arrived stamped, but its bytes changed since (stale, malformed) or for another runtime, EP or level (foreign) */
   | { type: 'stamp-ignored'; reason: 'stale' | 'malformed' | 'foreign'; stamp: { ort?: string; ep?: string; level?: string } };
 
@@ -93,10 +101,13 @@ export interface FormInfo {
    * verified: a stored form that passed its round trip; capturing: the original,
    * with `capturing` produced and checked in the background; original: no form
    * for these bytes is better (every tier failed, or none is kept); stamped: the model arrived
-   * stamped for this runtime, EPs and level (created at 'disabled', nothing captured); off: forms are off (`why`)
+   * stamped for this runtime, EPs and level (created at 'disabled', nothing captured); prepared: a form
+   * from `manifest`; off: forms are off (`why`)
    */
-  chosen: 'verified' | 'capturing' | 'original' | 'stamped' | 'off';
+  chosen: 'verified' | 'capturing' | 'original' | 'stamped' | 'prepared' | 'off';
   capturing?: FormName;
+  /** prepared: the form's URL */
+  url?: string;
   why?: string;
 }
 

@@ -8,6 +8,7 @@ import { resolveOrt } from './ort-adapter.js';
 import { deviceAvailable } from './devices/detect.js';
 import { externalDataOption } from './external-data.js';
 import { formHooks, formInfo, formsFor, storeForms } from './forms/tiers.js';
+import { pickPrepared } from './forms/prepared.js';
 import { deviceOutputs } from './pool/shapes.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { CacheIndex } from './cache/cache-core.js';
@@ -36,12 +37,30 @@ export async function load(source, options = {}) {
   if (options.chunkSize !== undefined && !(Number.isInteger(options.chunkSize) && options.chunkSize >= 4096 && options.chunkSize <= 256 << 20)) {
     throw new OrtkeepError('INVALID_ARG', `ortkeep: chunkSize must be an integer from 4096 to ${256 << 20}; got ${options.chunkSize}`);
   }
+  if (options.manifest) return loadPrepared(source, options);
   const src = await raceAbort(normalizeSource(source), options.signal);
   if ((mode === 'default' || mode === 'only-if-cached') && options.memory !== false) {
     const sourceKey = src.kind === 'url' ? `url:${src.url}` : await bytesKey(src.bytes);
     if (sourceKey) return acquire(memoryKey(sourceKey, options), (signal) => loadFresh(src, options, signal), options.signal);
   }
   return loadFresh(src, options, options.signal);
+}
+
+/** load(url, {manifest}): the best form `ortkeep prepare` verified for this page, else the original. */
+async function loadPrepared(source, options) {
+  const { manifest, ...rest } = options;
+  const ort = await raceAbort(resolveOrt(options), options.signal);
+  const pick = await raceAbort(pickPrepared(manifest, ort, options.executionProviders ?? options.sessionOptions?.executionProviders ?? ['wasm']), options.signal);
+  if (!pick.url) {
+    try { options.onEvent?.({ type: 'manifest-unusable', why: pick.why }); } catch { /* the caller's handler */ }
+    return load(source, rest);
+  }
+  const session = await load(pick.url, {
+    ...rest, integrity: pick.integrity, forms: false,
+    sessionOptions: { ...rest.sessionOptions, graphOptimizationLevel: 'disabled' },
+  });
+  session.info.form = { form: pick.format, level: 'disabled', createMs: session.info.timings.createMs ?? null, chosen: 'prepared', url: pick.url };
+  return session;
 }
 
 let scratchIndex = null;

@@ -184,3 +184,35 @@ test('a form that does not answer like the original is not kept: the manifest li
   assert.deepEqual((await listing(out)).sort(), ['ch_ppocr_mobile_v2.0_cls_infer.extended.wasm.onnx', 'ch_ppocr_mobile_v2.0_cls_infer.ortkeep.json']);
   assert.deepEqual(JSON.parse(await readFile(path.join(out, 'ch_ppocr_mobile_v2.0_cls_infer.ortkeep.json'), 'utf8')), manifest);
 });
+
+test('load(url, {manifest}) serves the verified .onnx prepare wrote, at \'disabled\', with the original\'s outputs; a manifest for another runtime falls back to the original with an event', async () => {
+  const { load } = await import('../../js/index.js');
+  const out = newDir();
+  const { manifestPath } = await prepare(modelPath('ppocr_v2_cls'), { out, level: 'extended', ep: 'wasm', freeDimensionOverrides: CLS_DIMS });
+  const original = new URL(`file://${modelPath('ppocr_v2_cls')}`).href;
+  const manifest = new URL(`file://${manifestPath}`).href;
+  const s = await load(original, { ort, manifest });
+  assert.equal(s.info.form.chosen, 'prepared');
+  assert.equal(s.info.form.form, 'onnx');
+  assert.equal(s.info.form.level, 'disabled');
+  assert.match(s.info.form.url, /ppocr.*\.extended\.wasm\.onnx$/);
+  const reference = await ort.InferenceSession.create(await readFile(modelPath('ppocr_v2_cls')));
+  for (const seed of [1, 2]) {
+    const d = maxAbsDiff(await s.run(FEEDS.ppocr_v2_cls(ort, seed)), await reference.run(FEEDS.ppocr_v2_cls(ort, seed)));
+    assert.ok(d <= 1e-4, `prepared form differs by ${d}`);
+  }
+  await s.dispose();
+  // the same manifest, claimed for another onnxruntime-web: unusable here
+  const doc = JSON.parse(await readFile(manifestPath, 'utf8'));
+  for (const f of doc.forms) f.onnxruntime = '1.29.0';
+  const events = [];
+  const other = await load(original, { ort, manifest: { ...doc, base: manifest }, onEvent: (e) => events.push(e) });
+  assert.equal(events.length, 1);
+  assert.equal(events[0].type, 'manifest-unusable');
+  assert.match(events[0].why, /1\.29\.0/);
+  assert.notEqual(other.info.form.chosen, 'prepared');
+  const d = maxAbsDiff(await other.run(FEEDS.ppocr_v2_cls(ort, 1)), await reference.run(FEEDS.ppocr_v2_cls(ort, 1)));
+  assert.equal(d, 0);
+  await other.dispose();
+  await reference.release();
+});
