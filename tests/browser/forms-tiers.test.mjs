@@ -209,3 +209,29 @@ test('a model that arrives stamped for this runtime, EPs and level loads at \'di
   assert.equal(r.stale.events[0].reason, 'stale');
   await page.close();
 });
+
+test('prepare\'s output (onnxruntime-node, verified in onnxruntime-web under Node) is loaded by the browser through its manifest, at \'disabled\', with the original\'s outputs', async () => {
+  const { prepare } = await import('../../js/forms/prepare.js');
+  const out = path.join(REPO_ROOT, 'build/test-prepared');
+  await prepare(path.join(REPO_ROOT, modelPath('ppocr_v2_cls')), { out, level: 'extended', ep: 'wasm', freeDimensionOverrides: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 48, 'p2o.DynamicDimension.2': 192 } });
+  await env.reset();
+  env.server.resetCounts();
+  const page = await env.newPage();
+  const r = await page.evaluate(async (u) => {
+    const s = await window.ortkeep.load(u, { manifest: '/build/test-prepared/ch_ppocr_mobile_v2.0_cls_infer.ortkeep.json' });
+    const ort = window.ortDirect;
+    const reference = await ort.InferenceSession.create(u);
+    let diff = 0;
+    for (const seed of [1, 2]) diff = Math.max(diff, window.feeds.maxAbsDiff(await s.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed)), await reference.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed))));
+    const out = { form: s.info.form, cache: s.info.cache, diff };
+    await s.dispose();
+    await reference.release();
+    return out;
+  }, modelPath('ppocr_v2_cls'));
+  assert.equal(r.form.chosen, 'prepared', JSON.stringify(r));
+  assert.equal(r.form.level, 'disabled');
+  assert.match(r.cache.key, /^sha256:[0-9a-f]{64}\|form:original$/, 'cached under the integrity prepare recorded');
+  assert.ok(r.diff <= TOLERANCE, `differs by ${r.diff}`);
+  assert.equal(env.server.count(modelPath('ppocr_v2_cls')), 1, 'the original is fetched only by the reference');
+  await page.close();
+});
