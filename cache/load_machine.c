@@ -1010,7 +1010,11 @@ ok_status ok_load_meta_read(ok_load *l, const uint8_t *p, size_t n) {
         return leave(l, drop_and_refetch(l, OK_WARN_CORRUPT,
                                          p ? OK_REASON_CHECKSUM : OK_REASON_MISSING,
                                          e->chunk_count));
-    memcpy(l->sha256, e->sha256, 32);
+    {
+        /* a form's load reports the original's content hash: its source */
+        ok_entry *o = l->form != OK_FORM_ORIGINAL ? entry_of(l, l->orig_id) : NULL;
+        memcpy(l->sha256, o ? o->sha256 : e->sha256, 32);
+    }
     l->has_sha = 1;
     l->verified = !(l->flags & OK_LOAD_NO_VERIFY);
     l->stored = 1;

@@ -1,6 +1,8 @@
 // The demo: a real model (Silero VAD v5) loaded three ways — ortkeep cold
-// (network, stored into IndexedDB as it streams), ortkeep warm (IndexedDB, no
-// request) and plain onnxruntime-web — with their phases side by side; the
+// (network, stored into IndexedDB as it streams, onnxruntime's optimized form
+// captured and verified in the background), ortkeep warm (IndexedDB, no
+// request, the verified form at 'disabled') and plain onnxruntime-web — with
+// their phases side by side; the
 // cache's contents with delete buttons; then runs with the tensor pool
 // against plain session.run (GPUBuffers per run on WebGPU when this browser
 // has it, the wasm EP otherwise) and the model run frame by frame over a
@@ -13,6 +15,8 @@ import * as show from './render.js';
 const MODEL_URL = '/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx';
 const SAMPLE_RATE = 16000;
 const FRAME = 512;
+// Optimized forms; silero's probe inputs need 256 samples (js/forms/probe.js)
+const FORMS = { probe: { inputDims: { input: [1, 256] } } };
 ort.env.wasm.numThreads = 1;
 
 /** 2 s of audio: silence, a 300 Hz tone burst with vibrato, silence, a burst. */
@@ -72,12 +76,15 @@ async function comparePool(clip, webgpu) {
   };
 }
 
-/** Starts onnxruntime-web's wasm once (compile + instantiate), so no load below pays it alone. */
+/**
+ * Starts onnxruntime-web's wasm once (compile + instantiate), so no load
+ * below pays it alone; through ortkeep with forms on, since onnxruntime-web
+ * picks its loader (the capturing one) at its first session.
+ */
 async function startOnnxruntime() {
   const t0 = performance.now();
-  const bytes = new Uint8Array(await (await fetch(MODEL_URL, { cache: 'no-store' })).arrayBuffer());
-  const s = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
-  await s.release();
+  const s = await ortkeepLoad(ort, MODEL_URL, 'start', undefined, { forms: FORMS, cache: 'no-store' });
+  await s.session.dispose();
   return performance.now() - t0;
 }
 
@@ -86,9 +93,11 @@ async function main() {
   // A first visit: nothing of this model stored yet.
   await cache.delete(new URL(MODEL_URL, location.href).href).catch(() => false);
   const startMs = await startOnnxruntime();
-  const cold = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, cold', (p) => show.progress('cold load', p));
+  const cold = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, cold', (p) => show.progress('cold load', p), { forms: FORMS });
+  show.status('checking the optimized form in the background…');
+  const background = await cold.session.formsReady;
   await cold.session.dispose();
-  const warm = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, warm', (p) => show.progress('warm load', p));
+  const warm = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, warm', (p) => show.progress('warm load', p), { forms: FORMS });
   const plain = await plainLoad(ort, MODEL_URL, ['wasm']);
   await plain.session.release();
   const loads = [cold.row, warm.row, plain.row];
@@ -114,7 +123,8 @@ async function main() {
   const { model, source } = session.info;
   window.demoResult = {
     model: { url: source.url, sha256: model.sha256, bytes: source.bytes, graphs: model.totals.graphs, nodes: model.totals.nodes },
-    onnxruntimeStartMs: startMs, loads, cached: entries.map((e) => ({ key: e.key, bytes: e.bytes, form: e.form, hits: e.hits })),
+    onnxruntimeStartMs: startMs, loads, forms: { stored: background.stored, failed: background.failed, events: background.events },
+    cached: entries.map((e) => ({ key: e.key, bytes: e.bytes, form: e.form, hits: e.hits, ...(e.status ? { status: e.status, createMs: e.createMs, originalCreateMs: e.originalCreateMs, reason: e.reason } : {}) })),
     pool: poolCompare.rows, poolNote: poolCompare.note,
     runs: probabilities.length, msPerRun, probabilities: probabilities.map((p) => +p.toFixed(3)),
   };

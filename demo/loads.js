@@ -37,7 +37,8 @@ export async function ortkeepLoad(ort, url, label, onProgress, options = {}) {
     verify: timings.validateMs ?? 0,
     'create session': timings.createMs ?? 0,
   };
-  return { session, row: { label, tier: cache.tier, ms, phases, requests: modelRequests() - before, stored: cache.stored, verified: cache.verified, warnings } };
+  const { form } = session.info;
+  return { session, row: { label, tier: cache?.tier ?? 'network', form: `${form.form}${form.level ? ` @ ${form.level}` : ''} (${form.chosen})`, ms, phases, requests: modelRequests() - before, stored: cache?.stored, verified: cache?.verified, warnings } };
 }
 
 /** The same model as plain onnxruntime-web loads it: fetch, then create. */
@@ -50,7 +51,7 @@ export async function plainLoad(ort, url, executionProviders) {
   const t2 = performance.now();
   return {
     session,
-    row: { label: 'plain onnxruntime-web', tier: 'network', ms: t2 - t0, phases: { download: t1 - t0, 'create session': t2 - t1 }, requests: modelRequests() - before, stored: false, verified: false },
+    row: { label: 'plain onnxruntime-web', tier: 'network', form: 'original @ all', ms: t2 - t0, phases: { download: t1 - t0, 'create session': t2 - t1 }, requests: modelRequests() - before, stored: false, verified: false },
   };
 }
 

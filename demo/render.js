@@ -20,7 +20,7 @@ export function status(text, error = false) {
 
 export function loads(rows) {
   $('loads').querySelector('tbody').innerHTML = rows
-    .map((r) => `<tr><td>${esc(r.label)}</td><td>${esc(r.tier)}</td><td>${r.ms.toFixed(0)} ms</td><td>${r.requests}</td><td>${r.stored ? 'yes' : 'no'}</td><td>${r.verified ? 'yes' : 'no'}</td></tr>`).join('');
+    .map((r) => `<tr><td>${esc(r.label)}</td><td>${esc(r.tier)}</td><td>${esc(r.form)}</td><td>${r.ms.toFixed(0)} ms</td><td>${r.requests}</td><td>${r.stored ? 'yes' : 'no'}</td><td>${r.verified ? 'yes' : 'no'}</td></tr>`).join('');
   const longest = Math.max(...rows.map((r) => r.ms));
   $('phases').innerHTML = rows.map((r) => `<div class="row"><span class="label">${esc(r.label)}</span><span class="bar">${
     Object.entries(r.phases).filter(([, ms]) => ms > 0).map(([name, ms]) => `<i style="width:${(100 * ms) / longest}%;background:${PHASE_COLORS[name]}" title="${esc(name)} ${ms.toFixed(1)} ms"></i>`).join('')
@@ -28,11 +28,16 @@ export function loads(rows) {
     + `<div class="legend">${Object.entries(PHASE_COLORS).map(([name, c]) => `<span><i style="background:${c}"></i>${esc(name)}</span>`).join('')}</div>`;
 }
 
+/** An optimized form's verdict: its creation time against the original's, or why it failed. */
+const formVerdict = (e) => (e.status === 'verified'
+  ? `verified: creates in ${e.createMs.toFixed(0)} ms vs ${e.originalCreateMs.toFixed(0)} ms`
+  : `failed: ${e.reason}`);
+
 /** The cache's entries; each delete button calls onDelete(key) and the table is drawn again. */
 export function cacheTable(entries, onDelete) {
   const body = $('cache').querySelector('tbody');
   body.innerHTML = entries.length
-    ? entries.map((e, i) => `<tr><td>${esc(e.key)}</td><td>${mib(e.bytes)}</td><td>${esc(e.form)}</td><td>${e.hits}</td><td>${esc(e.sha256.slice(0, 12))}…</td><td><button data-i="${i}">delete</button></td></tr>`).join('')
+    ? entries.map((e, i) => `<tr><td>${esc(e.key)}</td><td>${mib(e.bytes)}</td><td>${esc(e.form)}${e.status ? ` ${esc(formVerdict(e))}` : ''}</td><td>${e.hits}</td><td>${e.sha256 ? `${esc(e.sha256.slice(0, 12))}…` : '—'}</td><td><button data-i="${i}">delete</button></td></tr>`).join('')
     : '<tr><td colspan="6">empty</td></tr>';
   body.querySelectorAll('button').forEach((b) => { b.onclick = () => onDelete(entries[Number(b.dataset.i)].key); });
 }

@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     ok_cache_actions_clear(k);
     while (c.n) {
-        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 24;
+        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 27;
         ok_load *x = l[which];
         size_t len;
         const uint8_t *bytes;
@@ -81,9 +81,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 0: {
             ok_load_params p;
             memset(&p, 0, sizeof p);
-            p.source = take(&c, 1) % 3;
+            static const uint8_t sha[32] = {1, 2, 3};
+            static const char *const ctxs[] = {NULL, "ort=1.30.0;ep=wasm;level=all", "a|b", ""};
+            p.source = take(&c, 1) % 4;
             p.raw = p.url = pick(&c, urls, 7);
             if (take(&c, 1) & 1) p.raw = "x";
+            if (p.source == OK_SOURCE_FORM && take(&c, 1) & 1)
+                p.raw = "url:https://a.test/m.onnx|form:original";
+            p.form_ctx = pick(&c, ctxs, 4);
+            p.form = take(&c, 1) % 4;
+            p.source_sha256 = take(&c, 1) & 1 ? sha : NULL;
             p.page_url = "https://a.test/app/#x";
             p.integrity = pick(&c, sris, 5);
             p.mode = take(&c, 1) % 6;
@@ -138,6 +145,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 20: ok_cache_busy_key(k, "url:https://a.test/m.onnx|form:original"); break;
         case 21: ok_cache_clear(k); ok_cache_actions_clear(k); break;
         case 22: ok_cache_test_fail_alloc(1 + take(&c, 1) % 8); break;
+        case 23: ok_load_session_timed(x, take(&c, 1) & 1, take(&c, 4)); break;
+        case 24: ok_load_form_verified(x, take(&c, 1) % 6, take(&c, 4)); break;
+        case 25: ok_load_capture_form(x, take(&c, 1) % 8); break;
         default: {
             ok_load_info info;
             ok_load_info_get(x, &info);
