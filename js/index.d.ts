@@ -88,6 +88,8 @@ export type FormEvent =
   | { type: 'form-escalated'; from: FormName; to: FormName; reason: string }
   | { type: 'form-dropped'; form: FormName; reason: string }
   | { type: 'manifest-unusable'; why: string }
+  /** creating the session grew onnxruntime-web's memory past 5x the initializer bytes, and the model has initializers shared by several subgraphs */
+  | { type: 'memory-growth'; growth: number; initializerBytes: number; shared: string[] }
   /** a model arrived stamped, but its bytes changed since (stale, malformed) or for another runtime, EP or level (foreign) */
   | { type: 'stamp-ignored'; reason: 'stale' | 'malformed' | 'foreign'; stamp: { ort?: string; ep?: string; level?: string } };
 
@@ -255,6 +257,15 @@ export interface SessionInfo {
   source: { url: string | null; bytes: number; sha256: string };
   /** which artifact form the session was created from, and why */
   form: FormInfo;
+  /**
+   * onnxruntime-web's wasm memory around the session's creation, readable when ortkeep's
+   * derived loader runs it (forms on), else null; wasmBefore and growth are null for the
+   * page's first session (onnxruntime-web starts with it)
+   */
+  memory: {
+    wasmBefore: number | null; wasmAfter: number; growth: number | null; initializerBytes: number;
+    sharedInitializers: Array<{ name: string; bytes: number; graphs: string[] }>;
+  } | null;
   warnings: WarningCode[];
   /** runtimeMs: onnxruntime-web and the core ready; then the load machine's phases (CacheInfo.timings) */
   timings: { runtimeMs: number; totalMs: number; [phase: string]: number };

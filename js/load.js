@@ -9,6 +9,7 @@ import { deviceAvailable } from './devices/detect.js';
 import { externalDataOption } from './external-data.js';
 import { formHooks, formInfo, formsFor, storeForms } from './forms/tiers.js';
 import { pickPrepared } from './forms/prepared.js';
+import { memoryReport } from './memory-report.js';
 import { deviceOutputs } from './pool/shapes.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { CacheIndex } from './cache/cache-core.js';
@@ -137,6 +138,7 @@ async function loadFresh(src, options, signal) {
   const session = new Session(ort, r.ortSession, {
     model: r.report,
     form: formInfo(forms, r.info.form, r.timings.createMs, captured && r.stored ? captured.form : 0, hooks?.state.stamped),
+    memory: memoryReport(r.memory, r.report, emit),
     source: { url: src.url ?? null, bytes: r.info.total, sha256: r.info.sha256 ?? r.report.sha256 },
     cache: cacheInfo,
     warnings: r.warnings,

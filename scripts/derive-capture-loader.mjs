@@ -18,15 +18,14 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOADED_KEY, SINK_KEY } from '../js/forms/derivation.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Overridable so tests can derive from a doctored package into a scratch dir.
 const ORT_DIR = process.env.ORTKEEP_DERIVE_FROM ?? path.join(ROOT, 'node_modules/onnxruntime-web');
 const OUT_DIR = process.env.ORTKEEP_DERIVE_TO ?? path.join(ROOT, 'dist/ort-capture');
 
-/** globalThis keys shared with js/forms/ (Symbol.for keys cross realms' module copies). */
-export const SINK_KEY = 'ortkeep.capture.sink';
-export const LOADED_KEY = 'ortkeep.capture.loaded';
+export { LOADED_KEY, SINK_KEY };
 
 /**
  * The minified names in each loader, per onnxruntime-web version: the
@@ -57,8 +56,9 @@ export function editsFor(version, file, n) {
   const writeHead = `function ${n.write}(${n.args.join()}){if(${n.pthread})return ${n.proxy}(25,1,${n.args.join()});${iov}>>>=0;${iovcnt}>>>=0;${pnum}>>>=0;`;
   return [
     // Says which derivation is live in this realm: ortkeep checks it after
-    // session creation (onnxruntime-web may have loaded another loader first).
-    ['factory', factory, `${factory}${loaded}=${JSON.stringify({ version, loader: file })};`],
+    // session creation (onnxruntime-web may have loaded another loader first);
+    // heapBytes() reads the wasm memory's size, for session.info.memory.
+    ['factory', factory, `${factory}${loaded}={...${JSON.stringify({ version, loader: file })},heapBytes:()=>(${n.views}(),${n.u8}).length};`],
     // fd_close: with the sink armed, any fd but stdout/stderr closes cleanly.
     ['fd_close', closeStub,
       `function ${n.close}(a){if(${n.pthread})return ${n.proxy}(21,1,a);var ortkeepSink=${sink};if(ortkeepSink&&a!==1&&a!==2){ortkeepSink.close(a);return 0}return 52}`],

@@ -8,6 +8,7 @@
 import { ACTION_FLAG, CACHE_ACTION as ACT, IOFAIL, STATUS } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
 import { createSession } from '../ort-adapter.js';
+import { ortHeapBytes } from '../forms/derivation.js';
 import { ioFailKind, valueBytes } from './idb-store.js';
 import { acquireLock, heldLocks } from './locks.js';
 import { failError, warning } from './messages.js';
@@ -318,6 +319,7 @@ class LoadRun {
         this.phase(this.hit ? 'readMs' : 'storeMs');
         let ok = true;
         const form = a.value2; // an optimized form: onnxruntime optimized it already
+        const heapBefore = ortHeapBytes();
         const t0 = now();
         try {
           let so = this.ctx.sessionOptionsFor ? this.ctx.sessionOptionsFor(this.report) : this.ctx.sessionOptions;
@@ -331,6 +333,9 @@ class LoadRun {
           ok = false;
         }
         this.createdForm = form;
+        // before is null for the page's first session (onnxruntime-web starts with it)
+        const heapAfter = ok ? ortHeapBytes() : null;
+        this.memory = heapAfter !== null ? { before: heapBefore, after: heapAfter } : null;
         this.phase('createMs');
         this.ev(this.m.sessionTimed(ok, now() - t0));
         return;
@@ -364,7 +369,7 @@ class LoadRun {
         this.settle(null, {
           ortSession, report: this.report, info, bytes: this.buf.view(info.total), tier: a.value,
           stored: !!(a.flags & ACTION_FLAG.DONE_STORED), verified: !!(a.flags & ACTION_FLAG.DONE_VERIFIED),
-          resumedFrom: a.value2, timings: this.timings, warnings: this.warnings,
+          resumedFrom: a.value2, timings: this.timings, warnings: this.warnings, memory: this.memory ?? null,
         });
         return;
       }

@@ -5,6 +5,19 @@
 import { OrtkeepError } from '../errors.js';
 import { isNode, readFileUrl } from '../platform/node.js';
 
+/** globalThis keys the derived loaders share with ortkeep (Symbol.for keys cross realms' module copies). */
+export const SINK_KEY = 'ortkeep.capture.sink';
+export const LOADED_KEY = 'ortkeep.capture.loaded';
+
+/** onnxruntime-web's wasm memory in bytes, when a derived loader runs it (else null). */
+export function ortHeapBytes() {
+  try {
+    return globalThis[Symbol.for(LOADED_KEY)]?.heapBytes?.() ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Loader used by each bundle family: the Node and wasm-only bundles load the
  * plain loader; the default/all bundles the JSEP one; the webgpu bundle asyncify. */
 export const LOADER_FOR_BUNDLE = {

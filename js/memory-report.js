@@ -1,0 +1,39 @@
+// session.info.memory: what creating the session cost onnxruntime-web's wasm
+// memory, beside what the C reader found in the model. The pattern it warns
+// about was reported against onnxruntime: If branches sharing one large
+// initializer (one of them through a Transpose) get it duplicated in RAM by
+// the optimizer. The wasm memory is readable only through ortkeep's derived
+// loader (forms on); it never shrinks, so growth is 0 when earlier sessions
+// left room.
+
+/**
+ * Growth past this many times the initializer bytes, with shared
+ * initializers in the model, is warned about. Creating any session in
+ * onnxruntime-web 1.30 costs ~3.8-4.3x the initializer bytes (the model
+ * bytes, the parsed protobuf, the tensors: a 4 and a 16 MiB MatMul model, at
+ * every level), so a lower bound would warn for every model; the reported
+ * pattern (If branches sharing W, one through a Transpose) costs 5.9-6.0x at
+ * 'basic' and above (scripts/measure-shared-weight.mjs).
+ */
+const GROWTH_WARN = 5;
+
+/**
+ * @param {{before: number, after: number}|null} measured wasm memory bytes around the session's creation
+ * @param {object} report the C reader's report
+ * @param {(event: object) => void} emit the caller's onEvent
+ * @returns {object|null}
+ */
+export function memoryReport(measured, report, emit) {
+  if (!measured) return null;
+  // the page's first session: onnxruntime-web's start-up is in it, no growth to tell apart
+  const growth = measured.before === null ? null : measured.after - measured.before;
+  const initializerBytes = report?.totals?.initializerBytes ?? 0;
+  const shared = report?.sharedInitializers ?? [];
+  const out = { wasmBefore: measured.before, wasmAfter: measured.after, growth, initializerBytes, sharedInitializers: shared };
+  if (shared.length && growth !== null && growth > GROWTH_WARN * initializerBytes) {
+    const names = shared.map((s) => s.name);
+    console.warn(`ortkeep: creating the session grew onnxruntime-web's memory by ${(growth / 1048576).toFixed(1)} MiB, ${(growth / Math.max(1, initializerBytes)).toFixed(1)}x the model's ${(initializerBytes / 1048576).toFixed(1)} MiB of initializers; initializers shared by several subgraphs (${names.join(', ')}) can be duplicated by onnxruntime's optimizer`);
+    emit({ type: 'memory-growth', growth, initializerBytes, shared: names });
+  }
+  return out;
+}
