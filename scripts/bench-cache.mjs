@@ -8,7 +8,8 @@
 //   warm      ortkeep served from IndexedDB (read + XXH3 per chunk)
 //   warm-nv   ortkeep from IndexedDB without the chunk checks (cost of verifying)
 //   forms     ortkeep from IndexedDB in its verified optimized form, created at
-//             'disabled' (load(url, {forms: true}) once, background work awaited)
+//             'disabled' (load(url, {forms: true}) once, background work awaited),
+//             captured at the default level ('all') and at 'extended'
 // on raw loopback and on a link throttled with CDP to ~50 Mbit/s, 20 ms.
 // The browser HTTP cache is disabled (CDP) so "plain" measures the network.
 // Beside them: the core's wasm memory after ortkeep's cold and warm loads.
@@ -29,6 +30,7 @@ const LINKS = [
   { label: '50Mbit/20ms', conditions: { offline: false, latency: 20, downloadThroughput: (50e6 / 8), uploadThroughput: (50e6 / 8) } },
 ];
 
+const FORM_LEVELS = ['all', 'extended'];
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
 /**
@@ -93,13 +95,13 @@ async function measure(context, origin, url, mode, conditions) {
         const blob = await call('get', 'readonly', url);
         db.close();
         session = await ort.InferenceSession.create(new Uint8Array(await blob.arrayBuffer()));
-      } else if (mode === 'forms-prime') {
-        session = await ortkeep.load(url, { forms: true });
+      } else if (mode.startsWith('forms-prime:')) {
+        session = await ortkeep.load(url, { forms: true, sessionOptions: { graphOptimizationLevel: mode.split(':')[1] } });
         const r = await session.formsReady;
         await session.dispose();
         return { ms: 0, stored: r.stored, failed: r.failed };
-      } else if (mode === 'forms') {
-        session = await ortkeep.load(url, { forms: true });
+      } else if (mode.startsWith('forms:')) {
+        session = await ortkeep.load(url, { forms: true, sessionOptions: { graphOptimizationLevel: mode.split(':')[1] } });
         if (session.info.form.chosen !== 'verified') throw new Error(`expected a verified form, got ${JSON.stringify(session.info.form)}`);
       } else {
         session = await ortkeep.load(url, { verify: mode !== 'warm-nv' });
@@ -170,20 +172,26 @@ export async function run({ log = console.log } = {}) {
             if (mode === 'warm') core.warm = Math.max(core.warm, w.coreBytes);
           }
         }
-        // forms: primed once (capture, verify: isnet's probes take ~40 s here), then warm loads
-        await measure(context, server.origin, url, 'clear-ortkeep', null);
-        const prime = await measure(context, server.origin, url, 'forms-prime', null);
-        t.forms = [];
-        if (prime.stored) for (let i = 0; i < m.repeats; i++) t.forms.push((await measure(context, server.origin, url, 'forms', link.conditions)).ms);
+        // forms: primed once per level (capture, verify: isnet's probes take ~40 s here), then warm loads
+        const primes = {};
+        for (const level of FORM_LEVELS) {
+          await measure(context, server.origin, url, 'clear-ortkeep', null);
+          primes[level] = await measure(context, server.origin, url, `forms-prime:${level}`, null);
+          t[`forms@${level}`] = [];
+          if (primes[level].stored) for (let i = 0; i < m.repeats; i++) t[`forms@${level}`].push((await measure(context, server.origin, url, `forms:${level}`, link.conditions)).ms);
+        }
         const med = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.length ? median(v) : NaN]));
         // verification cost, measured directly: the chunk checks' time in the
         // warm load (warm - warm-nv is printed too; on a shared machine it is noise)
         const checkMs = median(phases.checkMs);
-        const row = { model: m.label, link: link.label, ...med, formStored: prime.stored, formsFailed: prime.failed, checkMs, verifyCost: checkMs / med.warm, nvDiff: (med.warm - med['warm-nv']) / med.warm, readMs: median(phases.readMs), createMs: median(phases.createMs), coreCold: core.cold, coreWarm: core.warm };
+        const row = { model: m.label, link: link.label, ...med, forms: primes, checkMs, verifyCost: checkMs / med.warm, nvDiff: (med.warm - med['warm-nv']) / med.warm, readMs: median(phases.readMs), createMs: median(phases.createMs), coreCold: core.cold, coreWarm: core.warm };
         rows.push(row);
         const ratio = (a, b) => (a / b).toFixed(2).padStart(10);
         log(`${m.label.padEnd(22)}${link.label.padEnd(13)}${MODES.map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med['idb-blob'])}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(row.verifyCost * 100).toFixed(2).padStart(8)}%(${checkMs.toFixed(1)}) ${(row.nvDiff * 100).toFixed(1).padStart(8)}%  ${row.readMs.toFixed(0).padStart(5)}(${row.createMs.toFixed(0)})  ${(core.cold / 1048576).toFixed(1).padStart(5)}/${(core.warm / 1048576).toFixed(1)}`);
-        log(`${''.padEnd(35)}forms: ${prime.stored ? `${prime.stored} verified; warm in that form ${med.forms.toFixed(0)} ms = ${(med.forms / med.plain).toFixed(2)}x plain onnxruntime-web, ${(med.forms / med.warm).toFixed(2)}x ortkeep warm from the original` : `none kept (${JSON.stringify(prime.failed)})`}`);
+        for (const level of FORM_LEVELS) {
+          const f = med[`forms@${level}`];
+          log(`${''.padEnd(35)}forms captured at '${level}': ${primes[level].stored ? `${primes[level].stored} verified; warm in that form ${f.toFixed(0)} ms = ${(f / med.plain).toFixed(2)}x plain onnxruntime-web, ${(f / med.warm).toFixed(2)}x ortkeep warm from the original` : `none kept (${JSON.stringify(primes[level].failed)})`}`);
+        }
       }
     }
   } finally {

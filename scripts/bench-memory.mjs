@@ -30,7 +30,8 @@ async function procs() {
       const [cmd, stat, status] = await Promise.all([readFile(`/proc/${d}/cmdline`, 'utf8'), readFile(`/proc/${d}/stat`, 'utf8'), readFile(`/proc/${d}/status`, 'utf8')]);
       const ppid = +stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
       const hwm = +(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-      out.push({ pid: +d, ppid, cmd: cmd.split('\0'), hwm });
+      // Chromium rewrites its children's command lines into one space-separated title
+      out.push({ pid: +d, ppid, cmd: cmd.split(/[\0 ]/), hwm });
     } catch { /* gone */ }
   }
   return out;

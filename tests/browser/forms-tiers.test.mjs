@@ -10,7 +10,7 @@
 // captured turn off with one warning and the model loads.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { PROFILES, REPO_ROOT } from '../../scripts/static-server.mjs';
@@ -21,6 +21,7 @@ const env = useCacheBrowser({ files: PROFILES.vitePreview });
 const TOLERANCE = 1e-4;
 const PROBE = {
   silero_vad_v5: { inputDims: { input: [1, 256] } },
+  silero_vad_legacy: { freeDimensionOverrides: { batch: 1, sequence: 256 } },
   ppocr_v2_cls: {},
 };
 
@@ -61,14 +62,15 @@ for (const name of ['silero_vad_v5']) {
     assert.equal(first.form.chosen, 'capturing');
     assert.equal(first.form.capturing, 'onnx');
     for (const d of first.diffs) assert.ok(d <= TOLERANCE, `capturing session differs by ${d}`);
-    assert.deepEqual(first.background.failed, [], JSON.stringify(first.background));
-    assert.equal(first.background.stored, 'onnx');
-    const stored = first.list.find((e) => e.form === 'onnx');
+    // .onnx, unless this (shared) machine measured it slower than the original: then .ort
+    const kept = first.background.stored;
+    assert.ok(kept === 'onnx' || (kept === 'ort' && first.background.failed[0]?.reason === 'form-slower'), JSON.stringify(first.background));
+    const stored = first.list.find((e) => e.form === kept);
     assert.ok(stored, JSON.stringify(first.list));
     assert.equal(stored.status, 'verified');
     assert.ok(stored.createMs > 0 && stored.createMs < stored.originalCreateMs, JSON.stringify(stored));
     assert.equal(stored.sourceSha256, first.list.find((e) => e.form === 'original').sha256);
-    assert.match(stored.key, /\|form:onnx\|ort=1\.30\.0;ep=wasm;level=all$/);
+    assert.match(stored.key, new RegExp(`\\|form:${kept}\\|ort=1\\.30\\.0;ep=wasm;level=all$`));
 
     await env.restart();
     env.server.resetCounts();
@@ -76,14 +78,14 @@ for (const name of ['silero_vad_v5']) {
     const second = await loadAndCompare(page, name);
     assert.equal(env.server.count(modelPath(name)), 1, 'only the reference fetch');
     assert.equal(second.tier, 'indexeddb');
-    assert.equal(second.form.form, 'onnx');
+    assert.equal(second.form.form, kept);
     assert.equal(second.form.level, 'disabled');
     assert.equal(second.form.chosen, 'verified');
     assert.ok(second.form.createMs > 0);
     for (const d of second.diffs) assert.ok(d <= TOLERANCE, `the .onnx form differs by ${d}`);
     assert.equal(second.background.stored, null, 'nothing captured again');
     // the page's first session also pays onnxruntime-web's start-up: the verification's pair is the comparable one
-    console.log(`[forms] ${name}: verified .onnx at 'disabled' created in ${stored.createMs} ms vs the original at 'all' ${stored.originalCreateMs} ms (${(stored.createMs / stored.originalCreateMs).toFixed(2)}x)`);
+    console.log(`[forms] ${name}: verified .${kept} at 'disabled' created in ${stored.createMs} ms vs the original at 'all' ${stored.originalCreateMs} ms (${(stored.createMs / stored.originalCreateMs).toFixed(2)}x)`);
 
     // cache.delete removes every form of the model with it
     const left = await page.evaluate(async (u) => { await window.ortkeep.cache.delete(u); return window.ortkeep.cache.list(); }, modelPath(name));
@@ -91,6 +93,27 @@ for (const name of ['silero_vad_v5']) {
     await page.close();
   });
 }
+
+test('silero_vad_legacy (initializers inside its If bodies) converges within two loads, across a restart: the second load serves what the first decided, with the original\'s outputs', async () => {
+  await env.reset();
+  let page = await env.newPage();
+  const first = await loadAndCompare(page, 'silero_vad_legacy');
+  assert.equal(first.form.capturing, 'onnx');
+  // decided in the first load's background: a verified form, or every tier failed (whichever this machine measured)
+  const decided = first.background.stored ?? 'original';
+  if (decided === 'original') assert.deepEqual(first.background.failed.map((f) => f.form), ['onnx', 'ort']);
+  else assert.ok(['onnx', 'ort'].includes(decided));
+  for (const f of first.background.failed) assert.equal(f.reason, 'form-slower', 'legacy round-trips: only speed can rule a form out');
+  await env.restart();
+  page = await env.newPage();
+  const second = await loadAndCompare(page, 'silero_vad_legacy');
+  assert.equal(second.form.form, decided);
+  assert.equal(second.form.chosen, decided === 'original' ? 'original' : 'verified');
+  assert.equal(second.background.stored, null, 'nothing captured on the second load');
+  for (const d of second.diffs) assert.ok(d <= TOLERANCE, `differs by ${d}`);
+  console.log(`[forms] silero_vad_legacy: converged to ${decided}${first.background.failed.length ? ` (${JSON.stringify(first.background.failed)})` : ''}`);
+  await page.close();
+});
 
 test('every tier failing (probe shapes that do not fit the model: unverifiable): .onnx escalates to .ort, .ort to the original; persisted across a restart', async () => {
   await env.reset();
@@ -123,7 +146,8 @@ test('a stored form that rots is dropped (form-dropped), the original serves, an
   await env.reset();
   let page = await env.newPage();
   const first = await loadAndCompare(page, 'silero_vad_v5');
-  assert.equal(first.background.stored, 'onnx');
+  const kept = first.background.stored;
+  assert.ok(kept, JSON.stringify(first.background));
   // flip a byte of the stored form's first chunk: the form's manifest is
   // the version-3 record (cache/cache_manifest.c)
   const flipped = await page.evaluate(async () => {
@@ -145,26 +169,35 @@ test('a stored form that rots is dropped (form-dropped), the original serves, an
   for (const d of second.diffs) assert.ok(d <= TOLERANCE);
   assert.equal(second.tier, 'indexeddb');
   assert.equal(second.form.form, 'original');
-  assert.deepEqual(second.events, [{ type: 'form-dropped', form: 'onnx', reason: 'checksum' }]);
-  assert.equal(second.form.capturing, 'onnx');
-  assert.equal(second.background.stored, 'onnx');
+  assert.deepEqual(second.events.slice(0, 1), [{ type: 'form-dropped', form: kept, reason: 'checksum' }]);
+  assert.equal(second.form.capturing, kept);
+  // made and verified again (a tier can only fail on speed here: the rest are the same bytes)
+  for (const f of second.background.failed) assert.equal(f.reason, 'form-slower');
+  assert.ok(second.background.stored || second.background.failed.length, JSON.stringify(second.background));
   await page.close();
 });
 
-test('forms that cannot be captured (no derived loader where it is looked for) turn off with one warning; the model loads and runs', async () => {
-  await env.reset();
-  const page = await env.newPage();
-  const messages = [];
-  page.on('console', (m) => { if (m.type() === 'warning') messages.push(m.text()); });
-  const r = await loadAndCompare(page, 'ppocr_v2_cls', { forms: { captureBase: '/nowhere/' } });
-  assert.equal(r.form.chosen, 'off');
-  assert.equal(r.form.why, 'derivation-missing');
-  for (const d of r.diffs) assert.equal(d, 0);
-  const again = await loadAndCompare(page, 'ppocr_v2_cls', { forms: { captureBase: '/nowhere/' } });
-  assert.equal(again.form.chosen, 'off');
-  assert.equal(messages.filter((m) => /artifact forms are off/.test(m)).length, 1, messages.join('\n'));
-  await page.close();
-});
+for (const [why, base] of [['version-mismatch', '/build/test-capture-other/'], ['derivation-missing', '/nowhere/']]) {
+  test(`forms that cannot be captured (${why}) turn off with one warning; the model loads and runs`, async () => {
+    // a derivation made for another onnxruntime-web: its manifest, stamped 1.29.0
+    const manifest = JSON.parse(await readFile(path.join(REPO_ROOT, 'dist/ort-capture/manifest.json'), 'utf8'));
+    await mkdir(path.join(REPO_ROOT, 'build/test-capture-other'), { recursive: true });
+    await writeFile(path.join(REPO_ROOT, 'build/test-capture-other/manifest.json'), JSON.stringify({ ...manifest, onnxruntimeWeb: '1.29.0' }));
+    await env.reset();
+    const page = await env.newPage();
+    const messages = [];
+    page.on('console', (m) => { if (m.type() === 'warning') messages.push(m.text()); });
+    const r = await loadAndCompare(page, 'ppocr_v2_cls', { forms: { captureBase: base } });
+    assert.equal(r.form.chosen, 'off');
+    assert.equal(r.form.why, why);
+    for (const d of r.diffs) assert.equal(d, 0);
+    const again = await loadAndCompare(page, 'ppocr_v2_cls', { forms: { captureBase: base } });
+    assert.equal(again.form.chosen, 'off');
+    assert.equal(messages.filter((m) => /artifact forms are off/.test(m)).length, 1, messages.join('\n'));
+    if (why === 'version-mismatch') assert.match(messages.find((m) => /artifact forms are off/.test(m)), /1\.29\.0/);
+    await page.close();
+  });
+}
 
 test('a model that arrives stamped for this runtime, EPs and level loads at \'disabled\' with no capture; a foreign or stale stamp is ignored and reported', async () => {
   // stamped copies of ppocr_v2_cls written here (the stamp is the C core's encoder)
