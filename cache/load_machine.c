@@ -238,10 +238,11 @@ static ok_status nomem(ok_load *l) {
     return OK_ERR_NOMEM;
 }
 
-static ok_status warn(ok_load *l, uint32_t code, uint32_t reason,
+/* WARN (a warning) or NOTE (an event for the caller): code, why, a number. */
+static ok_status tell(ok_load *l, uint32_t type, uint32_t code, uint32_t reason,
                       uint64_t number) {
     ok_act_args a;
-    args0(&a, OK_ACT_WARN);
+    args0(&a, type);
     a.value = code;
     a.flags = reason;
     a.value2 = number;
@@ -249,15 +250,14 @@ static ok_status warn(ok_load *l, uint32_t code, uint32_t reason,
     return push(l, &a);
 }
 
+static ok_status warn(ok_load *l, uint32_t code, uint32_t reason,
+                      uint64_t number) {
+    return tell(l, OK_ACT_WARN, code, reason, number);
+}
+
 static ok_status note(ok_load *l, uint32_t code, uint32_t reason,
                       uint64_t number) {
-    ok_act_args a;
-    args0(&a, OK_ACT_NOTE);
-    a.value = code;
-    a.flags = reason;
-    a.value2 = number;
-    a.name = l->url;
-    return push(l, &a);
+    return tell(l, OK_ACT_NOTE, code, reason, number);
 }
 
 /* ---- source classification and keys ---- */
