@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "cache_internal.h"
+#include "form_tiers.h"
 #include "ok_load.h"
 #include "onnx_reader.h"
 #include "sha256.h"
@@ -300,26 +301,13 @@ static const char *alg_name(uint32_t alg) {
 static const char *const FORM_NAMES[] = {OK_FORM_LIST(FORM_KEY_)};
 #undef FORM_KEY_
 
-/* A form's key: the original's key with its "|form:original" replaced by
- * "|form:<name>|<context>" (NULL: out of memory). */
-static char *form_key(const char *orig_key, uint32_t form, const char *ctx) {
-    static const char tail[] = "|form:original";
-    size_t n = strlen(orig_key), t = sizeof tail - 1, need;
-    char *k;
-    if (n >= t && memcmp(orig_key + n - t, tail, t) == 0) n -= t;
-    need = n + strlen(ctx) + 32;
-    k = ok_cache_malloc(need);
-    if (k) snprintf(k, need, "%.*s|form:%s|%s", (int)n, orig_key, FORM_NAMES[form], ctx);
-    return k;
-}
-
 /* Keys: "url:<url>|form:original", or with integrity one content key per
  * digest of the strongest algorithm ("sha384:<hex>|form:original"): the
  * same bytes hit whatever URL they came from. */
 static ok_status make_keys(ok_load *l) {
     uint32_t i;
     if (l->source == OK_SOURCE_FORM) {
-        l->keys[0] = form_key(l->raw, l->form, l->form_ctx);
+        l->keys[0] = ok_form_key(l->raw, l->form, l->form_ctx);
         if (!l->keys[0]) return OK_ERR_NOMEM;
         l->n_keys = 1;
     } else if (l->integ.alg == OK_HASH_NONE) {
@@ -543,36 +531,6 @@ static ok_status refetch_plain(ok_load *l) {
 
 /* ---- lookup ---- */
 
-/* The committed entry of form `form` made from the original `orig_key`
- * with bytes `sha` in this load's context, if any (NULL: none, or one made
- * from other bytes). */
-static ok_status form_entry(ok_load *l, const char *orig_key, uint32_t form,
-                            const uint8_t *sha, ok_entry **out) {
-    char *k = form_key(orig_key, form, l->form_ctx);
-    ok_entry *f;
-    if (!k) return OK_ERR_NOMEM;
-    f = ok_idx_find_committed(l->c, k);
-    ok_cache_free(k);
-    *out = f && memcmp(f->source_sha256, sha, 32) == 0 ? f : NULL;
-    return OK_OK;
-}
-
-/* The form a hit of the original `e` serves: the first tier that verified
- * for these bytes (a FAILED tier is passed over); NULL: the original. */
-static ok_status servable_form(ok_load *l, const ok_entry *e, ok_entry **out) {
-    uint32_t form;
-    *out = NULL;
-    for (form = OK_FORM_ONNX; form < OK_FORM_COUNT; form++) {
-        ok_entry *f;
-        ok_status st = form_entry(l, e->key, form, e->sha256, &f);
-        if (st) return st;
-        if (f && f->form_status == OK_FORM_VERIFIED) {
-            *out = f;
-            return OK_OK;
-        }
-    }
-    return OK_OK;
-}
 
 static ok_entry *committed_for(ok_load *l) {
     uint32_t i;
@@ -676,7 +634,7 @@ static ok_status lookup(ok_load *l) {
     if (e && l->form_ctx &&
         (l->mode == OK_MODE_DEFAULT || l->mode == OK_MODE_ONLY_IF_CACHED)) {
         ok_entry *f = NULL;
-        st = servable_form(l, e, &f);
+        st = ok_form_servable(l->c, e->key, l->form_ctx, e->sha256, &f);
         if (st) return st;
         if (f) {
             /* the original stays the fallback if the form fails its checks */
@@ -1553,7 +1511,7 @@ static ok_status done(ok_load *l) {
             st = push_simple(l, OK_ACT_RELEASE_SESSION, 0, 0, 0, NULL);
         l->session_live = 0;
         if (!st && l->form_status == OK_FORM_FAILED && l->stored) {
-            l->next_form = l->form + 1 < OK_FORM_COUNT ? l->form + 1 : OK_FORM_ORIGINAL;
+            l->next_form = ok_form_after(l->form);
             st = note(l, OK_NOTE_FORM_ESCALATED, l->form_reason,
                       (uint64_t)l->form | (uint64_t)l->next_form << 8);
         }
@@ -1760,56 +1718,31 @@ ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
     if (st) return st;
     if (l->source != OK_SOURCE_FORM) return leave(l, OK_ERR_STATE);
     l->orig_create_us = orig_create_us;
-    switch (verdict) {
-    case OK_VERDICT_EQUAL:
-        /* fastest as measured here: a form must create faster than the
-         * original it replaces */
-        st = l->create_us < orig_create_us
-                 ? form_commit(l, OK_FORM_VERIFIED, OK_REASON_NONE)
-                 : form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_SLOWER);
-        break;
-    case OK_VERDICT_DIFFERS:
-        st = form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_OUTPUTS);
-        break;
-    case OK_VERDICT_UNVERIFIABLE:
-        st = form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_UNVERIFIABLE);
-        break;
-    case OK_VERDICT_FAILED:
-        st = form_commit(l, OK_FORM_FAILED, OK_REASON_SESSION);
-        break;
-    default:
-        st = OK_ERR_INVALID_ARG;
-        unbind_queue(l);
-        return st;
+    {
+        uint32_t status, reason;
+        st = ok_form_judge(verdict, l->create_us, orig_create_us, &status, &reason);
+        if (st) {
+            unbind_queue(l);
+            return st;
+        }
+        st = form_commit(l, status, reason);
     }
     return leave(l, st);
 }
 
 uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts) {
     const ok_entry *e;
-    const char *orig_key;
-    uint32_t form;
+    uint32_t form = OK_FORM_ORIGINAL;
     if (!l || !l->form_ctx || !l->storable || l->source != OK_SOURCE_URL ||
         l->form != OK_FORM_ORIGINAL || !l->has_sha || !l->n_keys ||
         l->state != OK_LOAD_STATE_CREATING)
         return OK_FORM_ORIGINAL;
-    if (facts & OK_FACT_OVER_2GB) return OK_FORM_ORIGINAL;
     e = ok_idx_find_id(l->c, l->hit_id);
-    orig_key = e ? e->key : l->keys[l->key_index];
-    for (form = OK_FORM_ONNX; form < OK_FORM_COUNT; form++) {
-        ok_entry *f;
-        /* onnxruntime's .onnx writer duplicates subgraph initializers when
-         * they go to external data: that tier cannot round-trip */
-        if (form == OK_FORM_ONNX && (facts & OK_FACT_EXTERNAL_DATA) &&
-            (facts & OK_FACT_SUBGRAPH_INITIALIZERS))
-            continue;
-        if (form_entry((ok_load *)l, orig_key, form, l->sha256, &f) != OK_OK)
-            return OK_FORM_ORIGINAL; /* out of memory: no capture this time */
-        if (!f) return form;
-        if (f->form_status == OK_FORM_VERIFIED) return OK_FORM_ORIGINAL;
-        /* FAILED for these bytes: the next tier */
-    }
-    return OK_FORM_ORIGINAL; /* every tier failed: the sentinel */
+    /* out of memory: no capture this time */
+    if (ok_form_next_capture(l->c, e ? e->key : l->keys[l->key_index], l->form_ctx,
+                             l->sha256, facts, &form) != OK_OK)
+        return OK_FORM_ORIGINAL;
+    return form;
 }
 
 /* The commit landed: the entry serves from now on, and the generations it
