@@ -88,7 +88,7 @@ export type FormEvent =
   | { type: 'form-escalated'; from: FormName; to: FormName; reason: string }
   | { type: 'form-dropped'; form: FormName; reason: string }
   | { type: 'manifest-unusable'; why: string }
-  /** creating the session grew onnxruntime-web's memory past 5x the initializer bytes, and the model has initializers shared by several subgraphs */
+  /** creating the session grew onnxruntime-web's memory past 1.5x the initializer bytes, and the model has initializers shared by several subgraphs */
   | { type: 'memory-growth'; growth: number; initializerBytes: number; shared: string[] }
   /** a model arrived stamped, but its bytes changed since (stale, malformed) or for another runtime, EP or level (foreign) */
   | { type: 'stamp-ignored'; reason: 'stale' | 'malformed' | 'foreign'; stamp: { ort?: string; ep?: string; level?: string } };
