@@ -306,7 +306,11 @@ export type ErrorCode =
   | 'EMPTY' | 'TRUNCATED' | 'BAD_WIRE_TYPE' | 'BAD_VARINT' | 'TOO_DEEP' | 'NOT_ONNX' | 'LIMIT'
   | 'INTEGRITY' | 'NETWORK' | 'ABORTED' | 'BAD_FEED' | 'SHAPE' | 'SESSION_CREATE' | 'RUN'
   | 'ORT_MISSING' | 'CORE_LOAD' | 'INVALID_SOURCE' | 'INVALID_ARG' | 'DISPOSED' | 'NOMEM'
-  | 'DEVICE' | 'CORRUPT' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'IN_USE' | 'NOT_FOUND' | 'STATE' | 'EXTERNAL_DATA' | (string & {});
+  | 'DEVICE' | 'CORRUPT' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'IN_USE' | 'NOT_FOUND' | 'STATE' | 'EXTERNAL_DATA'
+  /** optimized forms' capture (load() turns these into forms off / a failed tier) */
+  | 'FORMS_OFF' | 'FORM_SELF_TEST'
+  /** ortkeep prepare */
+  | 'VERSION_MISMATCH' | 'PROBE_FAILED' | 'LEVEL_UNSUPPORTED' | (string & {});
 
 export declare class OrtkeepError extends Error {
   readonly name: 'OrtkeepError';
