@@ -184,7 +184,10 @@ export async function run({ log = console.log } = {}) {
         // verification cost, measured directly: the chunk checks' time in the
         // warm load (warm - warm-nv is printed too; on a shared machine it is noise)
         const checkMs = median(phases.checkMs);
-        const row = { model: m.label, link: link.label, ...med, forms: primes, checkMs, verifyCost: checkMs / med.warm, nvDiff: (med.warm - med['warm-nv']) / med.warm, readMs: median(phases.readMs), createMs: median(phases.createMs), coreCold: core.cold, coreWarm: core.warm };
+        // the spread over the repeats, min-max, beside each median
+        const spread = Object.fromEntries(Object.entries(t).filter(([, v]) => v.length).map(([k, v]) => [k, [Math.min(...v), Math.max(...v)]]));
+        log(`${''.padEnd(35)}spread (min-max ms): ${Object.entries(spread).map(([k, [lo, hi]]) => `${k} ${lo.toFixed(0)}-${hi.toFixed(0)}`).join(', ')}`);
+        const row = { model: m.label, link: link.label, ...med, spread, repeats: m.repeats, forms: primes, checkMs, verifyCost: checkMs / med.warm, nvDiff: (med.warm - med['warm-nv']) / med.warm, readMs: median(phases.readMs), createMs: median(phases.createMs), coreCold: core.cold, coreWarm: core.warm };
         rows.push(row);
         const ratio = (a, b) => (a / b).toFixed(2).padStart(10);
         log(`${m.label.padEnd(22)}${link.label.padEnd(13)}${MODES.map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med['idb-blob'])}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(row.verifyCost * 100).toFixed(2).padStart(8)}%(${checkMs.toFixed(1)}) ${(row.nvDiff * 100).toFixed(1).padStart(8)}%  ${row.readMs.toFixed(0).padStart(5)}(${row.createMs.toFixed(0)})  ${(core.cold / 1048576).toFixed(1).padStart(5)}/${(core.warm / 1048576).toFixed(1)}`);
