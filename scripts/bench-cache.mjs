@@ -186,7 +186,6 @@ export async function run({ log = console.log } = {}) {
         const checkMs = median(phases.checkMs);
         // the spread over the repeats, min-max, beside each median
         const spread = Object.fromEntries(Object.entries(t).filter(([, v]) => v.length).map(([k, v]) => [k, [Math.min(...v), Math.max(...v)]]));
-        log(`${''.padEnd(35)}spread (min-max ms): ${Object.entries(spread).map(([k, [lo, hi]]) => `${k} ${lo.toFixed(0)}-${hi.toFixed(0)}`).join(', ')}`);
         const row = { model: m.label, link: link.label, ...med, spread, repeats: m.repeats, forms: primes, checkMs, verifyCost: checkMs / med.warm, nvDiff: (med.warm - med['warm-nv']) / med.warm, readMs: median(phases.readMs), createMs: median(phases.createMs), coreCold: core.cold, coreWarm: core.warm };
         rows.push(row);
         const ratio = (a, b) => (a / b).toFixed(2).padStart(10);
@@ -195,6 +194,7 @@ export async function run({ log = console.log } = {}) {
           const f = med[`forms@${level}`];
           log(`${''.padEnd(35)}forms captured at '${level}': ${primes[level].stored ? `${primes[level].stored} verified; warm in that form ${f.toFixed(0)} ms = ${(f / med.plain).toFixed(2)}x plain onnxruntime-web, ${(f / med.warm).toFixed(2)}x ortkeep warm from the original` : `none kept (${JSON.stringify(primes[level].failed)})`}`);
         }
+        log(`${''.padEnd(35)}spread (min-max ms): ${Object.entries(spread).map(([k, [lo, hi]]) => `${k} ${lo.toFixed(0)}-${hi.toFixed(0)}`).join(', ')}`);
       }
     }
   } finally {
