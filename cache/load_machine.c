@@ -1904,5 +1904,10 @@ ok_status ok_load_info_get(const ok_load *l, ok_load_info *out) {
     out->next_form = l->next_form;
     out->create_us = l->create_us;
     out->orig_create_us = l->orig_create_us;
+    out->source_total = l->total;
+    if (l->form != OK_FORM_ORIGINAL && l->source == OK_SOURCE_URL) {
+        const ok_entry *o = entry_of(l, l->orig_id);
+        if (o) out->source_total = o->total_size;
+    }
     return OK_OK;
 }

@@ -320,6 +320,7 @@ typedef struct ok_load_info {
     uint32_t next_form;    /* FORM loads, once DONE: the tier to capture
                               next (ORIGINAL: none) */
     uint32_t create_us, orig_create_us; /* the served or stored form's */
+    uint64_t source_total; /* the original's size (a served form's source) */
 } ok_load_info;
 
 #define OK_LOAD_STATE_LIST(X)                                                  \

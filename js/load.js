@@ -139,7 +139,7 @@ async function loadFresh(src, options, signal) {
     model: r.report,
     form: formInfo(forms, r.info.form, r.timings.createMs, captured && r.stored ? captured.form : 0, hooks?.state.stamped),
     memory: memoryReport(r.memory, r.report, emit),
-    source: { url: src.url ?? null, bytes: r.info.total, sha256: r.info.sha256 ?? r.report.sha256 },
+    source: { url: src.url ?? null, bytes: r.info.sourceTotal || r.info.total, sha256: r.info.sha256 ?? r.report.sha256 },
     cache: cacheInfo,
     warnings: r.warnings,
     timings: { runtimeMs: tReady - t0, ...r.timings, totalMs: now() - t0 },

@@ -266,6 +266,7 @@ OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
     jkey(&b, ",\"nextForm\":"); ok_jbuf_u64(&b, i.next_form);
     jkey(&b, ",\"createUs\":"); ok_jbuf_u64(&b, i.create_us);
     jkey(&b, ",\"origCreateUs\":"); ok_jbuf_u64(&b, i.orig_create_us);
+    jkey(&b, ",\"sourceTotal\":"); ok_jbuf_u64(&b, i.source_total);
     jkey(&b, ",\"sha256\":");
     if (i.has_sha256) {
         ok_hex(i.sha256, 32, hex);

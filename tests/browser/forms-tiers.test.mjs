@@ -42,7 +42,7 @@ function loadAndCompare(page, name, extra = {}) {
     for (const seed of [1, 2]) diffs.push(window.feeds.maxAbsDiff(await s.run(window.feeds.FEEDS[n](ort, seed)), await reference.run(window.feeds.FEEDS[n](ort, seed))));
     await reference.release();
     const background = await s.formsReady;
-    const out = { form: s.info.form, tier: s.info.cache.tier, diffs, background, events, warnings, list: await window.ortkeep.cache.list() };
+    const out = { form: s.info.form, tier: s.info.cache.tier, source: s.info.source, diffs, background, events, warnings, list: await window.ortkeep.cache.list() };
     await s.dispose();
     return out;
   }, [modelPath(name), name, PROBE[name], extra]);
@@ -82,6 +82,7 @@ for (const name of ['silero_vad_v5']) {
     assert.equal(second.form.level, 'disabled');
     assert.equal(second.form.chosen, 'verified');
     assert.ok(second.form.createMs > 0);
+    assert.deepEqual(second.source, first.source, 'the source is the original, whatever form serves');
     for (const d of second.diffs) assert.ok(d <= TOLERANCE, `the .onnx form differs by ${d}`);
     assert.equal(second.background.stored, null, 'nothing captured again');
     // the page's first session also pays onnxruntime-web's start-up: the verification's pair is the comparable one
