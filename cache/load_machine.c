@@ -1553,12 +1553,31 @@ static ok_status done_hit(ok_load *l) {
     return st;
 }
 
+/* COMMIT: the entry's manifest as COMMITTED, with its report, in one
+ * transaction; the entry stays pending in memory until the write lands. */
+static ok_status push_commit(ok_load *l, ok_entry *e, const uint8_t *report,
+                             uint32_t report_len) {
+    ok_act_args a;
+    ok_status st;
+    args0(&a, OK_ACT_COMMIT);
+    a.aux = report;
+    a.aux_len = report_len;
+    e->state = OK_ENTRY_COMMITTED;
+    st = ok_q_push_manifest(&l->q, a, e);
+    /* servable only once that transaction is durable (written) */
+    e->state = OK_ENTRY_PENDING;
+    if (st) return st;
+    l->w_pending = 1;
+    l->w_type = OK_ACT_COMMIT;
+    l->state = OK_LOAD_STATE_COMMITTING;
+    return OK_OK;
+}
+
 /* The session exists: commit the entry (manifest + reader report in one
  * transaction). */
 static ok_status commit(ok_load *l) {
     ok_entry *e = entry_of(l, l->write_id);
     const char *key = l->keys[l->key_index];
-    ok_act_args a;
     ok_status st;
     if (!e) {
         l->storing = 0;
@@ -1571,24 +1590,13 @@ static ok_status commit(ok_load *l) {
         if (st) return st;
         e->gen = gen;
     }
-    e->state = OK_ENTRY_COMMITTED;
     e->total_size = l->total;
     e->chunk_count = l->cut;
     e->stored_count = l->cut;
     memcpy(e->sha256, l->sha256, 32);
     e->report_len = l->report_len;
     e->report_sum = l->report_sum;
-    args0(&a, OK_ACT_COMMIT);
-    a.aux = l->report;
-    a.aux_len = l->report_len;
-    st = ok_q_push_manifest(&l->q, a, e);
-    /* servable only once that transaction is durable (written) */
-    e->state = OK_ENTRY_PENDING;
-    if (st) return st;
-    l->w_pending = 1;
-    l->w_type = OK_ACT_COMMIT;
-    l->state = OK_LOAD_STATE_COMMITTING;
-    return OK_OK;
+    return push_commit(l, e, l->report, l->report_len);
 }
 
 ok_status ok_load_session(ok_load *l, int ok) {
@@ -1699,15 +1707,7 @@ static ok_status form_commit(ok_load *l, uint32_t status, uint32_t reason) {
         e->report_len = 0;
         e->report_sum = 0;
         memset(e->sha256, 0, 32);
-        args0(&a, OK_ACT_COMMIT);
-        e->state = OK_ENTRY_COMMITTED;
-        st = ok_q_push_manifest(&l->q, a, e);
-        e->state = OK_ENTRY_PENDING;
-        if (st) return st;
-        l->w_pending = 1;
-        l->w_type = OK_ACT_COMMIT;
-        l->state = OK_LOAD_STATE_COMMITTING;
-        return OK_OK;
+        return push_commit(l, e, NULL, 0);
     }
     return commit(l);
 }
