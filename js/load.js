@@ -103,7 +103,7 @@ async function loadFresh(src, options, signal) {
     try { options.onEvent?.(ev); } catch { /* the caller's handler */ }
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'), signal);
-  const hooks = forms.ctx ? formHooks(ort, forms, options, emit, core) : null;
+  const hooks = forms.ctx ? formHooks(ort, forms, emit, core) : null;
   const machine = new LoadMachine(core.m, cache?.index ?? unstoredIndex(core), {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
     mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength, formCtx: forms.ctx ?? null,

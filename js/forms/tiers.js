@@ -71,7 +71,7 @@ export function factsOf(report, bytes) {
  * capture at an original's CREATE_SESSION, notes. Captures land in
  * `captured` for the background run.
  */
-export function formHooks(ort, forms, options, emit, core) {
+export function formHooks(ort, forms, emit, core) {
   const state = { captured: null, stamped: false };
   return {
     state,
