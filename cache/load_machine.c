@@ -1713,11 +1713,12 @@ static ok_status form_commit(ok_load *l, uint32_t status, uint32_t reason) {
 }
 
 ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
-                                uint32_t orig_create_us) {
+                                uint32_t orig_create_us, uint32_t form_create_us) {
     ok_status st = guard(l, OK_LOAD_STATE_VERIFYING);
     if (st) return st;
     if (l->source != OK_SOURCE_FORM) return leave(l, OK_ERR_STATE);
     l->orig_create_us = orig_create_us;
+    if (form_create_us && form_create_us < l->create_us) l->create_us = form_create_us;
     {
         uint32_t status, reason;
         st = ok_form_judge(verdict, l->create_us, orig_create_us, &status, &reason);

@@ -145,8 +145,9 @@ enum {
  *   VERIFY_FORM     (storing a form) the session just created from the form
  *                   at level 'disabled' must give the original's outputs:
  *                   run probe inputs through it and through a session of the
- *                   original, time the original's creation ->
- *                   ok_load_form_verified(). value = the form (OK_FORM_*).
+ *                   original, time the original's creation (and the
+ *                   form's again) -> ok_load_form_verified(). value = the
+ *                   form (OK_FORM_*).
  *   NOTE            an event for the caller, not a warning: value =
  *                   OK_NOTE_*, flags = OK_REASON_*, value2 = a number (for
  *                   FORM_ESCALATED: from | to << 8).

@@ -290,9 +290,11 @@ ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset,
 ok_status ok_load_session(ok_load *l, int ok);
 ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us);
 /* VERIFY_FORM's answer (OK_VERDICT_*), with the original's creation time
- * measured beside the form's. */
+ * measured beside the form's and, when JS timed the form again, that time
+ * (0: none). Each side counts at its best sample: one creation on a shared
+ * machine can be slowed by anything. */
 ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
-                                uint32_t orig_create_us);
+                                uint32_t orig_create_us, uint32_t form_create_us);
 /* Asked at CREATE_SESSION of a URL load serving the original: which form
  * to capture while creating it (OK_FORM_ONNX / ORT), or OK_FORM_ORIGINAL
  * for none (forms off, one already verified, every tier failed for these

@@ -121,8 +121,11 @@ export class LoadMachine {
   session(ok) { return this.m._ok_load_session(this.l, ok ? 1 : 0); }
   /** The session's outcome with its creation time (ms), which forms are judged by. */
   sessionTimed(ok, ms) { return this.m._ok_load_session_timed(this.l, ok ? 1 : 0, Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0); }
-  /** VERIFY_FORM's answer (VERDICT.*) and the original's creation time (ms). */
-  formVerified(verdict, origMs) { return this.m._ok_load_form_verified(this.l, verdict, Math.min(0xffffffff, Math.round(origMs * 1000)) >>> 0); }
+  /** VERIFY_FORM's answer (VERDICT.*), the original's creation time and the form's timed again (ms; 0: not). */
+  formVerified(verdict, origMs, formMs = 0) {
+    const us = (ms) => Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0;
+    return this.m._ok_load_form_verified(this.l, verdict, us(origMs), us(formMs));
+  }
   /** At CREATE_SESSION of an original: the form to capture (FORM.*; 0 none). facts: FACT.* bits. */
   captureForm(facts) { return this.m._ok_load_capture_form(this.l, facts); }
   abort() { return this.l ? this.m._ok_load_abort(this.l) : STATUS.OK; }

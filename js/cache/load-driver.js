@@ -341,8 +341,8 @@ class LoadRun {
         return;
       }
       case ACT.VERIFY_FORM: {
-        const { verdict, origMs } = await this.ctx.forms.verify(this.ortSession);
-        this.ev(this.m.formVerified(verdict, origMs));
+        const { verdict, origMs, formMs } = await this.ctx.forms.verify(this.ortSession);
+        this.ev(this.m.formVerified(verdict, origMs, formMs));
         return;
       }
       case ACT.NOTE:

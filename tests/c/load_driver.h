@@ -286,6 +286,7 @@ typedef struct {
     uint32_t facts;            /* OK_FACT_* the reader found */
     uint32_t create_us[OK_FORM_COUNT]; /* session creation time per form */
     uint32_t orig_create_us;   /* the original's, measured at VERIFY_FORM */
+    uint32_t form_resample_us; /* the form timed again there (0: not) */
     uint32_t verdict;          /* VERIFY_FORM's answer (0: EQUAL) */
     uint32_t refuse_forms;     /* bit per form: onnxruntime refuses it */
     const uint8_t *form_bytes; /* a FORM load's captured bytes */
@@ -649,7 +650,7 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
     case OK_ACT_VERIFY_FORM:
         pg->verifies++;
         FX_EV(ok_load_form_verified, l, pg->verdict ? pg->verdict : OK_VERDICT_EQUAL,
-              pg->orig_create_us);
+              pg->orig_create_us, pg->form_resample_us);
         return 0;
     case OK_ACT_NOTE:
         if (pg->n_notes < 16) {
