@@ -5,13 +5,14 @@
 // page under a strict Content-Security-Policy each load a real model (silero
 // v5) and answer like plain onnxruntime-web; a core wasm URL that fails is
 // CORE_LOAD saying what to do. What the tarball does not ship fails here.
+// The server answers like real ones: no Content-Length, the model gzipped.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser } from '../../scripts/chromium.mjs';
-import { REPO_ROOT, startServer } from '../../scripts/static-server.mjs';
+import { PROFILES, REPO_ROOT, startServer } from '../../scripts/static-server.mjs';
 import { REAL_MODELS } from '../models.mjs';
 
 const APP = path.join(REPO_ROOT, 'build/scratch-pages');
@@ -121,10 +122,13 @@ try { await load('/model.onnx', { ort }); window.result = { ok: true }; } catch 
     const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; connect-src 'self'";
     server = await startServer({
       root: APP,
+      // as real servers answer: the model gzipped as it streams with a weak ETag (vite preview), every
+      // other file chunked with no Content-Length (Node's res.pipe)
+      files: (p) => (p.endsWith('.onnx') ? PROFILES.vitePreview(p) : PROFILES.nodePipe(p)),
       handler: (req, res, { pathname, serveFile }) => {
         if (pathname !== '/csp.html') return false;
         res.setHeader('Content-Security-Policy', CSP);
-        return serveFile(req, res, pathname).then(() => true);
+        return serveFile(req, res, pathname, PROFILES.nodePipe(pathname)).then(() => true);
       },
     });
     browser = await launchBrowser();
