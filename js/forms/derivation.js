@@ -45,6 +45,15 @@ export function defaultCaptureBase() {
   return new URL('../../dist/ort-capture/', import.meta.url);
 }
 
+/** JSON from a URL: a file: URL read from disk in Node, else fetched (HTTP errors thrown). */
+export async function readJsonUrl(url) {
+  const u = new URL(String(url));
+  if (isNode && u.protocol === 'file:') return JSON.parse(new TextDecoder().decode(await readFileUrl(u)));
+  const response = await fetch(u);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return response.json();
+}
+
 /**
  * Reads dist/ort-capture/manifest.json.
  * @param {URL} base
@@ -53,10 +62,7 @@ export function defaultCaptureBase() {
 export async function readManifest(base) {
   const url = new URL('manifest.json', base);
   try {
-    if (isNode && url.protocol === 'file:') return JSON.parse(new TextDecoder().decode(await readFileUrl(url)));
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    return await response.json();
+    return await readJsonUrl(url);
   } catch (e) {
     throw formsOff('derivation-missing', `no capturing loader at ${url} (${e?.message ?? e}); run npm run build, or serve dist/ort-capture/ next to ortkeep's dist/`, e);
   }

@@ -8,7 +8,7 @@
 // .onnx forms are served this way: the cache takes a URL's bytes only when
 // the C ONNX reader accepts them, and an .ort file is a FlatBuffer.
 import { OrtkeepError } from '../errors.js';
-import { isNode, readFileUrl } from '../platform/node.js';
+import { readJsonUrl } from './derivation.js';
 
 /** prepare's --ep names → the onnxruntime-web execution providers they stand for. */
 const EP_OF = { wasm: ['wasm', 'cpu'] };
@@ -49,10 +49,7 @@ export async function pickPrepared(manifest, ort, eps) {
 
 async function readJson(url) {
   try {
-    if (isNode && url.startsWith('file:')) return JSON.parse(new TextDecoder().decode(await readFileUrl(new URL(url))));
-    const r = await fetch(url);
-    if (!r.ok) throw new Error(`HTTP ${r.status}`);
-    return await r.json();
+    return await readJsonUrl(url);
   } catch (e) {
     throw new OrtkeepError('NETWORK', `ortkeep: the manifest ${url} could not be read (${e?.message ?? e})`, { cause: e });
   }
