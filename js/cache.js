@@ -1,16 +1,15 @@
 // The model cache's management API: `import { cache } from 'ortkeep'`.
 // Each call reads the stores afresh (other tabs write them too) and lets the
 // C index decide; what it drops is carried out before the call returns.
-import { ENTRY_STATE, FORM, FORM_STATUS, IOFAIL, STATUS } from './core-constants.js';
+import { ENTRY_STATE, FORM_STATUS, IOFAIL, STATUS } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { coreStatusError } from './cache/cache-core.js';
 import { applyDelete } from './cache/load-driver.js';
 import { heldLocks } from './cache/locks.js';
-import { reasonName } from './cache/messages.js';
+import { formName, reasonName } from './cache/messages.js';
 import { configureCache, pageCache } from './cache/page-cache.js';
 import { estimate as storageEstimate, persist } from './cache/quota.js';
 
-const FORMS = Object.fromEntries(Object.entries(FORM).map(([name, v]) => [v, name]));
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
 async function synced() {
@@ -52,7 +51,7 @@ export const cache = {
   async list() {
     const c = await synced();
     return c.index.entries().filter((e) => e.state === ENTRY_STATE.COMMITTED).map((e) => ({
-      key: e.key, url: e.url, bytes: e.totalSize, lastUsed: e.lastUsed, form: FORMS[e.form] ?? String(e.form),
+      key: e.key, url: e.url, bytes: e.totalSize, lastUsed: e.lastUsed, form: formName(e.form),
       hits: e.hitCount, sha256: e.sha256, etag: e.etag || null, lastModified: e.lastModified || null,
       ...(e.form ? formFields(e) : {}),
     }));

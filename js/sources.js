@@ -39,6 +39,11 @@ export async function normalizeSource(source) {
 /** SHA-256 of bytes in memory, hex (WebCrypto), for the memory tier's key. */
 export async function bytesKey(bytes) {
   if (!globalThis.crypto?.subtle) return null;
+  return `sha256:${await sha256Hex(bytes)}`;
+}
+
+/** SHA-256 of bytes, lowercase hex (WebCrypto, off the wasm heap). */
+export async function sha256Hex(bytes) {
   const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-  return `sha256:${Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -1,10 +1,13 @@
 // Words for what the load machine decided: a FAIL or WARN action carries a
 // code, a reason and a number; this only turns them into one line that says
 // what happened and what to do.
-import { REASON, STATUS_NAME, WARN } from '../core-constants.js';
+import { FORM, REASON, STATUS_NAME, WARN } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
 
 const REASON_NAME = Object.fromEntries(Object.entries(REASON).map(([k, v]) => [v, k]));
+const FORM_NAME = Object.fromEntries(Object.entries(FORM).map(([k, v]) => [v, k]));
+/** A form as callers see it: 'original', 'onnx', 'ort'. */
+export const formName = (form) => FORM_NAME[form] ?? String(form);
 /** A reason as callers see it in events and cache.list(): 'form-outputs', 'checksum', ... */
 export const reasonName = (reason) => REASON_NAME[reason]?.toLowerCase().replace(/_/g, '-');
 const WARN_NAME = Object.fromEntries(Object.entries(WARN).map(([k, v]) => [v, k]));

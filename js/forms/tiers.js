@@ -11,14 +11,13 @@ import { FACT, FORM, FORM_STATUS, NOTE, VERDICT } from '../core-constants.js';
 import { isNode } from '../platform/node.js';
 import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-core.js';
-import { reasonName } from '../cache/messages.js';
+import { formName, reasonName } from '../cache/messages.js';
 import { captureOptimized, installCaptureLoader } from './capture.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';
+import { sha256Hex } from '../sources.js';
 
 const now = () => (globalThis.performance ?? Date).now();
-const FORM_NAME = Object.fromEntries(Object.entries(FORM).map(([k, v]) => [v, k]));
 const LEVELS = new Set(['basic', 'extended', 'layout', 'all']);
-const TWO_GIB = 2 ** 31;
 
 /** Per realm: the capturing loader installed, or why forms are off. */
 let realm = null;
@@ -56,14 +55,16 @@ export async function formsFor(ort, options, sessionOptions, storable) {
   return { ctx: `ort=${ort.env.versions.web};ep=${eps.join(',')};level=${level}`, level, eps, bundle };
 }
 
-/** What the reader found that rules tiers out (FACT bits for the core). */
-export function factsOf(report, bytes) {
+/** What the reader found that may rule tiers out (FACT bits; the core decides). */
+export function factsOf(report) {
   if (!report) return 0;
-  const external = report.externalData ?? [];
-  const dataBytes = external.reduce((s, e) => s + (e.length ?? 0), 0);
-  return (external.length ? FACT.EXTERNAL_DATA : 0)
-    | (report.totals?.subgraphInitializers ? FACT.SUBGRAPH_INITIALIZERS : 0)
-    | (bytes + dataBytes >= TWO_GIB ? FACT.OVER_2GB : 0);
+  return (report.externalData?.length ? FACT.EXTERNAL_DATA : 0)
+    | (report.totals?.subgraphInitializers ? FACT.SUBGRAPH_INITIALIZERS : 0);
+}
+
+/** The bytes of the model's external data (a captured form holds them inline). */
+export function externalBytesOf(report) {
+  return (report?.externalData ?? []).reduce((s, e) => s + (e.length ?? 0), 0);
 }
 
 /**
@@ -76,6 +77,7 @@ export function formHooks(ort, forms, emit, core) {
   return {
     state,
     facts: factsOf,
+    externalBytes: externalBytesOf,
     /**
      * A model that arrives stamped (ortkeep prepare, or a form ortkeep
      * stored) for this runtime, execution providers and level is already
@@ -100,7 +102,7 @@ export function formHooks(ort, forms, emit, core) {
       return true;
     },
     async capture(form, bytes, so) {
-      const format = FORM_NAME[form];
+      const format = formName(form);
       try {
         const r = await captureOptimized(ort, bytes, {
           level: forms.level, format, executionProviders: so.executionProviders, sessionOptions: so, bundle: forms.bundle,
@@ -126,9 +128,9 @@ export function formHooks(ort, forms, emit, core) {
 /** A NOTE action as the caller's event. */
 export function noteEvent(a) {
   if (a.value === NOTE.FORM_ESCALATED) {
-    return { type: 'form-escalated', from: FORM_NAME[a.value2 & 0xff], to: FORM_NAME[(a.value2 >> 8) & 0xff], reason: reasonName(a.flags) };
+    return { type: 'form-escalated', from: formName(a.value2 & 0xff), to: formName((a.value2 >> 8) & 0xff), reason: reasonName(a.flags) };
   }
-  return { type: 'form-dropped', form: FORM_NAME[a.value2], reason: reasonName(a.flags) };
+  return { type: 'form-dropped', form: formName(a.value2), reason: reasonName(a.flags) };
 }
 
 /**
@@ -144,7 +146,7 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
   while (cap) {
     let bytes = cap.bytes;
     if (bytes && cap.form === FORM.onnx) bytes = await stamped(core, bytes, forms, original.sha256);
-    const format = FORM_NAME[cap.form];
+    const format = formName(cap.form);
     const machine = new LoadMachine(core.m, cache.index, {
       source: 'form', raw: original.key, url: original.url, formCtx: forms.ctx, form: cap.form,
       sourceSha256: original.sha256, bytesLength: bytes?.byteLength ?? 0,
@@ -171,7 +173,7 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
     // the next tier, captured from the original now (its session is not kept)
     try {
       const c = await captureOptimized(ort, original.bytes, {
-        level: forms.level, format: FORM_NAME[info.nextForm], sessionOptions, bundle: forms.bundle,
+        level: forms.level, format: formName(info.nextForm), sessionOptions, bundle: forms.bundle,
       });
       await c.session.release();
       cap = { form: info.nextForm, bytes: c.bytes };
@@ -185,8 +187,7 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
 
 /** The .onnx form with the normalization stamp as its last metadata_props entry. */
 async function stamped(core, bytes, forms, sourceSha) {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-  const artifact = [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const artifact = await sha256Hex(bytes);
   const [, version] = /ort=([^;]*)/.exec(forms.ctx);
   const tail = core.stampTail({ producer: 'ortkeep', ort: version, ep: forms.eps.join(','), level: forms.level, source: sourceSha, artifact });
   const out = new Uint8Array(bytes.byteLength + tail.byteLength);
@@ -268,7 +269,7 @@ function* probeLadder(report, probe = {}) {
 /** session.info.form for a finished load. */
 export function formInfo(forms, served, createMs, capturing, stamped) {
   if (forms.off) return { form: 'original', level: null, createMs, chosen: 'off', why: forms.off };
-  if (served) return { form: FORM_NAME[served], level: 'disabled', createMs, chosen: 'verified' };
+  if (served) return { form: formName(served), level: 'disabled', createMs, chosen: 'verified' };
   if (stamped) return { form: 'original', level: 'disabled', createMs, chosen: 'stamped' };
-  return { form: 'original', level: forms.level, createMs, chosen: capturing ? 'capturing' : 'original', ...(capturing ? { capturing: FORM_NAME[capturing] } : {}) };
+  return { form: 'original', level: forms.level, createMs, chosen: capturing ? 'capturing' : 'original', ...(capturing ? { capturing: formName(capturing) } : {}) };
 }
