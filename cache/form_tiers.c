@@ -54,11 +54,11 @@ ok_status ok_form_servable(const ok_cache *c, const char *orig_key,
 
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
                                const char *ctx, const uint8_t *sha,
-                               uint32_t facts, uint32_t *out) {
+                               uint32_t facts, uint64_t inline_bytes,
+                               uint32_t *out) {
     uint32_t form;
     *out = OK_FORM_ORIGINAL;
-    /* protobuf and FlatBuffers both stop at 2 GiB: no inline form fits */
-    if (facts & OK_FACT_OVER_2GB) return OK_OK;
+    if (inline_bytes >= OK_FORM_MAX_INLINE_BYTES) return OK_OK;
     for (form = OK_FORM_ONNX; form < OK_FORM_COUNT; form++) {
         ok_entry *f;
         ok_status st;

@@ -17,12 +17,18 @@ char *ok_form_key(const char *orig_key, uint32_t form, const char *ctx);
 ok_status ok_form_servable(const ok_cache *c, const char *orig_key,
                            const char *ctx, const uint8_t *sha, ok_entry **out);
 
+/* A captured form holds every weight inline: protobuf and FlatBuffers
+ * both stop at 2 GiB. */
+#define OK_FORM_MAX_INLINE_BYTES ((uint64_t)2 << 30)
+
 /* The tier to capture for those bytes (OK_FORM_ONNX / ORT), or
  * OK_FORM_ORIGINAL: none (a verified form exists, every tier failed -- the
- * sentinel --, or the facts rule every tier out). */
+ * sentinel --, the facts rule every tier out, or inline_bytes -- the model
+ * and its external data -- would not fit one file). */
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
                                const char *ctx, const uint8_t *sha,
-                               uint32_t facts, uint32_t *form);
+                               uint32_t facts, uint64_t inline_bytes,
+                               uint32_t *form);
 
 /* A round trip's verdict (OK_VERDICT_*) with both creation times -> what is
  * committed: OK_FORM_VERIFIED, or OK_FORM_FAILED and why (OK_REASON_*).

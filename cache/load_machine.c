@@ -1731,7 +1731,8 @@ ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
     return leave(l, st);
 }
 
-uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts) {
+uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
+                              uint64_t external_bytes) {
     const ok_entry *e;
     uint32_t form = OK_FORM_ORIGINAL;
     if (!l || !l->form_ctx || !l->storable || l->source != OK_SOURCE_URL ||
@@ -1741,7 +1742,10 @@ uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts) {
     e = ok_idx_find_id(l->c, l->hit_id);
     /* out of memory: no capture this time */
     if (ok_form_next_capture(l->c, e ? e->key : l->keys[l->key_index], l->form_ctx,
-                             l->sha256, facts, &form) != OK_OK)
+                             l->sha256, facts,
+                             external_bytes > UINT64_MAX - l->total ? UINT64_MAX
+                                                                    : l->total + external_bytes,
+                             &form) != OK_OK)
         return OK_FORM_ORIGINAL;
     return form;
 }

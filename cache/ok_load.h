@@ -243,8 +243,7 @@ enum {
 /* What the reader found that rules a tier out (ok_load_capture_form). */
 #define OK_FACT_LIST(X)                                                        \
     X(EXTERNAL_DATA, 1)         /* weights in external data files */           \
-    X(SUBGRAPH_INITIALIZERS, 2) /* If/Loop/Scan bodies hold initializers */    \
-    X(OVER_2GB, 4)              /* past protobuf's and FlatBuffers' 2 GiB */
+    X(SUBGRAPH_INITIALIZERS, 2) /* If/Loop/Scan bodies hold initializers */
 enum {
 #define OK_FACT_ENUM_(name, value) OK_FACT_##name = value,
     OK_FACT_LIST(OK_FACT_ENUM_)
@@ -298,8 +297,11 @@ ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
 /* Asked at CREATE_SESSION of a URL load serving the original: which form
  * to capture while creating it (OK_FORM_ONNX / ORT), or OK_FORM_ORIGINAL
  * for none (forms off, one already verified, every tier failed for these
- * bytes: the sentinel). facts: OK_FACT_* of the model. */
-uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts);
+ * bytes: the sentinel, or the form would not fit one file). facts: OK_FACT_*
+ * of the model; external_bytes: its external data, which a captured form
+ * holds inline beside the model's own bytes. */
+uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
+                              uint64_t external_bytes);
 /* The caller gave up (its AbortSignal). */
 ok_status ok_load_abort(ok_load *l);
 

@@ -252,7 +252,6 @@ export const VERDICT = Object.freeze({
 export const FACT = Object.freeze({
   EXTERNAL_DATA: 1,
   SUBGRAPH_INITIALIZERS: 2,
-  OVER_2GB: 4,
 });
 
 /** how an IndexedDB request failed */

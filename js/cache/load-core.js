@@ -126,7 +126,7 @@ export class LoadMachine {
     const us = (ms) => Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0;
     return this.m._ok_load_form_verified(this.l, verdict, us(origMs), us(formMs));
   }
-  /** At CREATE_SESSION of an original: the form to capture (FORM.*; 0 none). facts: FACT.* bits. */
-  captureForm(facts) { return this.m._ok_load_capture_form(this.l, facts); }
+  /** At CREATE_SESSION of an original: the form to capture (FORM.*; 0 none). facts: FACT.* bits; externalBytes: its external data. */
+  captureForm(facts, externalBytes = 0) { return this.m._ok_load_capture_form(this.l, facts, u64(externalBytes)); }
   abort() { return this.l ? this.m._ok_load_abort(this.l) : STATUS.OK; }
 }

@@ -325,7 +325,7 @@ class LoadRun {
           let so = this.ctx.sessionOptionsFor ? this.ctx.sessionOptionsFor(this.report) : this.ctx.sessionOptions;
           const stamped = !form && !!this.ctx.forms?.stampedForThis?.(this.report, this.buf.view(a.value));
           if (form || stamped) so = { ...so, graphOptimizationLevel: 'disabled' };
-          const capture = !form && !stamped && this.ctx.forms?.capture ? this.m.captureForm(this.ctx.forms.facts(this.report, a.value)) : 0;
+          const capture = !form && !stamped && this.ctx.forms?.capture ? this.m.captureForm(this.ctx.forms.facts(this.report), this.ctx.forms.externalBytes(this.report)) : 0;
           if (capture) this.ortSession = await this.ctx.forms.capture(capture, this.buf.view(a.value), so);
           else this.ortSession = await createSession(this.ctx.ort, this.buf.view(a.value), so);
         } catch (e) {

@@ -284,6 +284,7 @@ typedef struct {
     uint8_t *served;       /* copy of what the session was created from */
     /* optimized forms: what onnxruntime and the verification answer */
     uint32_t facts;            /* OK_FACT_* the reader found */
+    uint64_t external_bytes;   /* the model's external data */
     uint32_t create_us[OK_FORM_COUNT]; /* session creation time per form */
     uint32_t orig_create_us;   /* the original's, measured at VERIFY_FORM */
     uint32_t form_resample_us; /* the form timed again there (0: not) */
@@ -633,7 +634,7 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         /* value2: the form (an optimized one is created at 'disabled'); an
          * original is asked which form to capture, as JS does */
         pg->created_form = (uint32_t)value2;
-        if (!value2) pg->capture = ok_load_capture_form(l, pg->facts);
+        if (!value2) pg->capture = ok_load_capture_form(l, pg->facts, pg->external_bytes);
         if (pg->refuse_sessions > 0 || (pg->refuse_forms >> value2 & 1)) {
             if (pg->refuse_sessions > 0) pg->refuse_sessions--;
             FX_EV(ok_load_session, l, 0);

@@ -7,6 +7,7 @@
  * reader's facts skip a doomed tier; a crash after any write of a FORM
  * load never leaves a form that serves wrong bytes. */
 #include "check.h"
+#include "form_tiers.h"
 #include "load_driver.h"
 
 #define CS 4096u
@@ -352,9 +353,19 @@ static void test_facts_and_failed_capture(void) {
     w.pg.facts = OK_FACT_EXTERNAL_DATA;
     fx_run(&w.pg, &p);
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
-    w.pg.facts = OK_FACT_OVER_2GB;
+    /* external data that would take the inline form past 2 GiB: no form;
+     * just under it: a form */
+    w.pg.facts = OK_FACT_EXTERNAL_DATA;
+    w.pg.external_bytes = OK_FORM_MAX_INLINE_BYTES - len_a;
     fx_run(&w.pg, &p);
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    w.pg.external_bytes = OK_FORM_MAX_INLINE_BYTES - len_a - 1;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    w.pg.external_bytes = UINT64_MAX; /* no wrap-around */
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    w.pg.external_bytes = 0;
     w.pg.facts = 0;
     f = form_params(OK_FORM_ONNX, sha_a, 0);
     fx_run(&w.pg, &f);
@@ -392,7 +403,7 @@ static void test_params(void) {
     f.source_sha256 = sha_a;
     CHECK_EQ_INT(ok_load_new(c, &f, &l), OK_OK);
     CHECK_EQ_INT(ok_load_form_verified(l, OK_VERDICT_EQUAL, 1, 0), OK_ERR_STATE);
-    CHECK_EQ_INT(ok_load_capture_form(l, 0), OK_FORM_ORIGINAL);
+    CHECK_EQ_INT(ok_load_capture_form(l, 0, 0), OK_FORM_ORIGINAL);
     ok_load_free(l);
     ok_cache_close(c);
 }

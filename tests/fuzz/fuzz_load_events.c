@@ -147,7 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 22: ok_cache_test_fail_alloc(1 + take(&c, 1) % 8); break;
         case 23: ok_load_session_timed(x, take(&c, 1) & 1, take(&c, 4)); break;
         case 24: ok_load_form_verified(x, take(&c, 1) % 6, take(&c, 4), take(&c, 1) & 1 ? take(&c, 4) : 0); break;
-        case 25: ok_load_capture_form(x, take(&c, 1) % 8); break;
+        case 25: ok_load_capture_form(x, take(&c, 1) % 4, (uint64_t)take(&c, 4) << take(&c, 1) % 33); break;
         default: {
             ok_load_info info;
             ok_load_info_get(x, &info);
