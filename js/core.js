@@ -138,8 +138,8 @@ export class Core {
    *   else the core hashes the fed bytes
    * @returns {InspectStream}
    */
-  inspectStream(sha256Hex) {
-    return new InspectStream(this, sha256Hex);
+  inspectStream(sha256Hex, judgeFor) {
+    return new InspectStream(this, sha256Hex, judgeFor);
   }
 
   /**
@@ -150,15 +150,19 @@ export class Core {
    * @param {string} [sha256Hex] see inspectStream()
    * @returns {string}
    */
-  inspectJson(bytes, sha256Hex) {
-    const s = this.inspectStream(sha256Hex);
+  inspectJson(bytes, sha256Hex, judgeFor) {
+    const s = this.inspectStream(sha256Hex, judgeFor);
     s.feed(bytes);
     return s.endJson();
   }
 
-  /** inspectJson(), parsed. */
-  inspect(bytes, sha256Hex) {
-    return JSON.parse(this.inspectJson(bytes, sha256Hex));
+  /**
+   * inspectJson(), parsed. judgeFor {ort, ep, level}: the running context,
+   * for which the report's stamp gets the core's verdict (valid, foreign,
+   * stale, malformed; wasm/inspect_stream.h).
+   */
+  inspect(bytes, sha256Hex, judgeFor) {
+    return JSON.parse(this.inspectJson(bytes, sha256Hex, judgeFor));
   }
 
   /**
@@ -211,7 +215,7 @@ export class Core {
 
 /** One streamed inspection (Core.inspectStream). */
 export class InspectStream {
-  constructor(core, sha256Hex) {
+  constructor(core, sha256Hex, judgeFor) {
     this.core = core;
     const m = core.m;
     let hexPtr = 0;
@@ -222,6 +226,18 @@ export class InspectStream {
       core.free(hexPtr);
     }
     if (!this.s) throw core.lastError();
+    if (judgeFor) {
+      const ptrs = [judgeFor.ort, judgeFor.ep, judgeFor.level].map((v) => core.copyIn(new TextEncoder().encode(`${v}\0`)));
+      try {
+        const st = m._ok_abi_inspect_stream_judge_for(this.s, ...ptrs);
+        if (st !== 0) {
+          this.abort();
+          throw new OrtkeepError('INVALID_ARG', 'ortkeep: the stamp context (ort, ep, level) must be strings of at most 64 bytes');
+        }
+      } finally {
+        for (const p of ptrs) core.free(p);
+      }
+    }
   }
 
   /** Feeds the next bytes (any length; copied in pieces of INSPECT_PIECE). */

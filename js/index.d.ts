@@ -202,6 +202,8 @@ export interface ModelReport {
    */
   stamp?: {
     integrity: 'intact' | 'stale' | 'malformed';
+    /** the core's verdict for a running context (core.inspect(bytes, sha, {ort, ep, level}) and load() with forms) */
+    verdict?: 'valid' | 'foreign' | 'stale' | 'malformed';
     producer?: string; ort?: string; ep?: string; level?: string; source?: string; artifact?: string;
   } | null;
 }

@@ -22,7 +22,22 @@ struct ok_inspect_stream {
     int ended;
     uint64_t fed;
     ok_stamp_tracker stamp; /* when hashing: the stamp and the hash before it */
+    int judge;              /* the running context below is set */
+    char ort[OK_STAMP_MAX_FIELD + 1], ep[OK_STAMP_MAX_FIELD + 1], level[OK_STAMP_MAX_FIELD + 1];
 };
+
+int ok_inspect_stream_judge_for(ok_inspect_stream *s, const char *ort, const char *ep,
+                                const char *level) {
+    if (!s || !ort || !ep || !level || strlen(ort) > OK_STAMP_MAX_FIELD ||
+        strlen(ep) > OK_STAMP_MAX_FIELD || strlen(level) > OK_STAMP_MAX_FIELD)
+        return OK_ERR_INVALID_ARG;
+    if (s->fed || s->ended) return OK_ERR_STATE;
+    strcpy(s->ort, ort);
+    strcpy(s->ep, ep);
+    strcpy(s->level, level);
+    s->judge = 1;
+    return OK_OK;
+}
 
 /* Keeps the first error so every later call reports it. */
 static int fail(ok_inspect_stream *s, const ok_error *e, uint64_t off) {
@@ -105,6 +120,15 @@ static int add_stamp(ok_inspect_stream *s, char **json, size_t *json_len) {
         ok_jbuf_puts(&b, "{\"integrity\":\"");
         ok_jbuf_puts(&b, INTEGRITY[v]);
         ok_jbuf_puts(&b, "\"");
+        if (s->judge) {
+            /* intact (the tracker compared the hashes): judge it for the
+             * running context; stale and malformed stay what they are */
+            static const char *const VERDICT[] = {"", "valid", "stale", "foreign", "malformed"};
+            int j = v == OK_STAMP_VALID ? ok_stamp_judge(&st, st.artifact, s->ort, s->ep, s->level) : v;
+            ok_jbuf_puts(&b, ",\"verdict\":\"");
+            ok_jbuf_puts(&b, VERDICT[j]);
+            ok_jbuf_puts(&b, "\"");
+        }
         if (v != OK_STAMP_MALFORMED) {
             const char *keys[] = {"producer", "ort", "ep", "level"};
             const char *vals[] = {st.producer, st.ort, st.ep, st.level};

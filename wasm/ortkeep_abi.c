@@ -52,6 +52,12 @@ OK_EXPORT ok_inspect_stream *ok_abi_inspect_stream_new(const char *sha256_hex) {
     return s;
 }
 
+/* ok_inspect_stream_judge_for: the report's stamp gets C's verdict for this runtime. */
+OK_EXPORT int ok_abi_inspect_stream_judge_for(ok_inspect_stream *s, const char *ort,
+                                              const char *ep, const char *level) {
+    return ok_inspect_stream_judge_for(s, ort, ep, level);
+}
+
 /* The status; an error is also in last_error, with its 64-bit offset. */
 OK_EXPORT int ok_abi_inspect_stream_feed(ok_inspect_stream *s, const uint8_t *p, uint32_t n) {
     int rc;

@@ -27,7 +27,7 @@ let realm = null;
  * cache to keep them and the capturing loader installed before onnxruntime-web
  * creates its first session in this realm; anything else turns them off with
  * one warning per page (everything else works as before).
- * @returns {Promise<{ctx: string, level: string, eps: string[], bundle: string} | {off: string}>}
+ * @returns {Promise<{ctx: string, version: string, level: string, eps: string[], bundle: string} | {off: string}>}
  */
 export async function formsFor(ort, options, sessionOptions, storable) {
   // Opt-in: which onnxruntime-web bundle the page runs cannot be seen from
@@ -52,7 +52,8 @@ export async function formsFor(ort, options, sessionOptions, storable) {
   if (!LEVELS.has(level)) return { off: `graphOptimizationLevel '${level}' has no optimized form to keep` };
   if (sessionOptions.optimizedModelFilePath) return { off: 'the caller writes its own optimized model' };
   const eps = (sessionOptions.executionProviders ?? ['wasm']).map((ep) => (typeof ep === 'string' ? ep : ep.name));
-  return { ctx: `ort=${ort.env.versions.web};ep=${eps.join(',')};level=${level}`, level, eps, bundle };
+  const version = ort.env.versions.web;
+  return { ctx: `ort=${version};ep=${eps.join(',')};level=${level}`, version, level, eps, bundle };
 }
 
 /** What the reader found that may rule tiers out (FACT bits; the core decides). */
@@ -81,21 +82,19 @@ export function formHooks(ort, forms, emit, core) {
     /**
      * A model that arrives stamped (ortkeep prepare, or a form ortkeep
      * stored) for this runtime, execution providers and level is already
-     * optimized: created at 'disabled', nothing captured. The stamp is
-     * trusted only when the C reader finds the bytes before it still hash
-     * to its artifact digest; a stale or foreign stamp is reported and
-     * ignored.
+     * optimized: created at 'disabled', nothing captured. The verdict is
+     * the core's (the C reader hashes the bytes before the stamp and judges
+     * it for this context); anything but 'valid' is reported and ignored.
      */
     stampedForThis(report, bytes) {
       if (!report?.metadata || !('ortkeep.stamp' in report.metadata)) return false;
       let stamp = null;
-      try { stamp = core.inspect(bytes).stamp; } catch { /* judged below as no stamp */ }
+      try {
+        stamp = core.inspect(bytes, undefined, { ort: forms.version, ep: forms.eps.join(','), level: forms.level }).stamp;
+      } catch { /* judged as no stamp */ }
       if (!stamp) return false;
-      const [, version] = /ort=([^;]*)/.exec(forms.ctx);
-      const why = stamp.integrity !== 'intact' ? stamp.integrity
-        : stamp.ort !== version || stamp.ep !== forms.eps.join(',') || stamp.level !== forms.level ? 'foreign' : null;
-      if (why) {
-        emit({ type: 'stamp-ignored', reason: why, stamp: { ort: stamp.ort, ep: stamp.ep, level: stamp.level } });
+      if (stamp.verdict !== 'valid') {
+        emit({ type: 'stamp-ignored', reason: stamp.verdict, stamp: { ort: stamp.ort, ep: stamp.ep, level: stamp.level } });
         return false;
       }
       state.stamped = true;
@@ -188,8 +187,7 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
 /** The .onnx form with the normalization stamp as its last metadata_props entry. */
 async function stamped(core, bytes, forms, sourceSha) {
   const artifact = await sha256Hex(bytes);
-  const [, version] = /ort=([^;]*)/.exec(forms.ctx);
-  const tail = core.stampTail({ producer: 'ortkeep', ort: version, ep: forms.eps.join(','), level: forms.level, source: sourceSha, artifact });
+  const tail = core.stampTail({ producer: 'ortkeep', ort: forms.version, ep: forms.eps.join(','), level: forms.level, source: sourceSha, artifact });
   const out = new Uint8Array(bytes.byteLength + tail.byteLength);
   out.set(bytes);
   out.set(tail, bytes.byteLength);

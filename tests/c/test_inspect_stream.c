@@ -125,6 +125,25 @@ static void test_stamped(const char *root) {
         CHECK(got && strstr(got, want) != NULL);
         free(got);
     }
+    /* judged for a running context: valid for its own, foreign for another EP */
+    {
+        static const char *const eps[] = {"wasm", "webgpu"};
+        static const char *const want_verdict[] = {"\"verdict\":\"valid\"", "\"verdict\":\"foreign\""};
+        for (int k = 0; k < 2; k++) {
+            ok_inspect_stream *s = NULL;
+            ok_error e;
+            char *json = NULL;
+            size_t len = 0;
+            CHECK_EQ_INT(ok_inspect_stream_new(NULL, &s, &e), OK_OK);
+            CHECK_EQ_INT(ok_inspect_stream_judge_for(s, "1.30.0", eps[k], "extended"), OK_OK);
+            CHECK_EQ_INT(ok_inspect_stream_feed(s, m, n + tail, &e), OK_OK);
+            CHECK_EQ_INT(ok_inspect_stream_judge_for(s, "1.30.0", "wasm", "extended"), OK_ERR_STATE);
+            CHECK_EQ_INT(ok_inspect_stream_end(s, &json, &len, &e), OK_OK);
+            CHECK(json && strstr(json, want_verdict[k]) != NULL);
+            free(json);
+            ok_inspect_stream_free(s);
+        }
+    }
     /* a tool rewrote the producer name (a string byte: the model still reads): stale */
     uint8_t *producer = memchr(m, 'o', n);
     CHECK(producer != NULL && memcmp(producer, "ortkeep-fixtures", 16) == 0);
