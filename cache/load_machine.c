@@ -1332,12 +1332,14 @@ ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n) {
             return leave(l, st);
         }
     }
-    ok_sha256_update(&l->sha, p, n);
-    if (l->integ.alg >= OK_HASH_SHA384) ok_sha512_update(&l->sha5, p, n);
     while (n) {
         uint64_t in_chunk = l->received % l->chunk_size;
         size_t take = (size_t)(l->chunk_size - in_chunk);
         if (take > n) take = n;
+        /* hashed per chunk segment: the marks at a chunk boundary must not
+         * include bytes past it (a resume continues from there) */
+        ok_sha256_update(&l->sha, p, take);
+        if (l->integ.alg >= OK_HASH_SHA384) ok_sha512_update(&l->sha5, p, take);
         if (l->storing) ok_xxh3_update(&l->sum, p, take);
         l->received += take;
         p += take;
