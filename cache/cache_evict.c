@@ -1,7 +1,8 @@
 /* LRU eviction under a byte budget and the browser's free quota.
  *
  * Only idle entries are candidates: no reference (being read), no download
- * in flight, and no other load (tab) holding the key's lock. The plan is all-or-nothing: when
+ * in flight, and no other load (tab) holding the key's lock; a model goes
+ * with its external data files (parts). The plan is all-or-nothing: when
  * evicting every candidate would still not make room, nothing is evicted
  * and the caller loads uncached -- emptying the cache for a download that
  * cannot be stored anyway would only lose data. */
@@ -16,11 +17,24 @@ static int fits(const ok_cache *c, uint64_t used, uint64_t freed,
     return 1;
 }
 
-/* Idle here, and no other load (tab) holds its key's lock. */
+/* Idle here, and no other load (tab) holds its key's lock. A part (an
+ * external data file) is never picked on its own: it goes with its model. */
 static int candidate(const ok_cache *c, const ok_entry *e,
                      const ok_entry *keep) {
     return e != keep && e->refcount == 0 && !e->writing &&
-           !ok_idx_busy(c, e->key);
+           !(e->flags & OK_EF_PART) && !ok_idx_busy(c, e->key);
+}
+
+/* The parts of e are idle too (they are dropped with it). */
+static int parts_idle(const ok_cache *c, const ok_entry *e,
+                      const ok_entry *keep) {
+    uint32_t i;
+    for (i = 0; i < c->n_entries; i++) {
+        const ok_entry *p = c->entries[i];
+        if (ok_part_of(p, e->key) && (p == keep || p->refcount || p->writing))
+            return 0;
+    }
+    return 1;
 }
 
 ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
@@ -33,7 +47,8 @@ ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
         ok_entry *lru = NULL;
         for (i = 0; i < c->n_entries; i++) {
             ok_entry *e = c->entries[i];
-            if (e->mark || !candidate(c, e, keep)) continue;
+            if (e->mark || !candidate(c, e, keep) || !parts_idle(c, e, keep))
+                continue;
             /* oldest use first; ties by id (older load first) */
             if (!lru || e->last_used < lru->last_used ||
                 (e->last_used == lru->last_used && e->id < lru->id))
@@ -46,6 +61,13 @@ ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
         lru->mark = 1;
         freed += ok_entry_stored_bytes(lru);
         picked++;
+        for (i = 0; i < c->n_entries; i++) {
+            ok_entry *p = c->entries[i];
+            if (!p->mark && ok_part_of(p, lru->key)) {
+                p->mark = 1;
+                freed += ok_entry_stored_bytes(p);
+            }
+        }
     }
     return OK_OK;
 }

@@ -256,10 +256,44 @@ void ok_idx_remove_marked(ok_cache *c) {
     }
 }
 
+size_t ok_part_owner_len(const char *key) {
+    static const char owner_end[] = "|form:original" OK_PART_SEP;
+    const char *at = strstr(key, owner_end);
+    return at ? (size_t)(at - key) + sizeof owner_end - sizeof OK_PART_SEP : 0;
+}
+
+int ok_part_of(const ok_entry *e, const char *owner_key) {
+    size_t n = strlen(owner_key);
+    return (e->flags & OK_EF_PART) && ok_part_owner_len(e->key) == n &&
+           strncmp(e->key, owner_key, n) == 0;
+}
+
+static int live(const ok_entry *e);
+
+int ok_idx_mark_parts(ok_cache *c, uint64_t *bytes) {
+    uint32_t i, j;
+    for (i = 0; i < c->n_entries; i++) {
+        ok_entry *o = c->entries[i];
+        if (!o->mark || (o->flags & OK_EF_PART)) continue;
+        for (j = 0; j < c->n_entries; j++) {
+            ok_entry *p = c->entries[j];
+            if (p->mark || !ok_part_of(p, o->key)) continue;
+            if (live(p)) return 0;
+            p->mark = 1;
+            if (bytes) *bytes += ok_entry_stored_bytes(p);
+        }
+    }
+    return 1;
+}
+
 int ok_idx_busy(const ok_cache *c, const char *key) {
     uint32_t i;
+    size_t owner = ok_part_owner_len(key);
     for (i = 0; i < c->n_busy; i++)
-        if (strcmp(c->busy[i], key) == 0) return 1;
+        if (strcmp(c->busy[i], key) == 0 ||
+            (owner && strlen(c->busy[i]) == owner &&
+             strncmp(c->busy[i], key, owner) == 0))
+            return 1;
     return 0;
 }
 
@@ -505,7 +539,18 @@ ok_status ok_cache_sync_chunk_name(ok_cache *c, ok_sync *s, const char *name,
  * an older pending one is a download abandoned before a newer committed. */
 static int stale(const ok_cache *c, const ok_entry *e) {
     const ok_entry *newest = ok_idx_find_committed(c, e->key);
-    return newest && newest->gen > e->gen;
+    if (newest && newest->gen > e->gen) return 1;
+    if ((e->flags & OK_EF_PART) && e->state == OK_ENTRY_COMMITTED) {
+        /* a data file serves only beside the model it was committed with:
+         * no such model committed (evicted, deleted, replaced) -- it goes */
+        const ok_entry *m;
+        char *owner = ok_cache_strndup(e->key, ok_part_owner_len(e->key));
+        if (!owner) return 0; /* out of memory: decided at the next sync */
+        m = ok_idx_find_committed(c, owner);
+        ok_cache_free(owner);
+        return !m || memcmp(m->sha256, e->source_sha256, 32) != 0;
+    }
+    return 0;
 }
 
 ok_status ok_cache_sync_end(ok_cache *c, ok_sync *s) {
@@ -577,6 +622,7 @@ ok_status ok_cache_delete(ok_cache *c, const char *key_or_url) {
         found++;
         busy |= live(e) || ok_idx_busy(c, e->key);
     }
+    if (!busy && found && !ok_idx_mark_parts(c, NULL)) busy = 1;
     if (busy) {
         for (i = 0; i < c->n_entries; i++) c->entries[i]->mark = 0;
         return OK_ERR_IN_USE;

@@ -114,7 +114,19 @@ void ok_idx_forget(ok_cache *c, ok_entry *e); /* no tombstone */
  * failure), then ok_idx_remove_marked removes them. */
 ok_status ok_idx_push_drop_marked(ok_cache *c);
 void ok_idx_remove_marked(ok_cache *c);
+/* A key's lock is held by another load (a part's: its model's). */
 int ok_idx_busy(const ok_cache *c, const char *key);
+/* Parts (OK_EF_PART): an external data file is keyed by its model's key
+ * (always "...|form:original") + OK_PART_SEP + its location. */
+#define OK_PART_SEP "|data:"
+/* The length of the model's key at the start of a part's key (0: none). */
+size_t ok_part_owner_len(const char *key);
+/* e is a part of the model keyed owner_key (any generation). */
+int ok_part_of(const ok_entry *e, const char *owner_key);
+/* Mark the parts of every marked entry (eviction, delete: a model goes with
+ * its data files); the bytes they hold are added to *bytes when given.
+ * Returns 0 when one of them is in use here (then nothing is marked). */
+int ok_idx_mark_parts(ok_cache *c, uint64_t *bytes);
 /* A new PENDING entry (not inserted) with a fresh unique storage name. */
 ok_status ok_idx_new_entry(ok_cache *c, const char *key, const char *url,
                            uint32_t form, uint32_t chunk_size, uint64_t now,

@@ -1,19 +1,21 @@
 /* Entry manifests: the bytes of one "index" record.
  *
- * Layout (little-endian), version 2 (the original form) or 3 (an optimized
- * form: version 2 plus the form record):
+ * Layout (little-endian), version 2 (the original form), 3 (an optimized
+ * form: version 2 plus the form record) or 4 (a part: an external data file
+ * of a model, flag PART; version 3's layout, the record's source sha256 the
+ * model's content hash, no verdict):
  *     0  "OKCM"                 magic
- *     4  u16 version = 2 or 3, u16 0
+ *     4  u16 version = 2, 3 or 4, u16 0
  *     8  u32 record length, CRC included
  *    12  u32 state, form, flags, chunk_size, chunk_count, stored_count,
  *            integrity_alg, integrity_count, report_len,
- *            form record length (0 in version 2, 48 in version 3)
+ *            form record length (0 in version 2, 48 in versions 3, 4)
  *    52  u64 gen, total_size, last_used, hit_count, report_sum
  *    92  [32] content sha256 (zero until committed)
  *   124  u32 key_len, url_len, etag_len, lm_len
  *   140  integrity_count * digest bytes   expected digests (SRI)
  *        key, url, etag, last-modified bytes
- *        version 3: u32 form_status, form_reason, create_us, orig_create_us,
+ *        versions 3, 4: u32 form_status, form_reason, create_us, orig_create_us,
  *                   [32] source sha256
  *        stored_count * u64     chunk checksums
  *   end  u32 CRC-32 (IEEE) of everything before it
@@ -21,8 +23,8 @@
  * Decoding checks every field against the others, so a record that passes
  * describes a self-consistent entry; anything else is a typed error. A
  * record of another version is OK_ERR_STATE: another ortkeep wrote it, so
- * it is left alone rather than swept. Forms are version 3 so that an
- * ortkeep from before them leaves them alone too. */
+ * it is left alone rather than swept. Forms are version 3 and parts version
+ * 4 so that an ortkeep from before them leaves them alone too. */
 #include <string.h>
 
 #include "cache_internal.h"
@@ -30,11 +32,18 @@
 #define MF_MAGIC "OKCM"
 #define MF_VERSION 2u
 #define MF_VERSION_FORM 3u
+#define MF_VERSION_PART 4u
 #define MF_HEAD 140u
 #define MF_FORM_REC 48u
 
 static size_t form_rec(const ok_manifest *m) {
-    return m->form != OK_FORM_ORIGINAL ? MF_FORM_REC : 0;
+    return m->form != OK_FORM_ORIGINAL || (m->flags & OK_EF_PART) ? MF_FORM_REC
+                                                                  : 0;
+}
+
+static uint32_t version_of(const ok_manifest *m) {
+    return (m->flags & OK_EF_PART) ? MF_VERSION_PART
+           : m->form != OK_FORM_ORIGINAL ? MF_VERSION_FORM : MF_VERSION;
 }
 
 static uint32_t crc32_ieee(const uint8_t *p, size_t n) {
@@ -86,7 +95,7 @@ ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
     if (cap < need || need > 0xFFFFFFFFu) return OK_ERR_INVALID_ARG;
     memset(out, 0, MF_HEAD);
     memcpy(out, MF_MAGIC, 4);
-    out[4] = (uint8_t)(form_rec(m) ? MF_VERSION_FORM : MF_VERSION);
+    out[4] = (uint8_t)version_of(m);
     put32(out + 8, (uint32_t)need);
     put32(out + 12, m->state);
     put32(out + 16, m->form);
@@ -142,13 +151,18 @@ static int has_nul(const uint8_t *p, uint32_t n) {
 static ok_status check_fields(const ok_manifest *m) {
     uint64_t need_chunks;
     int tomb = 0;
-    const uint32_t known_flags = OK_EF_SIZE_KNOWN | OK_EF_STRONG | OK_EF_ENCODED;
+    const uint32_t known_flags =
+        OK_EF_SIZE_KNOWN | OK_EF_STRONG | OK_EF_ENCODED | OK_EF_PART;
     if (m->state != OK_ENTRY_PENDING && m->state != OK_ENTRY_COMMITTED)
         return OK_ERR_CORRUPT;
     if (m->flags & ~known_flags) return OK_ERR_CORRUPT;
     if (m->chunk_size == 0) return OK_ERR_CORRUPT;
     if (m->form >= OK_FORM_COUNT) return OK_ERR_CORRUPT;
     if (m->form == OK_FORM_ORIGINAL && m->form_status != OK_FORM_NONE)
+        return OK_ERR_CORRUPT;
+    /* a part is the original bytes of a data file: no form, no report */
+    if ((m->flags & OK_EF_PART) &&
+        (m->form != OK_FORM_ORIGINAL || m->report_len || m->report_sum))
         return OK_ERR_CORRUPT;
     if (m->form != OK_FORM_ORIGINAL) {
         /* a form is judged before it commits: none while pending */
@@ -178,7 +192,8 @@ static ok_status check_fields(const ok_manifest *m) {
         if (need_chunks != m->chunk_count) return OK_ERR_CORRUPT;
     }
     if (m->state == OK_ENTRY_COMMITTED && !tomb &&
-        (m->stored_count != m->chunk_count || m->report_len == 0))
+        (m->stored_count != m->chunk_count ||
+         (m->report_len == 0) != ((m->flags & OK_EF_PART) != 0)))
         return OK_ERR_CORRUPT;
     if (m->integrity_alg > OK_HASH_SHA512) return OK_ERR_CORRUPT;
     if ((m->integrity_alg == OK_HASH_NONE) != (m->integrity_count == 0))
@@ -209,7 +224,8 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
                                                  : OK_ERR_TRUNCATED;
     if (memcmp(b, MF_MAGIC, 4) != 0) return OK_ERR_CORRUPT;
     if (len < 12) return OK_ERR_TRUNCATED;
-    if (get32(b + 4) != MF_VERSION && get32(b + 4) != MF_VERSION_FORM)
+    if (get32(b + 4) != MF_VERSION && get32(b + 4) != MF_VERSION_FORM &&
+        get32(b + 4) != MF_VERSION_PART)
         return OK_ERR_STATE;
     rec_len = get32(b + 8);
     if (rec_len > len) return OK_ERR_TRUNCATED;
@@ -236,9 +252,9 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     m->etag_len = get32(b + 132);
     m->lm_len = get32(b + 136);
     if (b[6] || b[7]) return OK_ERR_CORRUPT;
-    /* version 3 is exactly the forms: they carry the record, originals not */
-    if ((b[4] == MF_VERSION_FORM) != (m->form != OK_FORM_ORIGINAL) ||
-        get32(b + 48) != form_rec(m))
+    /* the version says what the record is: a form (3), a part (4), or the
+     * original (2, no record) */
+    if (b[4] != version_of(m) || get32(b + 48) != form_rec(m))
         return OK_ERR_CORRUPT;
     if (form_rec(m)) {
         /* the record sits after the strings: bounds-checked below once

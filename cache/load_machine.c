@@ -16,6 +16,11 @@
  *   FORM      (storing a captured form) LOCKING SYNCING QUOTA STREAMING
  *             VALIDATING CREATING VERIFYING COMMITTING DONE, or straight to
  *             COMMITTING a tombstone when the form fails
+ *   DATA      (an external data file, while its model's load is CREATING)
+ *             READING DONE (stored beside these model bytes), or [QUOTA]
+ *             FETCHING STREAMING DONE (staged: committed by the model's load
+ *             in one transaction with the model) / COMMITTING DONE (the
+ *             model is stored already)
  * with WAITING (back-off) between a failed request and the next, and
  * FAILED at any point.
  *
@@ -119,11 +124,19 @@ struct ok_load {
     uint32_t orig_id;       /* URL: the original behind a form being read */
     uint32_t create_us, orig_create_us;
     uint32_t form_status, form_reason, next_form;
+
+    /* external data files (parts) */
+    char *part;             /* DATA: the file's location */
+    int staged;             /* DATA: every chunk stored, the entry pending */
+    uint32_t parts[OK_LOAD_MAX_PARTS]; /* URL: staged entries adopted */
+    uint32_t n_parts;
+    int parts_lost;         /* URL: a data file could not be stored */
 };
 
 static ok_status stream(ok_load *l);
 static ok_status create_session(ok_load *l);
 static ok_status form_commit(ok_load *l, uint32_t status, uint32_t reason);
+static ok_status done(ok_load *l);
 
 /* ---- small helpers ---- */
 
@@ -185,9 +198,32 @@ static ok_status release_hit(ok_load *l) {
     return OK_OK;
 }
 
-/* Stop writing: keep the pending entry when it can be resumed later. */
+/* Let go of the adopted parts: each kept if it can be resumed (completed)
+ * later, else dropped. */
+static ok_status end_parts(ok_load *l, int keep) {
+    while (l->n_parts) {
+        ok_entry *e = entry_of(l, l->parts[--l->n_parts]);
+        ok_status st;
+        if (!e) continue;
+        e->writing = 0;
+        if (keep && ok_entry_resumable(e) && e->stored_count) continue;
+        st = ok_q_push_drop(&l->q, e);
+        if (st) {
+            e->writing = 1;
+            l->n_parts++;
+            return st;
+        }
+        ok_idx_remove(l->c, e);
+    }
+    return OK_OK;
+}
+
+/* Stop writing: keep the pending entry (and parts) when it can be resumed
+ * later. */
 static ok_status end_write(ok_load *l, int keep) {
     ok_entry *e = entry_of(l, l->write_id);
+    ok_status pst = end_parts(l, keep);
+    if (pst) return pst;
     l->write_id = 0;
     l->storing = 0;
     l->w_pending = 0;
@@ -306,6 +342,15 @@ static const char *const FORM_NAMES[] = {OK_FORM_LIST(FORM_KEY_)};
  * same bytes hit whatever URL they came from. */
 static ok_status make_keys(ok_load *l) {
     uint32_t i;
+    if (l->source == OK_SOURCE_DATA) {
+        /* the model's key + "|data:" + location; no lock of its own */
+        size_t n = strlen(l->raw) + sizeof OK_PART_SEP + strlen(l->part);
+        l->keys[0] = ok_cache_malloc(n);
+        if (!l->keys[0]) return OK_ERR_NOMEM;
+        snprintf(l->keys[0], n, "%s" OK_PART_SEP "%s", l->raw, l->part);
+        l->n_keys = 1;
+        return OK_OK;
+    }
     if (l->source == OK_SOURCE_FORM) {
         l->keys[0] = ok_form_key(l->raw, l->form, l->form_ctx);
         if (!l->keys[0]) return OK_ERR_NOMEM;
@@ -346,13 +391,25 @@ static ok_status make_keys(ok_load *l) {
 
 /* ---- lifecycle ---- */
 
+/* A key of an original model (parts hang off those only). */
+static int original_key(const char *key) {
+    static const char end[] = "|form:original";
+    size_t n = strlen(key);
+    return n >= sizeof end && strcmp(key + n - (sizeof end - 1), end) == 0;
+}
+
 ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
     ok_load *l;
     ok_status st = OK_OK;
     if (!c || !p || !out) return OK_ERR_INVALID_ARG;
     *out = NULL;
     if (p->source != OK_SOURCE_URL && p->source != OK_SOURCE_BYTES &&
-        p->source != OK_SOURCE_FORM)
+        p->source != OK_SOURCE_FORM && p->source != OK_SOURCE_DATA)
+        return OK_ERR_INVALID_ARG;
+    if (p->source == OK_SOURCE_DATA &&
+        (!p->raw || !p->raw[0] || !p->url || !p->part || !p->part[0] ||
+         !p->source_sha256 || !original_key(p->raw) ||
+         strlen(p->raw) + strlen(p->part) > OK_CACHE_MAX_KEY - 16))
         return OK_ERR_INVALID_ARG;
     if (p->form_ctx && (strlen(p->form_ctx) > OK_CACHE_MAX_FORM_CTX ||
                         strchr(p->form_ctx, '|') || !p->form_ctx[0]))
@@ -386,6 +443,16 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
         l->form_ctx = ok_cache_strdup(p->form_ctx);
         if (!l->form_ctx) st = OK_ERR_NOMEM;
     }
+    if (!st && p->source == OK_SOURCE_DATA) {
+        memcpy(l->source_sha, p->source_sha256, 32);
+        l->raw = ok_cache_strdup(p->raw);
+        l->url = strip_fragment(p->url);
+        l->part = ok_cache_strdup(p->part);
+        if (!l->raw || !l->url || !l->part) st = OK_ERR_NOMEM;
+        /* revalidating the model decided the bytes: a file stored beside
+         * them is theirs */
+        if (l->mode == OK_MODE_NO_CACHE) l->mode = OK_MODE_DEFAULT;
+    }
     if (!st && p->source == OK_SOURCE_FORM) {
         l->form = p->form;
         memcpy(l->source_sha, p->source_sha256, 32);
@@ -404,7 +471,7 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
         l->integ_status = ok_integrity_parse(p->integrity, &l->integ);
         l->integ_bad = l->integ_status != OK_OK;
     }
-    if (!st && p->source == OK_SOURCE_URL) {
+    if (!st && (p->source == OK_SOURCE_URL || p->source == OK_SOURCE_DATA)) {
         l->scheme = scheme_of(l->url);
         /* only what can be stored has a key (and takes a lock) */
         if (!l->integ_bad && l->scheme == SCHEME_HTTP) st = make_keys(l);
@@ -432,6 +499,10 @@ void ok_load_free(ok_load *l) {
         if (e && e->refcount) e->refcount--;
         e = entry_of(l, l->write_id);
         if (e) e->writing = 0;
+        for (i = 0; i < l->n_parts; i++) {
+            e = entry_of(l, l->parts[i]);
+            if (e) e->writing = 0;
+        }
         if (l->sync) ok_cache_sync_abandon(l->c, l->sync);
     }
     ok_q_free(&l->q);
@@ -444,6 +515,7 @@ void ok_load_free(ok_load *l) {
     ok_cache_free(l->resp_lm);
     ok_cache_free(l->report);
     ok_cache_free(l->form_ctx);
+    ok_cache_free(l->part);
     ok_cache_free(l);
 }
 
@@ -466,7 +538,8 @@ void ok_load_actions_clear(ok_load *l) {
 static ok_status send_fetch(ok_load *l, uint64_t from, uint32_t flags) {
     ok_act_args a;
     const ok_entry *e = NULL;
-    if (l->source != OK_SOURCE_URL) /* bytes in memory: nothing to fetch */
+    if (l->source != OK_SOURCE_URL && l->source != OK_SOURCE_DATA)
+        /* bytes in memory: nothing to fetch */
         return fail(l, OK_ERR_TRUNCATED, OK_REASON_BODY_BROKEN, l->received);
     if (l->fetches >= OK_LOAD_MAX_FETCHES)
         return fail(l, l->received ? OK_ERR_TRUNCATED : OK_ERR_NETWORK,
@@ -536,7 +609,10 @@ static ok_entry *committed_for(ok_load *l) {
     uint32_t i;
     for (i = 0; i < l->n_keys; i++) {
         ok_entry *e = ok_idx_find_committed(l->c, l->keys[i]);
-        if (e) return e;
+        if (e) {
+            l->key_index = i; /* the key parts and forms hang off */
+            return e;
+        }
     }
     return NULL;
 }
@@ -556,6 +632,9 @@ static int can_resume(const ok_load *l, const ok_entry *e) {
     uint32_t nb = ok_hash_bytes(l->integ.alg), i;
     if (!ok_entry_resumable(e) || !e->stored_count) return 0;
     if (strcmp(e->url, l->url) != 0 || e->chunk_size != l->chunk_size) return 0;
+    if (l->source == OK_SOURCE_DATA &&
+        memcmp(e->source_sha256, l->source_sha, 32) != 0)
+        return 0;
     if (e->integ_alg != l->integ.alg || e->integ_count != l->integ.count)
         return 0;
     for (i = 0; i < l->integ.count; i++)
@@ -578,7 +657,7 @@ static ok_status push_reads(ok_load *l, const ok_entry *e, uint32_t from) {
     a.value2 = e->total_size;
     a.name = e->name;
     st = push(l, &a);
-    if (!st && !l->rehash) {
+    if (!st && !l->rehash && l->source != OK_SOURCE_DATA) {
         args0(&a, OK_ACT_READ_META);
         a.entry = e->id;
         a.name = e->name;
@@ -626,10 +705,39 @@ static ok_status start_resume(ok_load *l, ok_entry *e) {
 
 static ok_status lookup_form_store(ok_load *l);
 
+/* Drop a pending entry this load cannot continue (the key's lock is held:
+ * no one else is writing it). */
+static ok_status sweep_pending(ok_load *l, ok_entry *p) {
+    ok_status st = ok_q_push_drop(&l->q, p);
+    if (st) return st;
+    ok_idx_remove(l->c, p);
+    return OK_OK;
+}
+
+/* A part: the stored file if it was committed beside these very model
+ * bytes, else a download it can continue, else the network. */
+static ok_status lookup_part(ok_load *l) {
+    ok_entry *e = l->mode != OK_MODE_RELOAD
+                      ? ok_idx_find_committed(l->c, l->keys[0]) : NULL;
+    ok_entry *p;
+    ok_status st;
+    if (e && memcmp(e->source_sha256, l->source_sha, 32) == 0)
+        return start_hit(l, e);
+    if (l->mode == OK_MODE_ONLY_IF_CACHED)
+        return fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
+    p = pending_for(l);
+    if (p && l->mode != OK_MODE_RELOAD && can_resume(l, p) &&
+        l->resumes < OK_LOAD_MAX_RESUMES)
+        return start_resume(l, p);
+    if (p && (st = sweep_pending(l, p))) return st;
+    return send_fetch(l, 0, 0);
+}
+
 static ok_status lookup(ok_load *l) {
     ok_entry *e = NULL, *p;
     ok_status st;
     if (l->source == OK_SOURCE_FORM) return lookup_form_store(l);
+    if (l->source == OK_SOURCE_DATA) return lookup_part(l);
     if (l->mode != OK_MODE_RELOAD) e = committed_for(l);
     if (e && l->form_ctx &&
         (l->mode == OK_MODE_DEFAULT || l->mode == OK_MODE_ONLY_IF_CACHED)) {
@@ -661,13 +769,7 @@ static ok_status lookup(ok_load *l) {
     if (p && l->mode != OK_MODE_RELOAD && can_resume(l, p) &&
         l->resumes < OK_LOAD_MAX_RESUMES)
         return start_resume(l, p);
-    if (p) {
-        /* a download this load cannot continue (we hold the key's lock, so
-         * no one else is writing it): sweep it */
-        st = ok_q_push_drop(&l->q, p);
-        if (st) return st;
-        ok_idx_remove(l->c, p);
-    }
+    if (p && (st = sweep_pending(l, p))) return st;
     return send_fetch(l, 0, 0);
 }
 
@@ -692,6 +794,22 @@ static ok_status leave(ok_load *l, ok_status st) {
     return st;
 }
 
+/* A DATA load: its model's load holds the key's lock and synced the index
+ * just now, so it looks up at once. */
+static ok_status start_part(ok_load *l) {
+    if (l->integ_bad) return fail(l, OK_ERR_INVALID_ARG, OK_REASON_BAD_INTEGRITY, 0);
+    if (l->scheme == SCHEME_BAD ||
+        (l->scheme == SCHEME_FILE && !(l->flags & OK_LOAD_NODE)))
+        return fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_SCHEME, 0);
+    l->storable = l->scheme == SCHEME_HTTP && l->mode != OK_MODE_NO_STORE &&
+                  !(l->flags & (OK_LOAD_NO_IDB | OK_LOAD_IDB_FAILED));
+    l->tier = l->scheme == SCHEME_FILE ? OK_TIER_FILE : OK_TIER_NETWORK;
+    if (l->storable) return lookup(l);
+    if (l->mode == OK_MODE_ONLY_IF_CACHED)
+        return fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
+    return send_fetch(l, 0, 0);
+}
+
 ok_status ok_load_start(ok_load *l) {
     ok_status st = guard(l, OK_LOAD_STATE_NEW);
     if (st) return st;
@@ -714,6 +832,7 @@ ok_status ok_load_start(ok_load *l) {
         l->state = OK_LOAD_STATE_LOCKING;
         return leave(l, push_simple(l, OK_ACT_LOCK, 0, 0, 0, l->lock_name));
     }
+    if (l->source == OK_SOURCE_DATA) return leave(l, start_part(l));
     if (!l->raw[0])
         return leave(l, fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_EMPTY_SOURCE, 0));
     if (l->integ_bad)
@@ -917,6 +1036,14 @@ static ok_status resume_fetch(ok_load *l) {
     l->marker_pending = 0;
     l->received = ok_entry_stored_bytes(e);
     l->cut = l->queued = e->stored_count;
+    if ((e->flags & OK_EF_SIZE_KNOWN) && l->received == e->total_size) {
+        /* every byte is stored (a tab died before the commit): nothing to
+         * ask for; the end checks the content hash as after a download */
+        l->resumed_from = l->received;
+        l->ended = 1;
+        l->state = OK_LOAD_STATE_STREAMING; /* pump finishes once it lands */
+        return OK_OK;
+    }
     l->resumes++;
     st = warn(l, OK_WARN_RESUMING, OK_REASON_NONE, l->received);
     if (!st) st = send_fetch(l, l->received, OK_FETCH_RANGE);
@@ -954,7 +1081,16 @@ ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p,
                                          idx));
     l->read_next++;
     l->received += n;
-    return leave(l, OK_OK);
+    if (l->source == OK_SOURCE_DATA && l->read_next == e->chunk_count) {
+        /* a part has no report: its chunks are the whole of it */
+        memcpy(l->sha256, e->sha256, 32);
+        l->has_sha = 1;
+        l->verified = !(l->flags & OK_LOAD_NO_VERIFY);
+        l->stored = 1;
+        st = done(l);
+        if (!st) st = release_hit(l);
+    }
+    return leave(l, st);
 }
 
 ok_status ok_load_meta_read(ok_load *l, const uint8_t *p, size_t n) {
@@ -1054,6 +1190,10 @@ static ok_status begin_entry(ok_load *l) {
     if (l->source == OK_SOURCE_FORM) memcpy(e->source_sha256, l->source_sha, 32);
     e->flags = (l->size_exact ? OK_EF_SIZE_KNOWN : 0) |
                (l->strong ? OK_EF_STRONG : 0) | (l->encoded ? OK_EF_ENCODED : 0);
+    if (l->source == OK_SOURCE_DATA) {
+        e->flags |= OK_EF_PART;
+        memcpy(e->source_sha256, l->source_sha, 32);
+    }
     e->total_size = l->size_exact ? l->total : 0;
     e->chunk_count = l->size_exact
                          ? (uint32_t)((l->total - 1) / l->chunk_size + 1) : 0;
@@ -1215,6 +1355,13 @@ ok_status ok_load_response(ok_load *l, uint32_t status, uint32_t resp_type,
         st = release_hit(l); /* the stored copy is replaced at commit */
         if (st) return leave(l, st);
     }
+    if (l->source == OK_SOURCE_DATA && l->html) {
+        /* an SPA fallback or an error page where a data file should be:
+         * there is no reader to catch it later */
+        st = end_write(l, 0);
+        if (!st) st = fail(l, OK_ERR_NETWORK, OK_REASON_HTML, 0);
+        return leave(l, st);
+    }
     reset_stream(l);
     l->encoded = !identity(content_encoding);
     /* Content-Length is the exact size only for an identity body we can see
@@ -1317,7 +1464,8 @@ ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n) {
         return leave(l, st);
     }
     if (!l->prefix_done && l->received < OK_LOAD_PREFIX_CHECK_BYTES &&
-        l->resumed_from == 0 && l->form != OK_FORM_ORT) {
+        l->resumed_from == 0 && l->form != OK_FORM_ORT &&
+        l->source != OK_SOURCE_DATA) {
         size_t take = OK_LOAD_PREFIX_CHECK_BYTES - (size_t)l->received;
         if (take > n) take = n;
         memcpy(l->prefix + l->prefix_len, p, take);
@@ -1398,6 +1546,7 @@ ok_status ok_load_body_end(ok_load *l) {
     if (l->size_exact && l->received != l->total)
         return leave(l, broken(l, OK_REASON_SHORT_BODY));
     if (!l->prefix_done && l->form != OK_FORM_ORT &&
+        l->source != OK_SOURCE_DATA &&
         !ok_onnx_prefix_plausible(l->prefix, l->prefix_len) &&
         l->resumed_from == 0) {
         if (l->source == OK_SOURCE_FORM)
@@ -1438,6 +1587,26 @@ static int integrity_match(ok_load *l, const uint8_t *sha256) {
     return -1;
 }
 
+static ok_status commit(ok_load *l);
+
+/* A data file arrived whole (no reader: the model's report says what it
+ * must hold). Stored beside a stored model, it commits now; beside one
+ * being stored, it is staged for the model's commit. */
+static ok_status part_complete(ok_load *l) {
+    ok_entry *e = entry_of(l, l->write_id);
+    if (l->total < l->bytes_len) {
+        ok_status st = end_write(l, 0);
+        return st ? st : fail(l, OK_ERR_TRUNCATED, OK_REASON_DATA_SHORT, l->total);
+    }
+    if (!l->storing || !e) return done(l);
+    if (l->flags & OK_LOAD_OWNER_STORED) return commit(l);
+    e->total_size = l->total;
+    e->chunk_count = e->stored_count = l->cut;
+    memcpy(e->sha256, l->sha256, 32);
+    l->staged = 1;
+    return done(l);
+}
+
 /* Every chunk landed (or nothing is stored): check integrity, then ask the
  * C reader. */
 static ok_status finish_stream(ok_load *l) {
@@ -1458,6 +1627,7 @@ static ok_status finish_stream(ok_load *l) {
         return st ? st : fail(l, OK_ERR_INTEGRITY, OK_REASON_DIGEST, 0);
     }
     l->key_index = (uint32_t)m;
+    if (l->source == OK_SOURCE_DATA) return part_complete(l);
     l->state = OK_LOAD_STATE_VALIDATING;
     {
         char hex[65];
@@ -1505,7 +1675,8 @@ static ok_status create_session(ok_load *l) {
 
 static ok_status done(ok_load *l) {
     uint32_t flags = (l->stored ? OK_DONE_STORED : 0) |
-                     (l->verified ? OK_DONE_VERIFIED : 0);
+                     (l->verified ? OK_DONE_VERIFIED : 0) |
+                     (l->staged ? OK_DONE_STAGED : 0);
     ok_status st = OK_OK;
     if (l->source == OK_SOURCE_FORM) {
         /* the round-trip session was for checking only */
@@ -1581,9 +1752,12 @@ static ok_status commit(ok_load *l) {
     ok_entry *e = entry_of(l, l->write_id);
     const char *key = l->keys[l->key_index];
     ok_status st;
-    if (!e) {
-        l->storing = 0;
-        return done(l);
+    uint32_t i;
+    if (!e || l->parts_lost) {
+        /* a data file could not be stored: nothing of the model is (a
+         * model without its data is no use and would take the space) */
+        st = end_write(l, 0);
+        return st ? st : done(l);
     }
     if (strcmp(e->key, key) != 0) {
         /* content-addressed: the digest that matched names the entry */
@@ -1598,6 +1772,19 @@ static ok_status commit(ok_load *l) {
     memcpy(e->sha256, l->sha256, 32);
     e->report_len = l->report_len;
     e->report_sum = l->report_sum;
+    /* the parts first, in the model's transaction (COMMIT_MORE) */
+    for (i = 0; i < l->n_parts; i++) {
+        ok_entry *p = entry_of(l, l->parts[i]);
+        ok_act_args a;
+        if (!p) return OK_ERR_STATE;
+        args0(&a, OK_ACT_COMMIT);
+        a.flags = OK_COMMIT_MORE;
+        memcpy(p->source_sha256, l->sha256, 32);
+        p->state = OK_ENTRY_COMMITTED;
+        st = ok_q_push_manifest(&l->q, a, p);
+        p->state = OK_ENTRY_PENDING;
+        if (st) return st;
+    }
     return push_commit(l, e, l->report, l->report_len);
 }
 
@@ -1754,11 +1941,11 @@ uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
 
 /* The commit landed: the entry serves from now on, and the generations it
  * replaces go (a version still being read goes at its last release). */
-static ok_status committed(ok_load *l) {
-    ok_entry *e = entry_of(l, l->write_id);
+/* e's commit landed: it serves now; older generations of its key go (at
+ * their last reader's release when in use). */
+static ok_status now_committed(ok_load *l, ok_entry *e) {
     uint32_t i;
     ok_status st;
-    if (!e) return done(l);
     e->state = OK_ENTRY_COMMITTED;
     for (i = 0; i < l->c->n_entries; i++) {
         ok_entry *o = l->c->entries[i];
@@ -1771,6 +1958,20 @@ static ok_status committed(ok_load *l) {
     if (st) return st;
     ok_idx_remove_marked(l->c);
     e->writing = 0;
+    return OK_OK;
+}
+
+static ok_status committed(ok_load *l) {
+    ok_entry *e = entry_of(l, l->write_id);
+    ok_status st;
+    if (!e) return done(l);
+    while (l->n_parts) {
+        ok_entry *p = entry_of(l, l->parts[l->n_parts - 1]);
+        if (p && (st = now_committed(l, p))) return st;
+        l->n_parts--;
+    }
+    st = now_committed(l, e);
+    if (st) return st;
     l->write_id = 0;
     l->storing = 0;
     l->stored = 1;
@@ -1877,6 +2078,37 @@ ok_status ok_load_write_failed(ok_load *l, uint32_t kind) {
     if (!st && redo) return leave(l, redo_write(l, type));
     if (!st) st = after_write(l, type);
     return leave(l, st);
+}
+
+uint32_t ok_load_parts_mode(const ok_load *l) {
+    if (!l || l->source != OK_SOURCE_URL || l->state != OK_LOAD_STATE_CREATING)
+        return OK_PARTS_UNSTORED;
+    if (l->tier == OK_TIER_INDEXEDDB) return OK_PARTS_OWNER_STORED;
+    return l->storing && l->write_id ? OK_PARTS_STAGE : OK_PARTS_UNSTORED;
+}
+
+ok_status ok_load_adopt_part(ok_load *l, ok_load *part) {
+    ok_entry *e;
+    if (!l || !part || part->source != OK_SOURCE_DATA || l->source != OK_SOURCE_URL)
+        return OK_ERR_INVALID_ARG;
+    if (l->state != OK_LOAD_STATE_CREATING || !l->session_pending ||
+        part->state != OK_LOAD_STATE_DONE)
+        return OK_ERR_STATE;
+    e = part->staged ? entry_of(part, part->write_id) : NULL;
+    if (!e) {
+        /* read from IndexedDB or committed by itself: nothing to carry;
+         * fetched and not stored: the model cannot be stored whole */
+        if (!part->stored) l->parts_lost = 1;
+        return OK_OK;
+    }
+    if (l->n_parts == OK_LOAD_MAX_PARTS || !l->storing || !l->write_id) {
+        l->parts_lost = 1;
+        return OK_OK; /* the staged file stays pending: swept or resumed later */
+    }
+    l->parts[l->n_parts++] = e->id;
+    part->write_id = 0;
+    part->staged = 0;
+    return OK_OK;
 }
 
 ok_status ok_load_abort(ok_load *l) {

@@ -48,7 +48,12 @@ enum {
     X(STRONG, 2)     /* the ETag is strong (not W/): byte ranges of this     \
                         resource can be trusted to be the same bytes */      \
     X(ENCODED, 4)    /* the response had a Content-Encoding: never resumed  \
-                        by byte range (ranges count encoded bytes) */
+                        by byte range (ranges count encoded bytes) */      \
+    X(PART, 8)       /* an external data file of the model whose key is    \
+                        this key up to "|data:" (source_sha256: that       \
+                        model's SHA-256); committed with it in one         \
+                        transaction, evicted and deleted with it, never    \
+                        served without it */
 enum {
 #define OK_ENTRY_FLAG_ENUM_(name, value) OK_EF_##name = value,
     OK_ENTRY_FLAG_LIST(OK_ENTRY_FLAG_ENUM_)
@@ -128,7 +133,10 @@ enum {
  *                   buffer [value, value + value2)) and "index".put(name,
  *                   blob). ack.
  *   COMMIT          ONE transaction: "index".put(name, blob) and
- *                   "meta".put(name, aux). ack.
+ *                   "meta".put(name, aux) (no aux: a part, no meta). ack.
+ *                   flags COMMIT_MORE: a group (a model and its parts):
+ *                   every put up to the COMMIT without it in ONE
+ *                   transaction, one ack.
  *   DELETE_CHUNKS   "chunks" [name, chunk] .. [name, chunk_end) deleted.
  *   DROP_ENTRY      ONE transaction: "index", "meta" and "chunks" records
  *                   of `name` deleted.
@@ -178,7 +186,13 @@ enum ok_cache_action_type {
     X(SYNC_CHUNK_NAMES, 4)  /* SYNC_INDEX: also list the names in "chunks" */  \
     X(READ_REHASH, 8)       /* READ_CHUNKS: a resume re-reading its prefix */  \
     X(DONE_STORED, 16)      /* DONE: the model is (now) stored */              \
-    X(DONE_VERIFIED, 32)    /* DONE: every stored chunk passed its checksum */
+    X(DONE_VERIFIED, 32)    /* DONE: every stored chunk passed its checksum */ \
+    X(COMMIT_MORE, 64)      /* COMMIT: not the last put of its transaction:    \
+                               JS holds it, carries it out in ONE transaction  \
+                               with the COMMITs up to one without this flag,   \
+                               and acks that one only */                       \
+    X(DONE_STAGED, 128)     /* DONE (a part): every chunk is stored, pending;  \
+                               it commits with its model (ok_load_adopt_part) */
 enum {
 #define OK_ACTION_FLAG_ENUM_(name, value) OK_##name = value,
     OK_ACTION_FLAG_LIST(OK_ACTION_FLAG_ENUM_)

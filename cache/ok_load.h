@@ -48,7 +48,8 @@ typedef struct ok_load ok_load;
     X(MAX_REOPENS, 2)        /* database reopened after it closed under us */   \
     X(CACHE_OPEN_TIMEOUT_MS, 3000) /* indexedDB.open slower than this: the      \
                                       load goes on uncached */                  \
-    X(PREFIX_CHECK_BYTES, 256) /* body bytes checked before anything is kept */
+    X(PREFIX_CHECK_BYTES, 256) /* body bytes checked before anything is kept */ \
+    X(MAX_PARTS, 256)        /* external data files one model commits with */
 
 /* What one onnxruntime-web session can hold (the wasm32 heap, ~4 GiB): a
  * model, or a model and its external data, past it fails early (LIMIT). */
@@ -67,7 +68,17 @@ enum {
     X(FORM, 3)  /* an optimized form captured from a served original: stored   \
                    under the original's key + form + context once a session    \
                    at 'disabled' gives the original's outputs (VERIFY_FORM);   \
-                   bytes_len 0: the capture failed, record that */
+                   bytes_len 0: the capture failed, record that */         \
+    X(DATA, 4)  /* an external data file of a URL model (a PART of its entry): \
+                   `raw` is the model's cache key (its load's info.key), `url` \
+                   the file's, `part` its location, source_sha256 the model's  \
+                   SHA-256, bytes_len the least size its tensors need. No      \
+                   lock or sync (the model's load holds the key's lock), no    \
+                   reader. Served from IndexedDB only if committed beside      \
+                   these very model bytes; a download is staged (every chunk   \
+                   stored, pending: DONE_STAGED) and commits with the model    \
+                   (ok_load_adopt_part), or by itself when the model is stored \
+                   already (OK_LOAD_OWNER_STORED) */
 enum {
 #define OK_SOURCE_ENUM_(name, value) OK_SOURCE_##name = value,
     OK_SOURCE_LIST(OK_SOURCE_ENUM_)
@@ -130,7 +141,9 @@ enum {
     X(FORM_CAPTURE, 26)     /* onnxruntime wrote no usable form */            \
     X(FORM_UNVERIFIABLE, 27) /* the probe inputs do not run on the original */ \
     X(FORM_DOOMED, 28)      /* the reader's facts rule the tier out */        \
-    X(FORM_STALE, 29)       /* made from other bytes than the original now */
+    X(FORM_STALE, 29)       /* made from other bytes than the original now */ \
+    X(DATA_SHORT, 30)       /* an external data file ends before the model's \
+                               tensors in it; value2 = its size */
 enum {
 #define OK_REASON_ENUM_(name, value) OK_REASON_##name = value,
     OK_REASON_LIST(OK_REASON_ENUM_)
@@ -162,7 +175,9 @@ enum {
     X(NO_VERIFY, 2)  /* benchmarks only: skip the chunk checksums on a hit */  \
     X(NODE, 4)       /* Node: file: URLs are read from the file system */      \
     X(IDB_FAILED, 8) /* IndexedDB exists but did not open (in time): nothing   \
-                        is stored, with a CACHE_UNAVAILABLE warning */
+                        is stored, with a CACHE_UNAVAILABLE warning */         \
+    X(OWNER_STORED, 16) /* DATA: the model is committed already (a hit): the  \
+                           file commits by itself */
 enum {
 #define OK_LOAD_FLAG_ENUM_(name, value) OK_LOAD_##name = value,
     OK_LOAD_FLAG_LIST(OK_LOAD_FLAG_ENUM_)
@@ -189,6 +204,7 @@ typedef struct ok_load_params {
     const char *form_ctx;
     uint32_t form;
     const uint8_t *source_sha256;
+    const char *part;       /* OK_SOURCE_DATA: the file's location */
 } ok_load_params;
 
 /* fetch()'s cache modes: X(NAME, value, "the name JS passes") */
@@ -302,6 +318,26 @@ ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
  * holds inline beside the model's own bytes. */
 uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
                               uint64_t external_bytes);
+/* External data files (parts). While a URL load is CREATING (before
+ * ok_load_session), JS loads the model's data files as DATA loads; which
+ * kind (OK_PARTS_*) this says. UNSTORED: the model is not being stored,
+ * load them with mode no-store; STAGE: the model is being stored, each
+ * staged file is handed over with ok_load_adopt_part and all commit in one
+ * transaction with the model; OWNER_STORED: the model came from IndexedDB,
+ * the files are read (or fetched and committed by themselves). */
+#define OK_PARTS_LIST(X) X(UNSTORED, 0) X(STAGE, 1) X(OWNER_STORED, 2)
+enum {
+#define OK_PARTS_ENUM_(name, value) OK_PARTS_##name = value,
+    OK_PARTS_LIST(OK_PARTS_ENUM_)
+#undef OK_PARTS_ENUM_
+};
+uint32_t ok_load_parts_mode(const ok_load *l);
+/* A finished DATA load joins this load's commit: its staged entry commits
+ * with the model or, if it is dropped, with nothing. A file that could not
+ * be stored (quota, uncached) makes the whole model load uncached: nothing
+ * of it is stored. Call before ok_load_session; `part` may be freed after. */
+ok_status ok_load_adopt_part(ok_load *l, ok_load *part);
+
 /* The caller gave up (its AbortSignal). */
 ok_status ok_load_abort(ok_load *l);
 

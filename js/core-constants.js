@@ -67,6 +67,8 @@ export const ACTION_FLAG = Object.freeze({
   READ_REHASH: 8,
   DONE_STORED: 16,
   DONE_VERIFIED: 32,
+  COMMIT_MORE: 64,
+  DONE_STAGED: 128,
 });
 
 /** ok_action: uint32 word index of each field */
@@ -123,6 +125,7 @@ export const ENTRY_FLAG = Object.freeze({
   SIZE_KNOWN: 1,
   STRONG: 2,
   ENCODED: 4,
+  PART: 8,
 });
 
 /** integrity algorithms, weakest first */
@@ -151,6 +154,7 @@ export const LOAD_POLICY = Object.freeze({
   MAX_REOPENS: 2,
   CACHE_OPEN_TIMEOUT_MS: 3000,
   PREFIX_CHECK_BYTES: 256,
+  MAX_PARTS: 256,
   MAX_SESSION_BYTES: 4294967296,
 });
 
@@ -177,6 +181,7 @@ export const SOURCE = Object.freeze({
   URL: 1,
   BYTES: 2,
   FORM: 3,
+  DATA: 4,
 });
 
 /** where the served bytes came from */
@@ -232,6 +237,7 @@ export const REASON = Object.freeze({
   FORM_UNVERIFIABLE: 27,
   FORM_DOOMED: 28,
   FORM_STALE: 29,
+  DATA_SHORT: 30,
 });
 
 /** events for the caller (NOTE actions) */
@@ -274,6 +280,7 @@ export const LOAD_FLAG = Object.freeze({
   NO_VERIFY: 2,
   NODE: 4,
   IDB_FAILED: 8,
+  OWNER_STORED: 16,
 });
 
 /** tensor pool backends (wasm/tensor_pool.h) */

@@ -260,6 +260,9 @@ typedef struct fx_server {
 
 /* ---------------- one page ---------------- */
 
+#define FX_MAX_PARTS 4
+#define FX_MAX_GROUP 8
+
 typedef struct {
     ok_cache *c;
     fx_db *db;
@@ -299,7 +302,27 @@ typedef struct {
     uint32_t notes[16], note_reasons[16];
     uint64_t note_values[16];
     int n_notes;
+    /* external data files (parts), loaded at an original's CREATE_SESSION
+     * as JS does: one DATA load each, from its own server */
+    int n_parts;
+    const char *part_loc[FX_MAX_PARTS];
+    const char *part_url[FX_MAX_PARTS];
+    fx_server *part_srv[FX_MAX_PARTS];
+    uint64_t part_min[FX_MAX_PARTS];
+    uint32_t part_chunk_size, part_load_mode; /* as the model load's */
+    /* outcome */
+    uint32_t parts_mode;       /* ok_load_parts_mode at the last original */
+    int parts_intact;          /* every part's bytes arrived, equal */
+    uint32_t part_tier[FX_MAX_PARTS], part_flags[FX_MAX_PARTS];
+    uint32_t part_fail_code, part_fail_reason;
+    /* COMMIT_MORE puts held for their transaction */
+    struct { char name[128]; uint8_t *bytes; size_t len; } group[FX_MAX_GROUP];
+    int n_group;
 } fx_page;
+
+static inline void fx_group_clear(fx_page *pg) {
+    while (pg->n_group) free(pg->group[--pg->n_group].bytes);
+}
 
 static inline int fx_warned(const fx_page *pg, uint32_t code) {
     int i;
@@ -318,6 +341,7 @@ static inline void fx_page_init(fx_page *pg, fx_db *db, fx_server *srv, uint64_t
 }
 
 static inline void fx_page_close(fx_page *pg) {
+    fx_group_clear(pg);
     ok_cache_close(pg->c);
     free(pg->buf);
     free(pg->served);
@@ -336,7 +360,71 @@ static inline void fx_reset_outcome(fx_page *pg) {
     pg->served_len = 0;
     pg->n_notes = pg->verifies = 0;
     pg->created_form = pg->capture = 0;
+    pg->parts_mode = 0;
+    pg->parts_intact = 0;
+    memset(pg->part_tier, 0, sizeof pg->part_tier);
+    memset(pg->part_flags, 0, sizeof pg->part_flags);
+    pg->part_fail_code = pg->part_fail_reason = 0;
 }
+
+static inline void fx_run_load(fx_page *pg, const ok_load_params *p, ok_load **keep);
+
+/* The model's data files, each a DATA load on the same index and store,
+ * adopted by the model's load (what js/cache/load-driver.js does before it
+ * creates the session). 0, or -1 when the store crashed meanwhile. */
+static inline int fx_load_parts(fx_page *pg, ok_load *l) {
+    ok_load_info li;
+    int i;
+    ok_load_info_get(l, &li);
+    pg->parts_mode = ok_load_parts_mode(l);
+    pg->parts_intact = 1;
+    for (i = 0; i < pg->n_parts; i++) {
+        fx_page sub;
+        ok_load_params pp;
+        ok_load *pl = NULL;
+        int k;
+        memset(&sub, 0, sizeof sub);
+        sub.c = pg->c;
+        sub.db = pg->db;
+        sub.srv = pg->part_srv[i];
+        sub.piece = pg->piece;
+        sub.abort_in_state = -1;
+        memset(&pp, 0, sizeof pp);
+        pp.source = OK_SOURCE_DATA;
+        pp.raw = li.key;
+        pp.url = pg->part_url[i];
+        pp.part = pg->part_loc[i];
+        pp.source_sha256 = li.sha256;
+        pp.bytes_len = pg->part_min[i];
+        pp.chunk_size = pg->part_chunk_size;
+        pp.now = 3000;
+        pp.mode = pg->parts_mode == OK_PARTS_UNSTORED ? OK_MODE_NO_STORE
+                                                      : pg->part_load_mode;
+        pp.flags = pg->parts_mode == OK_PARTS_OWNER_STORED ? OK_LOAD_OWNER_STORED : 0;
+        fx_run_load(&sub, &pp, &pl);
+        for (k = 0; k < sub.n_warns && pg->n_warns < 64; k++)
+            pg->warns[pg->n_warns++] = sub.warns[k];
+        pg->part_tier[i] = sub.tier;
+        pg->part_flags[i] = sub.done_flags;
+        if (!sub.done || sub.buf_len < sub.srv->len ||
+            memcmp(sub.buf, sub.srv->bytes, sub.srv->len) != 0)
+            pg->parts_intact = 0;
+        if (!sub.crashed && sub.done && pl) FX_EV(ok_load_adopt_part, l, pl);
+        ok_load_free(pl);
+        free(sub.buf);
+        free(sub.served);
+        if (sub.crashed) return -1;
+        if (!sub.done) {
+            /* the data file failed: so does the model's load */
+            pg->part_fail_code = sub.fail_code;
+            pg->part_fail_reason = sub.fail_reason;
+            FX_EV(ok_load_abort, l);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 
 /* A write transaction: returns 0 ok, else the OK_IOFAIL_* kind; -1 crashed. */
 static inline int db_begin_write(fx_db *d, uint64_t adding) {
@@ -557,7 +645,21 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
     case OK_ACT_COMMIT: {
         uint64_t adding = a->blob_len + a->aux_len +
                           (a->type == OK_ACT_STORE_CHUNK ? value2 : 0);
+        int g;
+        if (a->type == OK_ACT_COMMIT && (a->flags & OK_COMMIT_MORE)) {
+            /* held for the group's one transaction */
+            if (pg->n_group < FX_MAX_GROUP) {
+                fx_str(data, a->name_off, a->name_len, pg->group[pg->n_group].name,
+                       sizeof pg->group[0].name);
+                pg->group[pg->n_group].len = a->blob_len;
+                pg->group[pg->n_group].bytes = fx_malloc(a->blob_len);
+                memcpy(pg->group[pg->n_group++].bytes, data + a->blob_off, a->blob_len);
+            }
+            return 0;
+        }
+        for (g = 0; g < pg->n_group; g++) adding += pg->group[g].len;
         rc = db_begin_write(d, adding);
+        if (rc) fx_group_clear(pg);
         if (rc < 0) return -1;
         if (rc) {
             FX_EV(ok_load_write_failed, l, (uint32_t)rc);
@@ -565,8 +667,11 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         }
         if (a->type == OK_ACT_STORE_CHUNK)
             fs_put(&d->chunks, name, a->chunk, pg->buf + value, (size_t)value2);
-        if (a->type == OK_ACT_COMMIT)
+        if (a->type == OK_ACT_COMMIT && a->aux_len)
             fs_put(&d->meta, name, 0, data + a->aux_off, a->aux_len);
+        for (g = 0; g < pg->n_group; g++)
+            fs_put(&d->index, pg->group[g].name, 0, pg->group[g].bytes, pg->group[g].len);
+        fx_group_clear(pg);
         fs_put(&d->index, name, 0, data + a->blob_off, a->blob_len);
         d->writes++;
         FX_EV(ok_load_written, l);
@@ -634,6 +739,10 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         /* value2: the form (an optimized one is created at 'disabled'); an
          * original is asked which form to capture, as JS does */
         pg->created_form = (uint32_t)value2;
+        if (!value2 && pg->n_parts) {
+            int pr = fx_load_parts(pg, l);
+            if (pr) return pr < 0 ? -1 : 0;
+        }
         if (!value2) pg->capture = ok_load_capture_form(l, pg->facts, pg->external_bytes);
         if (pg->refuse_sessions > 0 || (pg->refuse_forms >> value2 & 1)) {
             if (pg->refuse_sessions > 0) pg->refuse_sessions--;
@@ -772,6 +881,11 @@ static inline void fx_batch_free(fx_batch *b) {
  * a stall (a test failure). Actions run in the order they were queued:
  * what an event queues goes behind what was queued before it. */
 static inline void fx_run(fx_page *pg, const ok_load_params *p) {
+    fx_run_load(pg, p, NULL);
+}
+
+/* fx_run; keep: the finished load is handed back, not freed. */
+static inline void fx_run_load(fx_page *pg, const ok_load_params *p, ok_load **keep) {
     ok_load *l = NULL;
     fx_stream s;
     fx_batch *head = NULL, *tail = NULL, *nb;
@@ -861,7 +975,8 @@ static inline void fx_run(fx_page *pg, const ok_load_params *p) {
         break;
     }
     fx_batch_free(head);
-    ok_load_free(l);
+    if (keep) *keep = l;
+    else ok_load_free(l);
 }
 
 /* Carry out the cache's own queue (cache.delete / clear / list syncs). */
