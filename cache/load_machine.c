@@ -2049,12 +2049,13 @@ ok_status ok_load_write_failed(ok_load *l, uint32_t kind) {
     ok_entry *e;
     uint32_t type;
     ok_status st = OK_OK;
-    int redo = 0;
+    int redo = 0, marker;
     if (!l) return OK_ERR_INVALID_ARG;
     if (!l->w_pending) return OK_ERR_STATE;
     bind_queue(l);
     l->w_pending = 0;
     type = l->w_type;
+    marker = l->marker_pending;
     e = entry_of(l, l->write_id);
     if (finished(l) || !e) return leave(l, OK_OK); /* an LRU touch: let it be */
     if (kind == OK_IOFAIL_QUOTA) {
@@ -2076,7 +2077,12 @@ ok_status ok_load_write_failed(ok_load *l, uint32_t kind) {
         if (!st && !redo) st = go_uncached(l, OK_WARN_CACHE_ERROR, OK_REASON_IDB);
     }
     if (!st && redo) return leave(l, redo_write(l, type));
-    if (!st) st = after_write(l, type);
+    if (!st && marker && !l->storing) {
+        /* the body was waiting for the marker: it streams uncached now */
+        st = stream(l);
+    } else if (!st) {
+        st = after_write(l, type);
+    }
     return leave(l, st);
 }
 

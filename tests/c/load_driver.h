@@ -462,6 +462,7 @@ typedef struct {
     size_t start, end;      /* byte range of `body` sent */
     size_t pos;             /* next byte */
     int cut_at;             /* absolute body byte count where it breaks, -1 */
+    int streaming;          /* STREAM came: JS reads the body only then */
 } fx_stream;
 
 static inline const char *fx_str(const uint8_t *d, uint32_t off, uint32_t len,
@@ -596,6 +597,7 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
     case OK_ACT_STREAM:
         /* the body is fed by the loop when the queue is empty */
         if (s->active) pg->buf_len = (size_t)value;
+        s->streaming = s->active;
         return 0;
     case OK_ACT_CANCEL_FETCH:
         s->active = 0;
@@ -956,6 +958,7 @@ static inline void fx_run_load(fx_page *pg, const ok_load_params *p, ok_load **k
             /* the caller's bytes (a FORM load: the captured ones), fed as a body */
             int form = p->source == OK_SOURCE_FORM;
             s.active = 1;
+            s.streaming = 1;
             s.body = form ? pg->form_bytes : pg->srv->bytes;
             s.start = 0;
             s.end = form ? pg->form_len : pg->srv->len;
@@ -965,7 +968,7 @@ static inline void fx_run_load(fx_page *pg, const ok_load_params *p, ok_load **k
             buf_ensure(pg, s.end);
             continue;
         }
-        if (s.active && info.state == OK_LOAD_STATE_STREAMING) {
+        if (s.active && s.streaming && info.state == OK_LOAD_STATE_STREAMING) {
             fx_feed(pg, l, &s);
             continue;
         }
