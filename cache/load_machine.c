@@ -901,9 +901,11 @@ ok_status ok_load_synced(ok_load *l) {
     return leave(l, st);
 }
 
-/* The store could not be used: go on without it. */
+/* The store could not be used: go on without it. What was stored is kept
+ * for a resume, unless it is the quota that refused it: then it cannot be
+ * finished either, and only takes the space. */
 static ok_status go_uncached(ok_load *l, uint32_t warning, uint32_t reason) {
-    ok_status st = end_write(l, 1);
+    ok_status st = end_write(l, warning != OK_WARN_QUOTA);
     if (!st) st = warn(l, warning, reason, 0);
     l->storable = 0;
     return st;

@@ -143,6 +143,8 @@ typedef struct {
 typedef struct {
     fx_store index, meta, chunks;
     uint64_t quota;      /* bytes of all values; 0 = unlimited */
+    uint64_t estimate_slack; /* navigator.storage.estimate() says this much
+                                more is free than is (its usage lags) */
     int crash_after;     /* write transactions applied before a crash; <0 off */
     int writes;          /* write transactions applied so far */
     int crashed;
@@ -588,7 +590,8 @@ static inline int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         FX_EV(ok_load_synced, l);
         return 0;
     case OK_ACT_ESTIMATE_QUOTA:
-        FX_EV(ok_load_quota, l, d->quota ? (db_used(d) > d->quota ? 0 : d->quota - db_used(d))
+        FX_EV(ok_load_quota, l, d->quota ? (db_used(d) > d->quota ? 0 : d->quota - db_used(d)) +
+                                      d->estimate_slack
                                   : UINT64_MAX);
         return 0;
     case OK_ACT_FETCH:

@@ -237,6 +237,19 @@ static void test_quota_fits_model_not_data(void) {
     CHECK_EQ_INT((int)w.db.chunks.n, 0);
     CHECK_EQ_INT((int)w.db.meta.n, 0);
     world_free(&w);
+
+    /* the estimate lags (it said there was room): the writes of a data
+     * file fail with QuotaExceededError; the same, and nothing half-written
+     * is kept for a resume that could not fit either */
+    world_init(&w);
+    w.db.quota = len_a + len_1 / 2;
+    w.db.estimate_slack = 1u << 20;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK(fx_warned(&w.pg, OK_WARN_QUOTA));
+    CHECK_EQ_INT((int)w.db.index.n, 0);
+    CHECK_EQ_INT((int)w.db.chunks.n, 0);
+    world_free(&w);
 }
 
 /* A stored data chunk rots: detected, that file alone refetched and
