@@ -1,7 +1,7 @@
 // The model cache's management API: `import { cache } from 'ortkeep'`.
 // Each call reads the stores afresh (other tabs write them too) and lets the
 // C index decide; what it drops is carried out before the call returns.
-import { ENTRY_STATE, FORM_STATUS, IOFAIL, STATUS } from './core-constants.js';
+import { ENTRY_FLAG, ENTRY_STATE, FORM_STATUS, IOFAIL, STATUS } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { coreStatusError } from './cache/cache-core.js';
 import { applyDelete } from './cache/load-driver.js';
@@ -45,16 +45,30 @@ function formFields(e) {
   };
 }
 
+/** A model's external data files stored with it (part entries keyed `<model key>|data:<path>`). */
+function dataFilesOf(model, parts) {
+  const prefix = `${model.key}|data:`;
+  return parts.filter((p) => p.key.startsWith(prefix) && p.sourceSha256 === model.sha256)
+    .map((p) => ({ path: p.key.slice(prefix.length), url: p.url, bytes: p.totalSize, sha256: p.sha256 }));
+}
+
 export const cache = {
   /** Stored models: {key, url, bytes, lastUsed (ms since epoch), form, hits, sha256, etag, lastModified};
-   *  optimized forms also {status, createMs, originalCreateMs | reason, sourceSha256}. */
+   *  optimized forms also {status, createMs, originalCreateMs | reason, sourceSha256}; models with
+   *  external data also {dataFiles: [{path, url, bytes, sha256}]} (stored, evicted and deleted with them). */
   async list() {
     const c = await synced();
-    return c.index.entries().filter((e) => e.state === ENTRY_STATE.COMMITTED).map((e) => ({
-      key: e.key, url: e.url, bytes: e.totalSize, lastUsed: e.lastUsed, form: formName(e.form),
-      hits: e.hitCount, sha256: e.sha256, etag: e.etag || null, lastModified: e.lastModified || null,
-      ...(e.form ? formFields(e) : {}),
-    }));
+    const committed = c.index.entries().filter((e) => e.state === ENTRY_STATE.COMMITTED);
+    const parts = committed.filter((e) => e.flags & ENTRY_FLAG.PART);
+    return committed.filter((e) => !(e.flags & ENTRY_FLAG.PART)).map((e) => {
+      const dataFiles = e.form ? [] : dataFilesOf(e, parts);
+      return {
+        key: e.key, url: e.url, bytes: e.totalSize, lastUsed: e.lastUsed, form: formName(e.form),
+        hits: e.hitCount, sha256: e.sha256, etag: e.etag || null, lastModified: e.lastModified || null,
+        ...(e.form ? formFields(e) : {}),
+        ...(dataFiles.length ? { dataFiles } : {}),
+      };
+    });
   },
 
   /**
@@ -88,7 +102,7 @@ export const cache = {
   async estimate() {
     const c = await synced();
     const e = await storageEstimate();
-    const entries = c.index.entries().filter((x) => x.state === ENTRY_STATE.COMMITTED);
+    const entries = c.index.entries().filter((x) => x.state === ENTRY_STATE.COMMITTED && !(x.flags & ENTRY_FLAG.PART));
     return { ...e, cachedBytes: c.index.bytesStored(), entries: entries.length };
   },
 

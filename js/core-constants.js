@@ -260,6 +260,13 @@ export const FACT = Object.freeze({
   SUBGRAPH_INITIALIZERS: 2,
 });
 
+/** how a model's external data files are loaded (ok_load_parts_mode) */
+export const PARTS = Object.freeze({
+  UNSTORED: 0,
+  STAGE: 1,
+  OWNER_STORED: 2,
+});
+
 /** how an IndexedDB request failed */
 export const IOFAIL = Object.freeze({
   QUOTA: 1,

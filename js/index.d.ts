@@ -8,6 +8,8 @@ export interface Progress {
   /** 0 when the server did not say */
   total: number;
   phase: 'download' | 'read-cache' | 'verify' | 'create-session';
+  /** an external data file of the model (its location), when the progress is that file's */
+  file?: string;
 }
 
 export interface LoadOptions {
@@ -242,6 +244,8 @@ export interface CacheEntry {
   reason?: string;
   /** forms: the SHA-256 of the original they were made from */
   sourceSha256?: string;
+  /** a model with external data: its files, stored, evicted and deleted with it */
+  dataFiles?: Array<{ path: string; url: string; bytes: number; sha256: string }>;
 }
 
 export declare const cache: {

@@ -6,7 +6,8 @@ import { CACHE_MODE, LOAD_FLAG, TIER } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { resolveOrt } from './ort-adapter.js';
 import { deviceAvailable } from './devices/detect.js';
-import { externalDataOption } from './external-data.js';
+import { externalDataPlan } from './external-data.js';
+import { loadDataFiles } from './cache/data-files.js';
 import { formHooks, formInfo, formsFor, storeForms } from './forms/tiers.js';
 import { pickPrepared } from './forms/prepared.js';
 import { memoryReport } from './memory-report.js';
@@ -104,16 +105,21 @@ async function loadFresh(src, options, signal) {
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'), signal);
   const hooks = forms.ctx ? formHooks(ort, forms, emit, core) : null;
-  const machine = new LoadMachine(core.m, cache?.index ?? unstoredIndex(core), {
+  const index = cache?.index ?? unstoredIndex(core);
+  const machine = new LoadMachine(core.m, index, {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
     mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength, formCtx: forms.ctx ?? null,
   });
   const r = await runLoad({
     machine, core, cache, ort, sessionOptions, bytes: src.bytes, signal, url: src.url ?? null,
-    sessionOptionsFor: (report) => {
-      const externalData = externalDataOption(report, src.url ?? null, baseOptions);
-      return poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions, report, deviceOutputs(core, report));
+    dataFiles: (report, parent, warnings) => {
+      const plan = externalDataPlan(report, src.url ?? null, baseOptions, globalThis.location?.href);
+      return plan && loadDataFiles(plan, parent, {
+        core, index, cache, mode, flags, chunkSize: options.chunkSize, signal, fetch: options.fetch, modelUrl: src.url ?? 'the model',
+        onProgress: options.onProgress, onWarning: options.onWarning, debug, warnings,
+      });
     },
+    sessionOptionsFor: (report, externalData) => poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions, report, deviceOutputs(core, report)),
     onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
     debug, forms: hooks,
   });

@@ -189,7 +189,7 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
     jkey(&b, ",\"createUs\":"); ok_jbuf_u64(&b, e.create_us);
     jkey(&b, ",\"origCreateUs\":"); ok_jbuf_u64(&b, e.orig_create_us);
     jkey(&b, ",\"sourceSha256\":");
-    if (e.form != OK_FORM_ORIGINAL && e.source_sha256) {
+    if ((e.form != OK_FORM_ORIGINAL || (e.flags & OK_EF_PART)) && e.source_sha256) {
         ok_hex(e.source_sha256, 32, hex);
         jstr(&b, hex);
     } else {
@@ -218,7 +218,8 @@ OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw
                                    const char *integrity, uint32_t mode,
                                    uint32_t chunk_size, uint32_t flags, uint64_t now,
                                    uint64_t bytes_len, const char *form_ctx,
-                                   uint32_t form, const uint8_t *source_sha256) {
+                                   uint32_t form, const uint8_t *source_sha256,
+                                   const char *part) {
     ok_load_params p;
     ok_load *l = NULL;
     ok_status st;
@@ -237,6 +238,7 @@ OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw
     p.form_ctx = form_ctx;
     p.form = form;
     p.source_sha256 = source_sha256;
+    p.part = part;
     st = ok_load_new(c, &p, &l);
     if (st != OK_OK) {
         set_error(st, "the load's parameters were refused");

@@ -163,10 +163,16 @@ export class IdbStore {
     ]));
   }
 
-  /** The commit: the manifest and the reader's report, in one transaction. */
-  commit(name, manifest, report) {
+  /**
+   * The commit: the manifest and the reader's report, in one transaction,
+   * with the manifests of the model's data files (`group`, committed with it:
+   * all or none). An empty report: a data file committed by itself (no meta).
+   * @param {{name: string, manifest: Uint8Array}[]} [group]
+   */
+  commit(name, manifest, report, group = []) {
     return this.tx(['index', 'meta'], 'readwrite', 'committing a model', (tx) => Promise.all([
-      req(tx.objectStore('meta').put(report, name)),
+      ...(report?.byteLength ? [req(tx.objectStore('meta').put(report, name))] : []),
+      ...group.map((g) => req(tx.objectStore('index').put(g.manifest, g.name))),
       req(tx.objectStore('index').put(manifest, name)),
     ]));
   }

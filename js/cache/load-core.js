@@ -15,12 +15,13 @@ export class LoadMachine {
   /**
    * @param {object} m the Emscripten module
    * @param {import('./cache-core.js').CacheIndex} index the page's index
-   * @param {{source: 'url'|'bytes'|'form', raw?: string, url?: string, pageUrl?: string|null,
+   * @param {{source: 'url'|'bytes'|'form'|'data', raw?: string, url?: string, pageUrl?: string|null, part?: string,
    *          integrity?: string|null, mode?: string, chunkSize?: number, flags?: number,
    *          bytesLength?: number, formCtx?: string|null, form?: number, sourceSha256?: string}} p
    *   formCtx: the optimized forms' context (null: forms off); form loads (source 'form')
    *   store form `form` made from the original whose SHA-256 (hex) is sourceSha256,
-   *   raw being the original's cache key
+   *   raw being the original's cache key; data loads (an external data file) store the file at
+   *   location `part` of the model keyed raw whose SHA-256 is sourceSha256 (bytesLength: the least size)
    */
   constructor(m, index, p) {
     this.m = m;
@@ -29,13 +30,13 @@ export class LoadMachine {
     this.scratch = sharedScratch(m);
     this.tmp = m._malloc(8);
     const mode = CACHE_MODE[p.mode ?? 'default'];
-    const source = p.source === 'bytes' ? SOURCE.BYTES : p.source === 'form' ? SOURCE.FORM : SOURCE.URL;
+    const source = { bytes: SOURCE.BYTES, form: SOURCE.FORM, data: SOURCE.DATA }[p.source] ?? SOURCE.URL;
     const sha = p.sourceSha256 ? m._malloc(32) : 0;
     if (sha) m.HEAPU8.set(p.sourceSha256.match(/../g).map((h) => parseInt(h, 16)), sha);
     try {
-      this.l = withStrings(m, [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null, p.formCtx ?? null], (raw, url, page, integ, ctx) =>
+      this.l = withStrings(m, [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null, p.formCtx ?? null, p.part ?? null], (raw, url, page, integ, ctx, part) =>
         m._ok_abi_load_new(index.c, source, raw, url, page, integ,
-          mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0), ctx, p.form ?? 0, sha));
+          mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0), ctx, p.form ?? 0, sha, part));
     } finally {
       if (sha) m._free(sha);
     }
@@ -128,5 +129,9 @@ export class LoadMachine {
   }
   /** At CREATE_SESSION of an original: the form to capture (FORM.*; 0 none). facts: FACT.* bits; externalBytes: its external data. */
   captureForm(facts, externalBytes = 0) { return this.m._ok_load_capture_form(this.l, facts, u64(externalBytes)); }
+  /** While CREATING: how the model's data files are loaded (PARTS.*). */
+  partsMode() { return this.m._ok_load_parts_mode(this.l); }
+  /** A finished data load joins this load's commit (before session()). */
+  adoptPart(part) { return this.m._ok_load_adopt_part(this.l, part.l); }
   abort() { return this.l ? this.m._ok_load_abort(this.l) : STATUS.OK; }
 }

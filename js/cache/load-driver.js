@@ -34,6 +34,10 @@ class NoMemory extends Error {}
  * @param {(w: {code: string, message: string}) => void} [ctx.onWarning]
  * @param {typeof fetch} [ctx.fetch]
  * @param {string|null} ctx.url
+ * @param {(report: object, machine: object, warnings: string[]) => Promise<object[]|null>} [ctx.dataFiles] at an
+ *   original's CREATE_SESSION: load the model's external data files (js/cache/data-files.js); their
+ *   `externalData` goes to sessionOptionsFor(report, externalData)
+ * @param {(machine: object) => void} [ctx.adopt] a data file's load: called at DONE, before the machine is freed
  * @param {object} [ctx.forms] optimized forms (js/forms/tiers.js): capture(ort, bytes, options, report) at an
  *   original's CREATE_SESSION, verify(session) at VERIFY_FORM, formReport (FORM loads: the original's
  *   reader report, committed with the form), onNote(action)
@@ -315,14 +319,26 @@ class LoadRun {
         return;
       }
       case ACT.CREATE_SESSION: {
-        this.progress('create-session', a.value, a.value);
         this.phase(this.hit ? 'readMs' : 'storeMs');
-        let ok = true;
         const form = a.value2; // an optimized form: onnxruntime optimized it already
+        let externalData = null;
+        if (!form && this.ctx.dataFiles) {
+          // the model's data files (an optimized form holds its data inline)
+          try {
+            externalData = await this.ctx.dataFiles(this.report, this.m, this.warnings);
+          } catch (e) {
+            this.partError = e;
+            this.ev(this.m.abort());
+            return;
+          }
+          if (externalData) this.phase('dataMs');
+        }
+        this.progress('create-session', a.value, a.value);
+        let ok = true;
         const heapBefore = ortHeapBytes();
         const t0 = now();
         try {
-          let so = this.ctx.sessionOptionsFor ? this.ctx.sessionOptionsFor(this.report) : this.ctx.sessionOptions;
+          let so = this.ctx.sessionOptionsFor ? this.ctx.sessionOptionsFor(this.report, externalData) : this.ctx.sessionOptions;
           const stamped = !form && !!this.ctx.forms?.stampedForThis?.(this.report, this.buf.view(a.value));
           if (form || stamped) so = { ...so, graphOptimizationLevel: 'disabled' };
           const capture = !form && !stamped && this.ctx.forms?.capture ? this.m.captureForm(this.ctx.forms.facts(this.report), this.ctx.forms.externalBytes(this.report)) : 0;
@@ -361,6 +377,8 @@ class LoadRun {
       }
       case ACT.DONE: {
         this.finished = true;
+        // a data file's load: what it stored joins its model's load now
+        if (this.ctx.adopt) this.ctx.adopt(this.m);
         const info = this.m.info();
         const ortSession = this.ortSession;
         this.ortSession = null; // the caller's now
@@ -378,7 +396,8 @@ class LoadRun {
         this.streaming = false;
         // our own refusal of the session's options (EXTERNAL_DATA) is the error as it is
         const own = this.sessionError instanceof OrtkeepError && this.sessionError.code !== 'SESSION_CREATE';
-        this.settle(own ? this.sessionError : failError(a.value, a.flags, a.value2, this.ctx.url, this.sessionError));
+        // a data file that failed: its error, not the abort that followed
+        this.settle(this.partError ?? (own ? this.sessionError : failError(a.value, a.flags, a.value2, this.ctx.url, this.sessionError)));
         return;
       default:
         throw new OrtkeepError('STATE', `ortkeep: unknown load action ${a.type}`);
@@ -387,10 +406,17 @@ class LoadRun {
 
   /** A write; its outcome is acked before anything else happens. */
   async write(a, store, index) {
+    if (a.type === ACT.COMMIT && (a.flags & ACTION_FLAG.COMMIT_MORE)) {
+      // a data file's commit: held for the model's transaction, not acked
+      (this.group ??= []).push({ name: a.name, manifest: a.blob });
+      return;
+    }
+    const group = a.type === ACT.COMMIT ? this.group ?? [] : [];
+    if (a.type === ACT.COMMIT) this.group = null;
     try {
       if (a.type === ACT.WRITE_MANIFEST) await store.putManifest(a.name, a.blob);
       else if (a.type === ACT.STORE_CHUNK) await store.storeChunk(a.name, a.chunk, this.buf.bytes.subarray(a.value, a.value + a.value2), a.blob);
-      else await store.commit(a.name, a.blob, a.aux);
+      else await store.commit(a.name, a.blob, a.aux, group);
     } catch (e) {
       const kind = ioFailKind(e);
       if (kind === IOFAIL.QUOTA) index.setBusy(await heldLocks());

@@ -1,26 +1,40 @@
-// The externalData option ortkeep derives from the reader's report (the
-// browser test runs it on a real model and data file): URLs resolved against
-// the model's, locations that leave its folder refused, the caller's option
-// kept, a set too big for one session refused before anything is fetched.
+// Which external data files a load fetches, derived from the reader's report
+// (the browser tests load and cache them on real files): URLs resolved
+// against the model's, the least size each file must have, locations that
+// leave its folder refused, the caller's option (URLs fetched and cached,
+// bytes passed as given), a set too big for one session refused before
+// anything is fetched.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { getCore } from '../../js/core.js';
 import { LOAD_POLICY } from '../../js/core-constants.js';
-import { externalDataOption } from '../../js/external-data.js';
+import { externalDataPlan } from '../../js/external-data.js';
 
 const core = await getCore();
 // a report as the C reader writes it: inFolder is the core's verdict
-const report = (...entries) => ({ externalData: entries.map(([location, length = 16]) => ({ initializer: 'w', location, inFolder: core.externalInFolder(location), offset: 0, length })) });
+const report = (...entries) => ({ externalData: entries.map(([location, length = 16, offset = 0]) => ({ initializer: 'w', location, inFolder: core.externalInFolder(location), offset, length })) });
 const MODEL = 'https://cdn.example/models/llm/model.onnx';
 
-test('locations resolve next to the model, one entry per file', () => {
-  assert.deepEqual(externalDataOption(report(['model.onnx_data'], ['model.onnx_data'], ['shards/part-2.bin']), MODEL, {}), [
-    { path: 'model.onnx_data', data: 'https://cdn.example/models/llm/model.onnx_data' },
-    { path: 'shards/part-2.bin', data: 'https://cdn.example/models/llm/shards/part-2.bin' },
-  ]);
-  assert.equal(externalDataOption(report(), MODEL, {}), null);
-  assert.equal(externalDataOption({}, MODEL, {}), null);
-  assert.equal(externalDataOption(report(['a.bin']), MODEL, { externalData: [{ path: 'a.bin', data: 'x' }] }), null, "the caller's option stands");
+test('locations resolve next to the model, one entry per file, with the size its tensors need', () => {
+  assert.deepEqual(externalDataPlan(report(['model.onnx_data', 16, 0], ['model.onnx_data', 100, 64], ['shards/part-2.bin']), MODEL, {}), {
+    files: [
+      { path: 'model.onnx_data', url: 'https://cdn.example/models/llm/model.onnx_data', minBytes: 164 },
+      { path: 'shards/part-2.bin', url: 'https://cdn.example/models/llm/shards/part-2.bin', minBytes: 16 },
+    ],
+    given: [],
+  });
+  assert.equal(externalDataPlan(report(), MODEL, {}), null);
+  assert.equal(externalDataPlan({}, MODEL, {}), null);
+});
+
+test("the caller's externalData: URLs are loaded (and cached), bytes passed as given", () => {
+  const bytes = new Uint8Array(4);
+  const plan = externalDataPlan(report(['a.bin', 8], ['b.bin']), MODEL, { externalData: [{ path: 'a.bin', data: 'weights/a.bin' }, { path: 'b.bin', data: bytes }] }, 'https://app.example/');
+  assert.deepEqual(plan.files, [{ path: 'a.bin', url: 'https://cdn.example/models/llm/weights/a.bin', minBytes: 8 }]);
+  assert.deepEqual(plan.given, [{ path: 'b.bin', data: bytes }]);
+  // bytes source: a relative URL is the page's
+  assert.equal(externalDataPlan(report(['a.bin']), null, { externalData: [{ path: 'a.bin', data: 'x/a.bin' }] }, 'https://app.example/p/').files[0].url, 'https://app.example/p/x/a.bin');
+  assert.throws(() => externalDataPlan(report(), MODEL, { externalData: [{ data: 'a' }] }), (e) => e.code === 'INVALID_ARG');
 });
 
 test("the core's rule: a location stays in the model's folder or is refused", () => {
@@ -32,16 +46,16 @@ test("the core's rule: a location stays in the model's folder or is refused", ()
 
 test('a location that leaves the folder is EXTERNAL_DATA', () => {
   for (const bad of ['../secrets.bin', 'a/../../b.bin', '/etc/passwd', 'https://evil.example/w.bin', 'C:\\w.bin', 'a//b.bin', './a.bin', '']) {
-    assert.throws(() => externalDataOption(report([bad]), MODEL, {}), (e) => e.code === 'EXTERNAL_DATA', JSON.stringify(bad));
+    assert.throws(() => externalDataPlan(report([bad]), MODEL, {}), (e) => e.code === 'EXTERNAL_DATA', JSON.stringify(bad));
   }
 });
 
 test('bytes with external data and no option are EXTERNAL_DATA naming the file', () => {
-  assert.throws(() => externalDataOption(report(['w.bin']), null, {}), (e) => e.code === 'EXTERNAL_DATA' && /w\.bin/.test(e.message) && /sessionOptions\.externalData/.test(e.message));
+  assert.throws(() => externalDataPlan(report(['w.bin']), null, {}), (e) => e.code === 'EXTERNAL_DATA' && /w\.bin/.test(e.message) && /sessionOptions\.externalData/.test(e.message));
 });
 
 test('data past what one session holds is LIMIT before anything is fetched', () => {
   const half = LOAD_POLICY.MAX_SESSION_BYTES / 2;
-  assert.ok(externalDataOption(report(['a.bin', half], ['b.bin', half]), MODEL, {}));
-  assert.throws(() => externalDataOption(report(['a.bin', half], ['b.bin', half + 1]), MODEL, {}), (e) => e.code === 'LIMIT' && /wasm32/.test(e.message));
+  assert.ok(externalDataPlan(report(['a.bin', half], ['b.bin', half]), MODEL, {}));
+  assert.throws(() => externalDataPlan(report(['a.bin', half], ['b.bin', half + 1]), MODEL, {}), (e) => e.code === 'LIMIT' && /wasm32/.test(e.message));
 });

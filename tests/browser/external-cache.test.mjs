@@ -1,0 +1,216 @@
+// External data files cached with their model, in Chromium with a
+// persistent profile (tests/fixtures/make_external_models.py: one.onnx + one
+// data file, two.onnx + two data files, one in a subfolder; stored in 4 KiB
+// chunks so each file spans many): discovered with no option and stored as
+// one group, the second load (after a browser restart) reads every file with
+// zero requests; onnxruntime-web's own externalData option with URLs; a data
+// file cut mid-download resumes by range, that file only; a rotten stored
+// data chunk is refetched (that file only) and never served; a quota that
+// takes the model but not its data stores nothing; delete takes the files.
+// Outputs equal onnxruntime-web given the same files.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { serving, useCacheBrowser } from './cache-env.mjs';
+
+const DIR = path.join(REPO_ROOT, 'build/fixtures/ext');
+const BASE = '/build/fixtures/ext';
+const FILES = { one: ['one.onnx_data'], two: ['two.onnx_data', 'shards/two_b.bin'] };
+const env = useCacheBrowser();
+
+before(() => {
+  if (!existsSync(path.join(DIR, 'shards/two_b.bin'))) execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_external_models.py'), DIR]);
+});
+
+/** Requests the server saw for a model and each of its files. */
+const counts = (name, base = BASE) => [`${base}/${name}.onnx`, ...FILES[name].map((f) => `${base}/${f}`)].map((p) => env.server.count(p));
+
+/** load() through ortkeep, then onnxruntime-web on the same files by URL; outputs of two inputs each. */
+function loadAndCompare(page, url, files, options = {}) {
+  return page.evaluate(async ({ url, files, options }) => {
+    const { ortkeep, ortDirect: ort } = window;
+    const warnings = [];
+    const progress = new Set();
+    const xs = [0.5, -0.25].map((v) => new ort.Tensor('float32', Float32Array.from({ length: 64 }, (_, i) => v + i / 64), [1, 64]));
+    try {
+      const s = await ortkeep.load(url, { ort, chunkSize: 4096, memory: false, ...options, onWarning: (w) => warnings.push(w.code), onProgress: (p) => p.file && progress.add(p.file) });
+      const ours = [];
+      for (const x of xs) ours.push(Array.from((await s.run({ x })).y.data));
+      const info = { cache: s.info.cache, warnings: s.info.warnings };
+      await s.dispose();
+      return { ok: true, ours, info, warnings, files: [...progress] };
+    } catch (e) {
+      return { ok: false, code: e.code, message: e.message, details: e.details, warnings };
+    }
+  }, { url, files, options });
+}
+
+function reference(page, url, files) {
+  return page.evaluate(async ({ url, files }) => {
+    const ort = window.ortDirect;
+    const xs = [0.5, -0.25].map((v) => new ort.Tensor('float32', Float32Array.from({ length: 64 }, (_, i) => v + i / 64), [1, 64]));
+    const s = await ort.InferenceSession.create(url, { externalData: files.map((f) => ({ path: f, data: new URL(f, new URL(url, location.href)).href })) });
+    const out = [];
+    for (const x of xs) out.push(Array.from((await s.run({ x })).y.data));
+    await s.release();
+    return out;
+  }, { url, files });
+}
+
+for (const name of ['one', 'two']) {
+  test(`${name} data file(s) discovered with no option: stored with the model, read back after a restart with zero requests for every file`, async () => {
+    await env.reset();
+    const url = `${BASE}/${name}.onnx`;
+    let page = await env.newPage();
+    const cold = await loadAndCompare(page, url, FILES[name]);
+    assert.equal(cold.ok, true, `${cold.code}: ${cold.message}`);
+    assert.deepEqual(counts(name), [1, ...FILES[name].map(() => 1)]);
+    assert.equal(cold.info.cache.tier, 'network');
+    assert.equal(cold.info.cache.stored, true);
+    assert.deepEqual(cold.files.sort(), [...FILES[name]].sort(), 'progress names each data file');
+    const theirs = await reference(page, url, FILES[name]);
+    assert.deepEqual(cold.ours, theirs);
+    const list = await page.evaluate(() => window.ortkeep.cache.list());
+    assert.equal(list.length, 1, JSON.stringify(list));
+    assert.deepEqual(list[0].dataFiles.map((f) => [f.path, f.bytes]).sort(),
+      FILES[name].map((f) => [f, readFileSync(path.join(DIR, f)).length]).sort());
+    await page.close();
+
+    await env.restart();
+    env.server.resetCounts();
+    page = await env.newPage();
+    const warm = await loadAndCompare(page, url, FILES[name]);
+    assert.equal(warm.ok, true, `${warm.code}: ${warm.message}`);
+    assert.deepEqual(counts(name), [0, ...FILES[name].map(() => 0)], 'no request for the model or any data file');
+    assert.equal(warm.info.cache.tier, 'indexeddb');
+    assert.deepEqual(warm.ours, theirs);
+    assert.deepEqual(warm.warnings, []);
+
+    // delete takes the files with the model: nothing left in any store
+    assert.equal(await page.evaluate((u) => window.ortkeep.cache.delete(u), url), true);
+    const dump = await page.evaluate(() => window.raw.dump());
+    assert.deepEqual([dump.index.length, dump.meta.length, dump.chunks.length], [0, 0, 0]);
+    await page.close();
+  });
+}
+
+test("onnxruntime-web's own externalData option with a URL: fetched and cached like a discovered file", async () => {
+  await env.reset();
+  const url = `${BASE}/one.onnx`;
+  const option = { sessionOptions: { externalData: [{ path: 'one.onnx_data', data: `${BASE}/one.onnx_data` }] } };
+  const page = await env.newPage();
+  const cold = await loadAndCompare(page, url, FILES.one, option);
+  assert.equal(cold.ok, true, `${cold.code}: ${cold.message}`);
+  env.server.resetCounts();
+  const warm = await loadAndCompare(page, url, FILES.one, option);
+  assert.equal(warm.ok, true, `${warm.code}: ${warm.message}`);
+  assert.deepEqual(counts('one'), [0, 0]);
+  assert.deepEqual(warm.ours, await reference(page, url, FILES.one));
+  await page.close();
+});
+
+test('a data file cut mid-download resumes by range, that file only; the second load is all from IndexedDB', async () => {
+  await env.reset();
+  const bytes = readFileSync(path.join(DIR, 'two.onnx_data'));
+  const s = serving(`${BASE}/two.onnx_data`, bytes, (n) => ({ etag: '"d1"', ...(n === 1 ? { cutAt: Math.floor(bytes.length / 2) } : {}) }));
+  env.handler = s.handler;
+  const page = await env.newPage();
+  const cold = await loadAndCompare(page, `${BASE}/two.onnx`, FILES.two);
+  assert.equal(cold.ok, true, `${cold.code}: ${cold.message}`);
+  assert.ok(cold.warnings.includes('RESUMING'), JSON.stringify(cold.warnings));
+  assert.equal(s.seen.length, 2);
+  assert.match(s.seen[1].range, /^bytes=\d+-$/);
+  assert.ok(Number(/\d+/.exec(s.seen[1].range)[0]) > 0);
+  assert.deepEqual(counts('two').filter((_, i) => i !== 1), [1, 1], 'the model and the other file: one request each');
+  assert.deepEqual(cold.ours, await reference(page, `${BASE}/two.onnx`, FILES.two));
+  env.server.resetCounts();
+  s.seen.length = 0;
+  const warm = await loadAndCompare(page, `${BASE}/two.onnx`, FILES.two);
+  assert.equal(warm.info.cache.tier, 'indexeddb');
+  assert.equal(s.seen.length, 0);
+  assert.deepEqual(counts('two').filter((_, i) => i !== 1), [0, 0]);
+  await page.close();
+});
+
+test('a rotten stored data chunk is detected, that file alone refetched, never served', async () => {
+  await env.reset();
+  const url = `${BASE}/two.onnx`;
+  let page = await env.newPage();
+  const cold = await loadAndCompare(page, url, FILES.two);
+  assert.equal(cold.ok, true, `${cold.code}: ${cold.message}`);
+  const theirs = await reference(page, url, FILES.two);
+  // the entries' names follow their creation: the model, then its files in order
+  const flipped = await page.evaluate(() => window.raw.flip(5, 1000, 1));
+  assert.ok(flipped);
+  await page.close();
+  env.server.resetCounts();
+  page = await env.newPage();
+  const warm = await loadAndCompare(page, url, FILES.two);
+  assert.equal(warm.ok, true, `${warm.code}: ${warm.message}`);
+  assert.ok(warm.warnings.includes('CORRUPT'), JSON.stringify(warm.warnings));
+  assert.deepEqual(counts('two'), [0, 1, 0], 'only the rotten file is fetched again');
+  assert.deepEqual(warm.ours, theirs);
+  env.server.resetCounts();
+  const again = await loadAndCompare(page, url, FILES.two);
+  assert.deepEqual(counts('two'), [0, 0, 0]);
+  assert.deepEqual(again.warnings, []);
+  await page.close();
+});
+
+/** Serves the fixtures under `base` with Content-Length and a strong ETag (as a plain static server does). */
+function serveWithLength(base) {
+  env.handler = (req, res, { pathname, serveBytes }) => {
+    if (!pathname.startsWith(`${base}/`)) return false;
+    serveBytes(req, res, readFileSync(path.join(DIR, pathname.slice(base.length + 1))), { etag: `"${pathname.length}"` });
+    return true;
+  };
+}
+
+test('a quota that takes the model but not its data: served, QUOTA, nothing of it stored', async () => {
+  await env.reset();
+  serveWithLength('/q');
+  const page = await env.newPage();
+  const cdp = await env.context.newCDPSession(page);
+  const usage = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.origin, quotaSize: usage + 20000 });
+  try {
+    const r = await loadAndCompare(page, '/q/two.onnx', FILES.two);
+    assert.equal(r.ok, true, `${r.code}: ${r.message}`);
+    assert.ok(r.warnings.includes('QUOTA'), JSON.stringify(r.warnings));
+    assert.deepEqual(counts('two', '/q'), [1, 1, 1]);
+    assert.equal(r.info.cache.stored, false);
+    assert.deepEqual(r.ours, await reference(page, `${BASE}/two.onnx`, FILES.two));
+    const dump = await page.evaluate(() => window.raw.dump());
+    assert.deepEqual([dump.index.length, dump.meta.length, dump.chunks.length], [0, 0, 0], JSON.stringify(dump));
+  } finally {
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.origin });
+    await page.close();
+  }
+});
+
+test('a data file answered by an SPA fallback (200 text/html) is EXTERNAL_DATA naming the file; nothing committed', async () => {
+  await env.reset();
+  env.handler = (req, res, { pathname, serveBytes }) => {
+    if (pathname !== '/spa/one.onnx_data') return false;
+    serveBytes(req, res, Buffer.from('<!doctype html><title>app</title>'), { html: true });
+    return true;
+  };
+  const model = readFileSync(path.join(DIR, 'one.onnx'));
+  const inner = env.handler;
+  env.handler = (req, res, ctx) => {
+    if (ctx.pathname === '/spa/one.onnx') { ctx.serveBytes(req, res, model, { etag: '"m"' }); return true; }
+    return inner(req, res, ctx);
+  };
+  const page = await env.newPage();
+  const r = await loadAndCompare(page, '/spa/one.onnx', FILES.one);
+  assert.equal(r.ok, false);
+  assert.equal(r.code, 'EXTERNAL_DATA', r.message);
+  assert.match(r.message, /one\.onnx_data/);
+  assert.match(r.message, /HTML/);
+  const list = await page.evaluate(() => window.ortkeep.cache.list());
+  assert.deepEqual(list, []);
+  await page.close();
+});
