@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     ok_cache_actions_clear(k);
     while (c.n) {
-        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 27;
+        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 29;
         ok_load *x = l[which];
         size_t len;
         const uint8_t *bytes;
@@ -83,11 +83,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             memset(&p, 0, sizeof p);
             static const uint8_t sha[32] = {1, 2, 3};
             static const char *const ctxs[] = {NULL, "ort=1.30.0;ep=wasm;level=all", "a|b", ""};
-            p.source = take(&c, 1) % 4;
+            static const char *const parts[] = {NULL, "", "m.onnx_data", "w/b.bin"};
+            p.source = take(&c, 1) % 5;
             p.raw = p.url = pick(&c, urls, 7);
             if (take(&c, 1) & 1) p.raw = "x";
-            if (p.source == OK_SOURCE_FORM && take(&c, 1) & 1)
+            if ((p.source == OK_SOURCE_FORM || p.source == OK_SOURCE_DATA) && take(&c, 1) & 1)
                 p.raw = "url:https://a.test/m.onnx|form:original";
+            p.part = pick(&c, parts, 4);
             p.form_ctx = pick(&c, ctxs, 4);
             p.form = take(&c, 1) % 4;
             p.source_sha256 = take(&c, 1) & 1 ? sha : NULL;
@@ -148,6 +150,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 23: ok_load_session_timed(x, take(&c, 1) & 1, take(&c, 4)); break;
         case 24: ok_load_form_verified(x, take(&c, 1) % 6, take(&c, 4), take(&c, 1) & 1 ? take(&c, 4) : 0); break;
         case 25: ok_load_capture_form(x, take(&c, 1) % 4, (uint64_t)take(&c, 4) << take(&c, 1) % 33); break;
+        case 26: ok_load_parts_mode(x); break;
+        case 27: {
+            /* a data load joins another load's commit; a load adopting
+             * itself or a non-DATA load is refused */
+            ok_load *p = l[take(&c, 1) % 3];
+            if (p) ok_load_adopt_part(x, p);
+            break;
+        }
         default: {
             ok_load_info info;
             ok_load_info_get(x, &info);
