@@ -7,18 +7,28 @@
 // interleaved, medians. The ratio to plain is what to read (issue 10's goal:
 // warm <= 1.05x plain). Every run starts a new browser on one on-disk
 // profile, so IndexedDB persists and no renderer is reused.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { launchPersistent } from './chromium.mjs';
-import { startServer } from './static-server.mjs';
+import { REPO_ROOT, startServer } from './static-server.mjs';
 import { assembleChunkedModel, CHUNKED_MODELS, REAL_MODELS } from '../tests/models.mjs';
 
 const MODELS = [
   { label: 'ppocr_v4_det 4.7 MB', path: REAL_MODELS.find((m) => m.name === 'ppocr_v4_det').path },
   { label: 'isnet_quint8 44 MB', path: CHUNKED_MODELS[0].path, assemble: CHUNKED_MODELS[0] },
+  // generated (tests/fixtures/make_big_model.py): 600 MB of weights in two external data files
+  { label: 'big 600 MB, 2 files', path: 'build/fixtures/big600/big.onnx', make: ['build/fixtures/big600', 600, 2], files: ['big.onnx_data', 'big.onnx_data_1'] },
 ];
+
+/** Generates a big external-data model once (a few seconds, flat memory). */
+export function makeBigModel([dir, mb, files]) {
+  if (existsSync(path.join(REPO_ROOT, dir, 'big.onnx'))) return;
+  execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_big_model.py'), path.join(REPO_ROOT, dir), String(mb), String(files)], { stdio: 'inherit' });
+}
 const REPEATS = 3;
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
@@ -53,17 +63,19 @@ async function rendererPeak(dir) {
   return peak;
 }
 
-async function measure(dir, origin, url, mode) {
+async function measure(dir, origin, url, mode, files = []) {
   const context = await launchPersistent(dir);
   try {
     const page = context.pages()[0] ?? await context.newPage();
     await page.goto(`${origin}/tests/browser/pages/esm.html`);
     await page.waitForFunction(() => window.ready === true);
-    await page.evaluate(async ({ url, mode }) => {
+    const core = await page.evaluate(async ({ url, mode, files }) => {
       const { ortkeep, ortDirect: ort } = window;
       if (mode === 'clear') { await ortkeep.cache.clear(); return; }
       if (mode === 'plain') {
-        const s = await ort.InferenceSession.create(new Uint8Array(await (await fetch(url, { cache: 'no-store' })).arrayBuffer()));
+        // external data as onnxruntime-web's docs show: each file by URL, next to the model
+        const externalData = files.map((f) => ({ path: f, data: new URL(f, new URL(url, location.href)).href }));
+        const s = await ort.InferenceSession.create(new Uint8Array(await (await fetch(url, { cache: 'no-store' })).arrayBuffer()), files.length ? { externalData } : {});
         await s.release();
         return;
       }
@@ -71,35 +83,41 @@ async function measure(dir, origin, url, mode) {
       const tier = s.info.cache.tier;
       await s.dispose();
       if ((mode === 'warm') !== (tier === 'indexeddb')) throw new Error(`${mode}: served from ${tier}`);
-    }, { url, mode });
-    return await rendererPeak(dir);
+      // the core's wasm memory after the load (it never shrinks: the load's peak)
+      return (await (await import('/js/core.js')).getCore()).memoryBytes();
+    }, { url, mode, files });
+    return { peak: await rendererPeak(dir), core: core ?? 0 };
   } finally {
     await context.close();
   }
 }
 
-export async function run({ log = console.log } = {}) {
+export async function run({ log = console.log, only } = {}) {
   if (process.platform !== 'linux') { log('peak memory is read from /proc: Linux only'); return []; }
   for (const m of MODELS) if (m.assemble) await assembleChunkedModel(m.assemble);
+  for (const m of MODELS) if (m.make && (!only || m.label.includes(only))) makeBigModel(m.make);
   const server = await startServer();
   const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-bench-memory-'));
   const rows = [];
   try {
     log(`renderer peak RSS (VmHWM), MiB, medians of ${REPEATS} fresh browsers (lower is better)`);
-    log(`${'model'.padEnd(22)}${'plain'.padStart(8)}${'warm'.padStart(8)}${'cold'.padStart(8)}  warm/plain cold/plain`);
+    log(`${'model'.padEnd(22)}${'plain'.padStart(8)}${'warm'.padStart(8)}${'cold'.padStart(8)}  warm/plain cold/plain  core MiB (cold/warm; goal < 8)`);
     for (const m of MODELS) {
+      if (only && !m.label.includes(only)) continue;
       const url = `/${m.path}`;
       const t = { plain: [], warm: [], cold: [] };
+      const core = { cold: 0, warm: 0 };
+      const take = (mode, r) => { t[mode].push(r.peak); if (mode in core) core[mode] = Math.max(core[mode], r.core); };
       for (let i = 0; i < REPEATS; i++) {
         await measure(dir, server.origin, url, 'clear');
-        t.cold.push(await measure(dir, server.origin, url, 'cold'));
+        take('cold', await measure(dir, server.origin, url, 'cold', m.files));
         // plain and warm alternate which goes first
-        for (const mode of i % 2 ? ['warm', 'plain'] : ['plain', 'warm']) t[mode].push(await measure(dir, server.origin, url, mode));
+        for (const mode of i % 2 ? ['warm', 'plain'] : ['plain', 'warm']) take(mode, await measure(dir, server.origin, url, mode, m.files));
       }
       const med = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]));
       const mib = (b) => (b / 1048576).toFixed(0).padStart(8);
-      log(`${m.label.padEnd(22)}${mib(med.plain)}${mib(med.warm)}${mib(med.cold)}  ${(med.warm / med.plain).toFixed(3).padStart(10)} ${(med.cold / med.plain).toFixed(3).padStart(10)}`);
-      rows.push({ model: m.label, ...med, warmRatio: med.warm / med.plain, coldRatio: med.cold / med.plain, samples: t });
+      log(`${m.label.padEnd(22)}${mib(med.plain)}${mib(med.warm)}${mib(med.cold)}  ${(med.warm / med.plain).toFixed(3).padStart(10)} ${(med.cold / med.plain).toFixed(3).padStart(10)}  ${(core.cold / 1048576).toFixed(1).padStart(8)}/${(core.warm / 1048576).toFixed(1)}`);
+      rows.push({ model: m.label, ...med, warmRatio: med.warm / med.plain, coldRatio: med.cold / med.plain, coreCold: core.cold, coreWarm: core.warm, samples: t });
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -108,4 +126,4 @@ export async function run({ log = console.log } = {}) {
   return rows;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await run();
+if (import.meta.url === `file://${process.argv[1]}`) await run({ only: process.argv[2] });
