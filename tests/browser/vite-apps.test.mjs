@@ -202,7 +202,7 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
     await withApp(makeApp('vite5-dev-excluded', { optimizeDeps: { exclude: ['ortkeep'] } }), 'dev', async (port) => assertFormsCached(await visitTwice(port)));
   });
 
-  test("the README's first example, verbatim, in a Vite 8 app (dev and build): runs, loads from the network, then from IndexedDB", async () => {
+  test("the README's first example, verbatim, in a Vite 8 app (dev and build): runs, loads from the network, then from IndexedDB in its optimized form", async () => {
     const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const example = readme.slice(readme.indexOf('## Use')).match(/```js\n([\s\S]*?)```/)[1];
     for (const mode of ['dev', 'build']) {
@@ -210,7 +210,7 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
       mkdirSync(path.join(dir, 'public/models'), { recursive: true });
       cpSync(path.join(REPO_ROOT, MODEL), path.join(dir, 'public/models/silero_vad_v5.onnx'));
       // the block as written; one line after it reports to the test
-      writeFileSync(path.join(dir, 'main.js'), `${example}\nwindow.result = { ok: true, output: Array.from(out.output.data), tier: session.info.cache.tier };\n`);
+      writeFileSync(path.join(dir, 'main.js'), `${example}\nconst background = await session.formsReady;\nwindow.result = { ok: true, output: Array.from(out.output.data), tier: session.info.cache.tier, form: session.info.form, stored: background.stored, failed: background.failed };\n`);
       writeFileSync(path.join(dir, 'index.html'), `<!doctype html><html><body><script>
 addEventListener('unhandledrejection', (e) => { window.result = { ok: false, message: String(e.reason?.message ?? e.reason), code: e.reason?.code }; });
 addEventListener('error', (e) => { window.result = { ok: false, message: e.message }; });
@@ -227,10 +227,13 @@ addEventListener('error', (e) => { window.result = { ok: false, message: e.messa
         assert.equal(first.ok, true, `${mode}: ${first.code}: ${first.message}`);
         assert.equal(first.tier, 'network');
         assert.equal(first.output.length, 1);
+        assert.equal(first.form.chosen, 'capturing', `${mode}: forms on: ${JSON.stringify(first.form)}`);
+        assert.ok(['onnx', 'ort'].includes(first.stored), `${mode}: a form was verified and stored: ${JSON.stringify(first.failed)}`);
         const second = await visit();
         assert.equal(second.ok, true, `${mode}: ${second.message}`);
         assert.equal(second.tier, 'indexeddb', 'the next visit loads from IndexedDB');
-        assert.deepEqual(second.output, first.output);
+        assert.deepEqual({ form: second.form.form, chosen: second.form.chosen }, { form: first.stored, chosen: 'verified' }, 'the next visit in its optimized form');
+        assertClose(second.output, first.output, `${mode}: the optimized form against the original`);
         await context.close();
       });
     }
