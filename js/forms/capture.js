@@ -134,7 +134,8 @@ async function installLoader(ort, manifest, files, file, wasm, wasmUrl) {
     wasmHref = found.url;
     if (!wasmHref) {
       throw formsOff('no-wasm-url', `cannot find onnxruntime-web's ${wasm}${found.tried.length ? ` (no wasm binary at ${found.tried.join(', ')})` : ''}; `
-        + `tell onnxruntime-web where its files are served before load(), as its docs say for bundlers: ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/' (or { wasm: '/path/to/${wasm}' }); or pass load(url, { forms: { wasmUrl } })`);
+        + `tell onnxruntime-web where it is served before load(): ort.env.wasm.wasmPaths = { wasm: url } (in Vite: import url from 'onnxruntime-web/${wasm}?url'), `
+        + `or ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/'; or pass load(src, { forms: { wasmUrl: url } })`);
     }
   }
   ort.env.wasm.wasmPaths = wasmHref ? { mjs: loaderUrl, wasm: wasmHref } : { mjs: loaderUrl };

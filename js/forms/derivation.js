@@ -92,7 +92,8 @@ export async function readManifest(files) {
       return { manifest, files: { ...files, manifest: installed, loader: (file) => installedUrl(files.loader(file)) ?? new URL(file, installed) } };
     } catch { /* the first failure is the one to report */ }
   }
-  const url = files.manifest.href.startsWith('data:') ? 'the manifest the bundler inlined' : files.manifest;
+  // a bundler inlines the small manifest as a data: URL, which a CSP's connect-src may refuse
+  const url = files.manifest.protocol === 'data:' ? 'the manifest a bundler inlined as a data: URL (a Content-Security-Policy connect-src must allow data:)' : files.manifest;
   const fix = files.given
     ? 'forms.captureBase must be the URL of a folder serving a copy of node_modules/ortkeep/dist/ort-capture/ (its manifest.json and loaders)'
     : "serve a copy of node_modules/ortkeep/dist/ort-capture/ and pass its URL: load(url, { forms: { captureBase: '/ort-capture/' } }); in a checkout of ortkeep, npm run build makes it";

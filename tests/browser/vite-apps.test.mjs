@@ -117,12 +117,12 @@ async function withApp(dir, mode, fn) {
 }
 
 /** One visit to the app in a context (a browser profile): window.result and the page's console warnings. */
-async function visit(context, port) {
+async function visit(context, port, search = '') {
   const page = await context.newPage();
   const warnings = [];
   page.on('console', (m) => { if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text()); });
   try {
-    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.goto(`http://127.0.0.1:${port}/${search}`);
     await page.waitForFunction(() => window.result !== undefined, null, { timeout: 120000 });
     return { ...(await page.evaluate(() => window.result)), warnings };
   } finally {
@@ -200,6 +200,37 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
 
   test("vite5: dev server with optimizeDeps.exclude ['ortkeep'] (the README's advice) works too", async () => {
     await withApp(makeApp('vite5-dev-excluded', { optimizeDeps: { exclude: ['ortkeep'] } }), 'dev', async (port) => assertFormsCached(await visitTwice(port)));
+  });
+
+  test("vite8 build with onnxruntime-web/wasm (forms.bundle 'wasm'): its .wasm cannot be found, so forms turn off with one warning naming the setting; with that setting added, the second visit is in the optimized form", async () => {
+    const dir = makeApp('vite8-wasm-bundle');
+    writeFileSync(path.join(dir, 'main.js'), MAIN_JS
+      .replace("import * as ort from 'onnxruntime-web';", "import * as ort from 'onnxruntime-web/wasm';\nimport url from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';")
+      // what the warning says to add, only on ?configured
+      .replace("ort.env.wasm.wasmPaths = { wasm: '/ort/ort-wasm-simd-threaded.jsep.wasm' };", "if (location.search === '?configured') ort.env.wasm.wasmPaths = { wasm: url };")
+      .replace("{ ort, forms: true }", "{ ort, forms: { bundle: 'wasm' } }"));
+    await withApp(dir, 'build', async (port) => {
+      const context = await browser.newContext();
+      try {
+        const off = await visit(context, port);
+        assert.equal(off.ok, true, `${off.code}: ${off.message}`);
+        assert.deepEqual(off.ours, off.theirs);
+        assert.equal(off.form.chosen, 'off');
+        assert.equal(off.form.why, 'no-wasm-url');
+        const said = off.warnings.filter((w) => /artifact forms are off/.test(w));
+        assert.equal(said.length, 1, off.warnings.join('\n'));
+        assert.match(said[0], /ort\.env\.wasm\.wasmPaths = \{ wasm: url \} \(in Vite: import url from 'onnxruntime-web\/ort-wasm-simd-threaded\.wasm\?url'\)/);
+      } finally {
+        await context.close();
+      }
+      const configured = async (context) => visit(context, port, '?configured');
+      const context2 = await browser.newContext();
+      try {
+        assertFormsCached([await configured(context2), await configured(context2)]);
+      } finally {
+        await context2.close();
+      }
+    });
   });
 
   test("the README's first example, verbatim, in a Vite 8 app (dev and build): runs, loads from the network, then from IndexedDB in its optimized form", async () => {
