@@ -144,9 +144,25 @@ export async function originalWasmUrl(ort, wasmFile, explicit) {
   try {
     guesses.push(new URL(wasmFile, import.meta.resolve('onnxruntime-web')).href);
   } catch { /* no import map */ }
+  // a script tag's onnxruntime-web looks next to its own script (a CDN URL
+  // pins its version there, which a guess beside ortkeep's would not)
+  const script = ort === globalThis.ort ? ortScriptUrl() : null;
+  if (script) guesses.push(new URL(wasmFile, script).href);
   guesses.push(siblingOrtWasmUrl(wasmFile).href);
   for (const url of guesses) if (await answersWasm(url)) return { url, tried: guesses };
   return { tried: guesses };
+}
+
+/** The URL of the page's onnxruntime-web script (ort.min.js, ort.webgpu.min.js, …), if one is there. */
+function ortScriptUrl() {
+  if (typeof document === 'undefined') return null;
+  for (const el of document.querySelectorAll('script[src]')) {
+    try {
+      const url = new URL(el.src, document.baseURI);
+      if (/\/ort(\.[\w-]+)*\.js$/.test(url.pathname)) return url;
+    } catch { /* not a URL */ }
+  }
+  return null;
 }
 
 /** Whether a URL answers with a wasm binary: its first bytes, then the body is dropped. */

@@ -40,7 +40,7 @@ export async function compare(ort, session) {
 /** The README's script-tag block, as written there. */
 function readmeScriptTag() {
   const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const block = /Script tag[^\n]*\n\n```html\n([\s\S]*?)```/.exec(readme)?.[1];
+  const block = /\nScript tag \(`window\.ortkeep`[\s\S]*?```html\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block, 'the README has its script-tag example');
   return block;
 }
@@ -59,9 +59,14 @@ describe('the packed tarball in plain pages and workers (Chromium)', () => {
     writeFileSync(path.join(APP, 'feeds.js'), FEEDS_JS);
 
     // the README's example, its CDN pointed at this app's node_modules, and a run added after it
-    const example = readmeScriptTag()
-      .replace('https://unpkg.com/onnxruntime-web/', '/node_modules/onnxruntime-web/')
-      .replace('https://unpkg.com/ortkeep/', '/node_modules/ortkeep/')
+    const block = readmeScriptTag();
+    // the versions the README pins are the ones this tarball's capturing loaders were derived from
+    const pinned = /unpkg\.com\/onnxruntime-web@([^/]+)\//.exec(block)?.[1];
+    assert.equal(pinned, JSON.parse(readFileSync(path.join(REPO_ROOT, 'dist/ort-capture/manifest.json'), 'utf8')).onnxruntimeWeb, 'the README pins the onnxruntime-web the loaders are derived from');
+    assert.equal(/unpkg\.com\/ortkeep@([^/]+)\//.exec(block)?.[1], JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version, "the README pins this ortkeep's version");
+    const example = block
+      .replace(/https:\/\/unpkg\.com\/onnxruntime-web@[^/]+\//, '/node_modules/onnxruntime-web/')
+      .replace(/https:\/\/unpkg\.com\/ortkeep@[^/]+\//, '/node_modules/ortkeep/')
       .replace('/* session.run(...) */', `ort.env.wasm.numThreads = 1;
     const { compare } = await import('/feeds.js');
     const background = await session.formsReady; // the form is verified after load() resolves
