@@ -165,23 +165,33 @@ function ortScriptUrl() {
   return null;
 }
 
-/** Whether a URL answers with a wasm binary: its first bytes, then the body is dropped. */
+/**
+ * Whether a URL answers with a wasm binary. HEAD first (no body: the page
+ * fetches this file again in a moment, tens of MB): served and not text (an
+ * SPA fallback is text/html). A server that refuses HEAD gets a GET whose
+ * first four bytes must be the wasm magic, then the body is dropped.
+ */
 async function answersWasm(url) {
+  try {
+    const head = await fetch(url, { method: 'HEAD' });
+    if (head.ok) return !/^text\//i.test(head.headers.get('content-type') ?? '');
+    if (head.status !== 405 && head.status !== 501) return false;
+  } catch { /* try GET */ }
   try {
     const response = await fetch(url);
     if (!response.ok || !response.body) return false;
     const reader = response.body.getReader();
-    const head = new Uint8Array(4);
+    const first = new Uint8Array(4);
     let n = 0;
     while (n < 4) {
       const { value, done } = await reader.read();
       if (done) break;
       const take = value.subarray(0, 4 - n);
-      head.set(take, n);
+      first.set(take, n);
       n += take.byteLength;
     }
     reader.cancel().catch(() => {});
-    return n === 4 && head[0] === 0 && head[1] === 0x61 && head[2] === 0x73 && head[3] === 0x6d;
+    return n === 4 && first[0] === 0 && first[1] === 0x61 && first[2] === 0x73 && first[3] === 0x6d;
   } catch {
     return false;
   }
