@@ -5,6 +5,7 @@ import createOrtkeepCore from '../dist/ortkeep-core.mjs';
 import { STAMP } from './core-constants.js';
 import { coreError, OrtkeepError } from './errors.js';
 import { isNode, readFileUrl } from './platform/node.js';
+import { coreWasmUrl, installedUrl } from './package-files.js';
 import { sharedScratch } from './scratch.js';
 
 /** Largest piece copied into wasm memory per call: V8 tiers wasm up only
@@ -25,12 +26,6 @@ export function setCoreWasmUrl(url) {
   corePromise = null;
 }
 
-function defaultCoreUrl() {
-  // import.meta.url is the module's own URL in ESM; the script-tag bundle
-  // sets the override from document.currentScript instead.
-  return new URL('../dist/ortkeep-core.wasm', import.meta.url);
-}
-
 async function readCoreBytes(url) {
   if (isNode && url.protocol === 'file:') return readFileUrl(url);
   const response = await fetch(url);
@@ -46,18 +41,15 @@ export function getCore() {
     let url = coreUrlOverride;
     if (!url) {
       try {
-        url = defaultCoreUrl();
+        url = coreWasmUrl();
       } catch (e) {
         throw new OrtkeepError('CORE_LOAD', 'ortkeep: cannot tell where ortkeep-core.wasm is served from here; call setCoreWasmUrl(url) before load()', { cause: e });
       }
     }
     let wasmBinary = await fetchCore(url);
-    // Vite 5-7's dev server pre-bundles ortkeep into /node_modules/.vite/deps/,
-    // so import.meta.url points where no .wasm is and the SPA fallback answers
-    // index.html; the package's own file is still served at its install path.
-    const moved = !coreUrlOverride && !isWasm(wasmBinary) && url.pathname?.includes('/node_modules/.vite/');
-    if (moved) {
-      const installed = new URL('/node_modules/ortkeep/dist/ortkeep-core.wasm', url);
+    // a dev server that moved this module (package-files.js) still serves the file at the install path
+    const installed = !coreUrlOverride && !isWasm(wasmBinary) && installedUrl(url);
+    if (installed) {
       const retry = await fetchCore(installed).catch(() => null);
       if (retry && isWasm(retry)) {
         wasmBinary = retry;

@@ -78,9 +78,12 @@ export interface FormsOptions {
     /** how close outputs must be (default rtol 1e-3, atol 1e-4) */
     tolerance?: { rtol?: number; atol?: number };
   };
-  /** where dist/ort-capture/ is served (default: next to ortkeep's dist/) */
+  /**
+   * the folder serving a copy of node_modules/ortkeep/dist/ort-capture/ (default: found from
+   * ortkeep's own URL, which Vite's build and dev server and the script-tag bundle resolve)
+   */
   captureBase?: string | URL;
-  /** onnxruntime-web's own .wasm for the bundle, when it cannot be found */
+  /** onnxruntime-web's own .wasm for the bundle, when it cannot be found (or set ort.env.wasm.wasmPaths) */
   wasmUrl?: string | URL;
 }
 

@@ -19,6 +19,12 @@ const AREAS = [
   { name: 'artifact forms: session create (Node)', module: './bench-forms.mjs' },
 ];
 const only = process.argv.slice(2);
+if (only.includes('--help') || only.includes('-h')) {
+  console.log(`npm run bench [-- NAME...]: runs every area, or those whose script name contains a NAME
+(e.g. \`npm run bench -- pool\`), prints each table and writes build/bench.json.
+${AREAS.map((a) => `  ${a.module.replace('./', 'scripts/').padEnd(32)} ${a.name}`).join('\n')}`);
+  process.exit(0);
+}
 const version = (pkg) => JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
 const report = {
   date: new Date().toISOString(),

@@ -3,7 +3,7 @@
 // artifact comes out of a session creation the page needed anyway.
 import { OrtkeepError } from '../errors.js';
 import { isNode } from '../platform/node.js';
-import { defaultCaptureBase, formsOff, originalWasmUrl, pickLoader, readManifest } from './derivation.js';
+import { captureFiles, formsOff, originalWasmUrl, pickLoader, readManifest } from './derivation.js';
 import { withSink } from './sink.js';
 import { selfTest } from './self-test.js';
 
@@ -20,7 +20,8 @@ const SAVE_FORMAT = { onnx: 'ONNX', ort: 'ORT' };
  * @property {'wasm'|'jsep'|'asyncify'|'jspi'} [bundle] which onnxruntime-web bundle the page imports
  *   (Node and onnxruntime-web/wasm: 'wasm'; the default and /all bundles: 'jsep'; /webgpu: 'asyncify')
  * @property {string|URL} [wasmUrl] onnxruntime-web's own .wasm for that bundle, when it cannot be found
- * @property {string|URL} [captureBase] where dist/ort-capture/ is served
+ * @property {string|URL} [captureBase] the folder serving a copy of dist/ort-capture/ (default: found from this
+ *   module's URL, which bundlers and dev servers rewrite; see js/package-files.js)
  * @property {import('./derivation.js').CaptureManifest} [manifest] the derivation's manifest, if already read
  */
 
@@ -95,10 +96,11 @@ export async function captureOptimized(ort, modelBytes, options = {}) {
  */
 export async function installCaptureLoader(ort, options = {}) {
   if (ort.env?.wasm?.proxy) throw formsOff('proxy', 'onnxruntime-web runs in a proxy worker (env.wasm.proxy), where the capturing loader cannot be reached');
-  const base = new URL(String(options.captureBase ?? defaultCaptureBase()), globalThis.location?.href);
-  const manifest = options.manifest ?? await readManifest(base);
+  let files = captureFiles(options.captureBase);
+  let manifest = options.manifest;
+  if (!manifest) ({ manifest, files } = await readManifest(files));
   const { file, wasm } = pickLoader(ort, manifest, options.bundle ?? (isNode ? 'wasm' : 'jsep'));
-  await installLoader(ort, manifest, base, file, wasm, options.wasmUrl);
+  await installLoader(ort, manifest, files, file, wasm, options.wasmUrl);
   return { manifest, file };
 }
 
@@ -107,7 +109,7 @@ export async function installCaptureLoader(ort, options = {}) {
  * unless it is already live in this realm. onnxruntime-web reads wasmPaths
  * once, when its first session initializes the module.
  */
-async function installLoader(ort, manifest, base, file, wasm, wasmUrl) {
+async function installLoader(ort, manifest, files, file, wasm, wasmUrl) {
   const live = globalThis[Symbol.for(manifest.loadedKey)];
   if (live) {
     if (live.loader !== file || live.version !== manifest.onnxruntimeWeb) {
@@ -115,17 +117,26 @@ async function installLoader(ort, manifest, base, file, wasm, wasmUrl) {
     }
     return;
   }
-  const loaderUrl = new URL(file, base).href;
+  let loaderUrl;
   try {
+    loaderUrl = files.loader(file).href;
     // A loader that cannot be imported (a CSP that forbids it, a missing file)
     // must be found out here: pointed at it, onnxruntime-web's initialization
     // would fail for good in this page.
     await import(/* @vite-ignore */ /* webpackIgnore: true */ loaderUrl);
   } catch (e) {
-    throw formsOff('loader-blocked', `the capturing loader ${loaderUrl} could not be imported (${e?.message ?? e}); a Content-Security-Policy script-src must allow it`, e);
+    throw formsOff('loader-blocked', `the capturing loader ${loaderUrl ?? file} could not be imported (${e?.message ?? e}); a Content-Security-Policy script-src must allow it, and it must be served (forms.captureBase: the folder serving a copy of node_modules/ortkeep/dist/ort-capture/)`, e);
   }
   const wasmBinary = ort.env.wasm.wasmBinary;
-  const wasmHref = wasmBinary ? undefined : originalWasmUrl(ort, wasm, wasmUrl);
-  if (!wasmBinary && !wasmHref) throw formsOff('no-wasm-url', `cannot tell where onnxruntime-web's ${wasm} is served; pass wasmUrl or set ort.env.wasm.wasmPaths`);
+  let wasmHref;
+  if (!wasmBinary) {
+    const found = await originalWasmUrl(ort, wasm, wasmUrl);
+    wasmHref = found.url;
+    if (!wasmHref) {
+      throw formsOff('no-wasm-url', `cannot find onnxruntime-web's ${wasm}${found.tried.length ? ` (no wasm binary at ${found.tried.join(', ')})` : ''}; `
+        + `tell onnxruntime-web where it is served before load(): ort.env.wasm.wasmPaths = { wasm: url } (in Vite: import url from 'onnxruntime-web/${wasm}?url'), `
+        + `or ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/'; or pass load(src, { forms: { wasmUrl: url } })`);
+    }
+  }
   ort.env.wasm.wasmPaths = wasmHref ? { mjs: loaderUrl, wasm: wasmHref } : { mjs: loaderUrl };
 }

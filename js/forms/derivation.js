@@ -4,6 +4,7 @@
 // typed FORMS_OFF error that names the reason; nothing here touches ort.
 import { OrtkeepError } from '../errors.js';
 import { isNode, readFileUrl } from '../platform/node.js';
+import { captureUrls, installedUrl, siblingOrtWasmUrl } from '../package-files.js';
 
 /** globalThis keys the derived loaders share with ortkeep (Symbol.for keys cross realms' module copies). */
 export const SINK_KEY = 'ortkeep.capture.sink';
@@ -40,9 +41,26 @@ export function formsOff(reason, message, cause) {
   return new OrtkeepError('FORMS_OFF', `ortkeep: artifact forms are off (${reason}): ${message}`, { details: { reason }, ...(cause === undefined ? {} : { cause }) });
 }
 
-/** Where dist/ort-capture/ is, next to this package's dist/. */
-export function defaultCaptureBase() {
-  return new URL('../../dist/ort-capture/', import.meta.url);
+/**
+ * @typedef {object} CaptureFiles where the derivation's files are served
+ * @property {URL} manifest
+ * @property {(file: string) => URL} loader
+ * @property {boolean} given whether the caller named the folder (forms.captureBase)
+ */
+
+/**
+ * The derivation's files: in the folder forms.captureBase names, else where
+ * package-files.js finds them (a built app renames each file).
+ * @param {string|URL} [captureBase]
+ * @returns {CaptureFiles}
+ */
+export function captureFiles(captureBase) {
+  if (captureBase != null) {
+    const base = new URL(String(captureBase), globalThis.location?.href);
+    return { manifest: new URL('manifest.json', base), loader: (file) => new URL(file, base), given: true };
+  }
+  const { manifest, loaders } = captureUrls();
+  return { manifest, loader: (file) => loaders[file] ?? new URL(file, manifest), given: false };
 }
 
 /** JSON from a URL: a file: URL read from disk in Node, else fetched (HTTP errors thrown). */
@@ -55,17 +73,31 @@ export async function readJsonUrl(url) {
 }
 
 /**
- * Reads dist/ort-capture/manifest.json.
- * @param {URL} base
- * @returns {Promise<CaptureManifest>}
+ * Reads dist/ort-capture/manifest.json; where a dev server moved this module,
+ * from the install path (package-files.js), and then the loaders too.
+ * @param {CaptureFiles} files
+ * @returns {Promise<{manifest: CaptureManifest, files: CaptureFiles}>}
  */
-export async function readManifest(base) {
-  const url = new URL('manifest.json', base);
+export async function readManifest(files) {
+  let first;
   try {
-    return await readJsonUrl(url);
+    return { manifest: await readJsonUrl(files.manifest), files };
   } catch (e) {
-    throw formsOff('derivation-missing', `no capturing loader at ${url} (${e?.message ?? e}); run npm run build, or serve dist/ort-capture/ next to ortkeep's dist/`, e);
+    first = e;
   }
+  const installed = !files.given && installedUrl(files.manifest);
+  if (installed) {
+    try {
+      const manifest = await readJsonUrl(installed);
+      return { manifest, files: { ...files, manifest: installed, loader: (file) => installedUrl(files.loader(file)) ?? new URL(file, installed) } };
+    } catch { /* the first failure is the one to report */ }
+  }
+  // a bundler inlines the small manifest as a data: URL, which a CSP's connect-src may refuse
+  const url = files.manifest.protocol === 'data:' ? 'the manifest a bundler inlined as a data: URL (a Content-Security-Policy connect-src must allow data:)' : files.manifest;
+  const fix = files.given
+    ? 'forms.captureBase must be the URL of a folder serving a copy of node_modules/ortkeep/dist/ort-capture/ (its manifest.json and loaders)'
+    : "serve a copy of node_modules/ortkeep/dist/ort-capture/ and pass its URL: load(url, { forms: { captureBase: '/ort-capture/' } }); in a checkout of ortkeep, npm run build makes it";
+  throw formsOff('derivation-missing', `no capturing loader at ${url} (${first?.message ?? first}); ${fix}`, first);
 }
 
 /**
@@ -88,20 +120,79 @@ export function pickLoader(ort, manifest, bundle) {
 
 /**
  * The URL of onnxruntime-web's own .wasm for a loader: the binary is never
- * changed, only the JS loader is. Taken from ort.env.wasm.wasmPaths when the
- * page set them, else from the module resolver (Node's package exports; an
- * import map in a page).
- * @returns {string|undefined}
+ * changed, only the JS loader is. What the page told onnxruntime-web
+ * (env.wasm.wasmPaths, or forms.wasmUrl) is taken as given; failing that,
+ * the module resolver (Node's package exports; an import map in a page), then
+ * onnxruntime-web installed beside ortkeep (package-files.js). A guess is used
+ * only once it answers with a wasm binary: pointed at anything else,
+ * onnxruntime-web's initialization fails for good in this page.
+ * @returns {Promise<{url?: string, tried: string[]}>}
  */
-export function originalWasmUrl(ort, wasmFile, explicit) {
-  if (explicit) return String(explicit);
+export async function originalWasmUrl(ort, wasmFile, explicit) {
+  if (explicit) return { url: String(explicit), tried: [] };
   const paths = ort.env.wasm.wasmPaths;
-  if (typeof paths === 'string') return new URL(wasmFile, new URL(paths, globalThis.location?.href)).href;
-  if (paths?.wasm) return String(paths.wasm.href ?? paths.wasm);
+  if (typeof paths === 'string') return { url: new URL(wasmFile, new URL(paths, globalThis.location?.href)).href, tried: [] };
+  if (paths?.wasm) return { url: String(paths.wasm.href ?? paths.wasm), tried: [] };
+  if (isNode) {
+    try {
+      return { url: import.meta.resolve(`onnxruntime-web/${wasmFile}`), tried: [] };
+    } catch {
+      return { tried: [`onnxruntime-web/${wasmFile}`] };
+    }
+  }
+  const guesses = [];
   try {
-    if (isNode) return import.meta.resolve(`onnxruntime-web/${wasmFile}`);
-    return new URL(wasmFile, import.meta.resolve('onnxruntime-web')).href;
+    guesses.push(new URL(wasmFile, import.meta.resolve('onnxruntime-web')).href);
+  } catch { /* no import map */ }
+  // a script tag's onnxruntime-web looks next to its own script (a CDN URL
+  // pins its version there, which a guess beside ortkeep's would not)
+  const script = ort === globalThis.ort ? ortScriptUrl() : null;
+  if (script) guesses.push(new URL(wasmFile, script).href);
+  guesses.push(siblingOrtWasmUrl(wasmFile).href);
+  for (const url of guesses) if (await answersWasm(url)) return { url, tried: guesses };
+  return { tried: guesses };
+}
+
+/** The URL of the page's onnxruntime-web script (ort.min.js, ort.webgpu.min.js, …), if one is there. */
+function ortScriptUrl() {
+  if (typeof document === 'undefined') return null;
+  for (const el of document.querySelectorAll('script[src]')) {
+    try {
+      const url = new URL(el.src, document.baseURI);
+      if (/\/ort(\.[\w-]+)*\.js$/.test(url.pathname)) return url;
+    } catch { /* not a URL */ }
+  }
+  return null;
+}
+
+/**
+ * Whether a URL answers with a wasm binary. HEAD first (no body: the page
+ * fetches this file again in a moment, tens of MB): served and not text (an
+ * SPA fallback is text/html). A server that refuses HEAD gets a GET whose
+ * first four bytes must be the wasm magic, then the body is dropped.
+ */
+async function answersWasm(url) {
+  try {
+    const head = await fetch(url, { method: 'HEAD' });
+    if (head.ok) return !/^text\//i.test(head.headers.get('content-type') ?? '');
+    if (head.status !== 405 && head.status !== 501) return false;
+  } catch { /* try GET */ }
+  try {
+    const response = await fetch(url);
+    if (!response.ok || !response.body) return false;
+    const reader = response.body.getReader();
+    const first = new Uint8Array(4);
+    let n = 0;
+    while (n < 4) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const take = value.subarray(0, 4 - n);
+      first.set(take, n);
+      n += take.byteLength;
+    }
+    reader.cancel().catch(() => {});
+    return n === 4 && first[0] === 0 && first[1] === 0x61 && first[2] === 0x73 && first[3] === 0x6d;
   } catch {
-    return undefined;
+    return false;
   }
 }

@@ -250,7 +250,12 @@ async function verify(ort, formSession, formBytes, original, sessionOptions, pro
   }
 }
 
-/** The caller's probe shapes, then every free dim at 256. */
+/**
+ * The caller's probe shapes, then every free dim at 256 (images: H and W),
+ * then only each input's last unnamed dim at 256 and the rest at 1 (audio and
+ * sequences whose other inputs carry an unnamed batch dim: silero v5 takes
+ * input [?, ?] and state [2, ?, 128], which the other two cannot both fit).
+ */
 function* probeLadder(report, probe = {}) {
   const given = { freeDimensionOverrides: probe.freeDimensionOverrides ?? {}, inputDims: probe.inputDims ?? {} };
   yield given;
@@ -262,6 +267,17 @@ function* probeLadder(report, probe = {}) {
     if (input.dims?.some((d) => d === null)) inputDims[input.name] = input.dims.map((d, i) => (typeof d === 'number' ? d : i === 0 ? 1 : 256));
   }
   yield { freeDimensionOverrides: { ...big, ...given.freeDimensionOverrides }, inputDims: { ...inputDims, ...given.inputDims } };
+  const lastOnly = {};
+  for (const input of report.inputs ?? []) {
+    const dims = input.dims ?? [];
+    if (!dims.some((d) => d === null)) continue;
+    lastOnly[input.name] = dims.map((d, i) => {
+      if (typeof d === 'number') return d;
+      if (typeof d === 'string') return given.freeDimensionOverrides[d] ?? 1;
+      return i === dims.length - 1 ? 256 : 1;
+    });
+  }
+  if (Object.keys(lastOnly).length) yield { freeDimensionOverrides: given.freeDimensionOverrides, inputDims: { ...lastOnly, ...given.inputDims } };
 }
 
 /** session.info.form for a finished load. */

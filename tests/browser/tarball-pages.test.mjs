@@ -1,6 +1,9 @@
 // The packed tarball (npm pack) unpacked as an app's node_modules/ortkeep and
 // served by a plain static server, in Chromium: the README's script-tag
-// example (its CDN URLs pointed at the app's node_modules), a module
+// example (its CDN URLs pointed at the app's node_modules; forms on, loaded
+// twice in one profile: the second visit from IndexedDB in the verified
+// optimized form, the capturing loaders found next to the bundle and
+// onnxruntime-web's .wasm beside the package), a module
 // worker, a classic worker (importScripts with the script-tag bundle) and a
 // page under a strict Content-Security-Policy each load a real model (silero
 // v5) and answer like plain onnxruntime-web; a core wasm URL that fails is
@@ -37,7 +40,7 @@ export async function compare(ort, session) {
 /** The README's script-tag block, as written there. */
 function readmeScriptTag() {
   const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const block = /Script tag[^\n]*\n\n```html\n([\s\S]*?)```/.exec(readme)?.[1];
+  const block = /\nScript tag \(`window\.ortkeep`[\s\S]*?```html\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block, 'the README has its script-tag example');
   return block;
 }
@@ -56,13 +59,19 @@ describe('the packed tarball in plain pages and workers (Chromium)', () => {
     writeFileSync(path.join(APP, 'feeds.js'), FEEDS_JS);
 
     // the README's example, its CDN pointed at this app's node_modules, and a run added after it
-    const example = readmeScriptTag()
-      .replace('https://unpkg.com/onnxruntime-web/', '/node_modules/onnxruntime-web/')
-      .replace('https://unpkg.com/ortkeep/', '/node_modules/ortkeep/')
+    const block = readmeScriptTag();
+    // the versions the README pins are the ones this tarball's capturing loaders were derived from
+    const pinned = /unpkg\.com\/onnxruntime-web@([^/]+)\//.exec(block)?.[1];
+    assert.equal(pinned, JSON.parse(readFileSync(path.join(REPO_ROOT, 'dist/ort-capture/manifest.json'), 'utf8')).onnxruntimeWeb, 'the README pins the onnxruntime-web the loaders are derived from');
+    assert.equal(/unpkg\.com\/ortkeep@([^/]+)\//.exec(block)?.[1], JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version, "the README pins this ortkeep's version");
+    const example = block
+      .replace(/https:\/\/unpkg\.com\/onnxruntime-web@[^/]+\//, '/node_modules/onnxruntime-web/')
+      .replace(/https:\/\/unpkg\.com\/ortkeep@[^/]+\//, '/node_modules/ortkeep/')
       .replace('/* session.run(...) */', `ort.env.wasm.numThreads = 1;
     const { compare } = await import('/feeds.js');
-    window.result = { ok: true, ...(await compare(ort, session)) };`)
-      .replace('ortkeep.load(\'model.onnx\')', 'ortkeep.load(\'model.onnx\').catch((e) => { window.result = { ok: false, code: e.code, message: e.message }; throw e; })');
+    const background = await session.formsReady; // the form is verified after load() resolves
+    window.result = { ok: true, tier: session.info.cache.tier, form: session.info.form, stored: background.stored, failed: background.failed, ...(await compare(ort, session)) };`)
+      .replace(/ortkeep\.load\(('model\.onnx'[^)]*)\)/, 'ortkeep.load($1).catch((e) => { window.result = { ok: false, code: e.code, message: e.message }; throw e; })');
     writeFileSync(path.join(APP, 'script-tag.html'), `<!doctype html><html><body>\n${example}</body></html>`);
 
     writeFileSync(path.join(APP, 'module-worker.js'), `import * as ort from '${ORT}ort.min.mjs';
@@ -138,21 +147,59 @@ try { await load('/model.onnx', { ort }); window.result = { ok: true }; } catch 
     await server?.close();
   });
 
-  /** Opens a page of the app, waits for window.result, and checks it against plain onnxruntime-web. */
-  async function run(page) {
-    const context = await browser.newContext();
+  /** Opens a page of the app in a context, waits for window.result; with the page's errors and warnings. */
+  async function visit(context, page) {
     const p = await context.newPage();
     const errors = [];
+    const warnings = [];
     p.on('pageerror', (e) => errors.push(e.message));
-    p.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    p.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+      if (m.type() === 'warning') warnings.push(m.text());
+    });
     await p.goto(`${server.origin}/${page}`);
-    await p.waitForFunction(() => window.result, null, { timeout: 60000 });
+    await p.waitForFunction(() => window.result, null, { timeout: 90000 });
     const r = await p.evaluate(() => window.result);
-    await context.close();
-    return { ...r, errors };
+    await p.close();
+    return { ...r, errors, warnings };
   }
 
-  for (const page of ['script-tag.html', 'module-worker.html', 'classic-worker.html', 'csp.html']) {
+  /** One visit in a fresh profile. */
+  async function run(page) {
+    const context = await browser.newContext();
+    try {
+      return await visit(context, page);
+    } finally {
+      await context.close();
+    }
+  }
+
+  test("script-tag.html (the README's block, forms: true): silero v5 equals plain onnxruntime-web; the second visit loads it from IndexedDB in its verified optimized form", async () => {
+    // one profile for both visits, so IndexedDB persists as a returning user's does
+    const context = await browser.newContext();
+    let first;
+    let second;
+    try {
+      first = await visit(context, 'script-tag.html');
+      second = await visit(context, 'script-tag.html');
+    } finally {
+      await context.close();
+    }
+    assert.equal(first.ok, true, JSON.stringify(first));
+    assert.equal(first.tier, 'network');
+    assert.equal(first.ours.length, 1);
+    assert.deepEqual(first.ours, first.theirs);
+    assert.equal(first.form.chosen, 'capturing', `forms are on in a script-tag page: ${JSON.stringify(first.form)} ${first.warnings.join(' | ')}`);
+    assert.ok(['onnx', 'ort'].includes(first.stored), `a form was verified and stored: ${JSON.stringify(first.failed)}`);
+    assert.equal(second.ok, true, JSON.stringify(second));
+    assert.equal(second.tier, 'indexeddb');
+    assert.deepEqual({ form: second.form.form, level: second.form.level, chosen: second.form.chosen }, { form: first.stored, level: 'disabled', chosen: 'verified' });
+    // the forms' round-trip tolerance (fusions reorder float sums)
+    second.ours.forEach((a, i) => assert.ok(Math.abs(a - second.theirs[i]) <= 1e-4 + 1e-3 * Math.abs(a), `${a} vs ${second.theirs[i]}`));
+    for (const v of [first, second]) assert.deepEqual(v.warnings.filter((w) => /ortkeep/.test(w)), [], 'no ortkeep warning');
+  });
+
+  for (const page of ['module-worker.html', 'classic-worker.html', 'csp.html']) {
     test(`${page}: silero v5 through the tarball equals plain onnxruntime-web`, async () => {
       const r = await run(page);
       assert.equal(r.ok, true, JSON.stringify(r));

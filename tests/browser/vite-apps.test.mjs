@@ -1,10 +1,15 @@
 // The packed tarball in fresh Vite apps, the newest Vite (8) and an older
 // major (5), dev server and production build, in Chromium: a real model
-// (silero v5) loads through ortkeep with no ortkeep configuration and its
-// outputs equal plain onnxruntime-web's in the same page (Vite 5's dev
-// pre-bundling moves import.meta.url: ortkeep finds its wasm at the install
-// path). A core URL that answers HTML is CORE_LOAD with the fix. onnxruntime-web is set up as its own
-// docs say for bundlers (its .wasm/.mjs files served from /ort/), the same
+// (silero v5) loads through ortkeep with forms on and no ortkeep
+// configuration, its outputs equal plain onnxruntime-web's in the same page,
+// and the second visit (same browser profile) loads it from IndexedDB in its
+// verified optimized form. That needs the core's .wasm, the capturing loaders
+// (dist/ort-capture/) and onnxruntime-web's .wasm found with no help: Vite's
+// build emits them from ortkeep's `new URL('…', import.meta.url)` literals,
+// its dev server rewrites them, and Vite 5's dev pre-bundling moves
+// import.meta.url (ortkeep then finds its files at the install path). A core
+// URL that answers HTML is CORE_LOAD with the fix. onnxruntime-web is set up
+// as its own docs say for bundlers (its .wasm served from /ort/), the same
 // for the plain reference; that part is onnxruntime-web's, not ours.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -34,11 +39,15 @@ const feeds = () => ({
 });
 async function main() {
   try {
-    const session = await load('/silero.onnx', { ort });
+    const session = await load('/silero.onnx', { ort, forms: true });
     const ours = await session.run(feeds());
+    const background = await session.formsReady; // the form is verified after load() resolves
     const plain = await ort.InferenceSession.create('/silero.onnx');
     const theirs = await plain.run(feeds());
-    window.result = { ok: true, ours: Array.from(ours.output.data), theirs: Array.from(theirs.output.data), tier: session.info.cache.tier };
+    window.result = {
+      ok: true, ours: Array.from(ours.output.data), theirs: Array.from(theirs.output.data),
+      tier: session.info.cache.tier, form: session.info.form, stored: background.stored, failed: background.failed,
+    };
   } catch (e) {
     window.result = { ok: false, name: e?.name, code: e?.code, message: String(e?.message ?? e) };
   }
@@ -107,22 +116,62 @@ async function withApp(dir, mode, fn) {
   }
 }
 
+/** One visit to the app in a context (a browser profile): window.result and the page's console warnings. */
+async function visit(context, port, search = '') {
+  const page = await context.newPage();
+  const warnings = [];
+  page.on('console', (m) => { if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text()); });
+  try {
+    await page.goto(`http://127.0.0.1:${port}/${search}`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 120000 });
+    return { ...(await page.evaluate(() => window.result)), warnings };
+  } finally {
+    await page.close();
+  }
+}
+
 async function openApp(port) {
   const context = await browser.newContext();
-  const page = await context.newPage();
   try {
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 90000 });
-    return await page.evaluate(() => window.result);
+    return await visit(context, port);
   } finally {
     await context.close();
   }
 }
 
-function assertRuns(r) {
-  assert.equal(r.ok, true, `${r.code}: ${r.message}`);
-  assert.equal(r.tier, 'network');
-  assert.deepEqual(r.ours, r.theirs);
+/** Two visits in one profile, so IndexedDB persists between them, as a returning user's. */
+async function visitTwice(port) {
+  const context = await browser.newContext();
+  try {
+    return [await visit(context, port), await visit(context, port)];
+  } finally {
+    await context.close();
+  }
+}
+
+/** |a-b| <= 1e-4 + 1e-3|a|, the forms' round-trip tolerance (fusions reorder float sums). */
+function assertClose(ours, theirs, what) {
+  assert.equal(ours.length, theirs.length, what);
+  ours.forEach((a, i) => assert.ok(Math.abs(a - theirs[i]) <= 1e-4 + 1e-3 * Math.abs(a), `${what}: output ${i}: ${a} vs ${theirs[i]}`));
+}
+
+/**
+ * First visit: from the network, the original serving while its optimized
+ * form is captured, then verified and stored in the background. Second
+ * visit: from IndexedDB, in that form, at 'disabled'. Both equal plain
+ * onnxruntime-web; forms never turned off.
+ */
+function assertFormsCached([first, second]) {
+  assert.equal(first.ok, true, `first visit: ${first.code}: ${first.message}`);
+  assert.equal(first.tier, 'network');
+  assert.deepEqual(first.ours, first.theirs, 'the original equals plain onnxruntime-web');
+  assert.equal(first.form.chosen, 'capturing', `first visit: forms are on: ${JSON.stringify(first.form)} ${first.warnings.join(' | ')}`);
+  assert.ok(['onnx', 'ort'].includes(first.stored), `a form was verified and stored: ${JSON.stringify(first.failed)}`);
+  assert.equal(second.ok, true, `second visit: ${second.code}: ${second.message}`);
+  assert.equal(second.tier, 'indexeddb', 'the second visit loads from IndexedDB');
+  assert.deepEqual({ form: second.form.form, level: second.form.level, chosen: second.form.chosen }, { form: first.stored, level: 'disabled', chosen: 'verified' });
+  assertClose(second.ours, second.theirs, 'the optimized form against plain onnxruntime-web');
+  for (const v of [first, second]) assert.deepEqual(v.warnings.filter((w) => /ortkeep/.test(w)), [], 'no ortkeep warning');
 }
 
 describe('the packed tarball in fresh Vite apps (Chromium)', () => {
@@ -136,24 +185,55 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
   after(async () => { await browser?.close(); });
 
   for (const vite of Object.keys(VITES)) {
-    test(`${vite}: vite build + vite preview, no configuration: runs, equal to onnxruntime-web`, async () => {
-      await withApp(makeApp(`${vite}-build`), 'build', async (port) => assertRuns(await openApp(port)));
+    test(`${vite}: vite build + vite preview, no configuration: forms on, equal to onnxruntime-web, the second visit from IndexedDB in its optimized form`, async () => {
+      await withApp(makeApp(`${vite}-build`), 'build', async (port) => assertFormsCached(await visitTwice(port)));
     });
   }
 
-  test('vite8: dev server, no configuration: runs, equal to onnxruntime-web', async () => {
-    await withApp(makeApp('vite8-dev'), 'dev', async (port) => assertRuns(await openApp(port)));
+  test('vite8: dev server, no configuration: forms on, equal to onnxruntime-web, the second visit from IndexedDB in its optimized form', async () => {
+    await withApp(makeApp('vite8-dev'), 'dev', async (port) => assertFormsCached(await visitTwice(port)));
   });
 
-  test('vite5: dev server, no configuration: pre-bundling moves import.meta.url, ortkeep finds its wasm at its install path; runs, equal to onnxruntime-web', async () => {
-    await withApp(makeApp('vite5-dev'), 'dev', async (port) => assertRuns(await openApp(port)));
+  test('vite5: dev server, no configuration: pre-bundling moves import.meta.url, ortkeep finds its wasm and capturing loaders at its install path; forms on, the second visit from IndexedDB in its optimized form', async () => {
+    await withApp(makeApp('vite5-dev'), 'dev', async (port) => assertFormsCached(await visitTwice(port)));
   });
 
-  test("vite5: dev server with optimizeDeps.exclude ['ortkeep'] (the README's advice) runs too", async () => {
-    await withApp(makeApp('vite5-dev-excluded', { optimizeDeps: { exclude: ['ortkeep'] } }), 'dev', async (port) => assertRuns(await openApp(port)));
+  test("vite5: dev server with optimizeDeps.exclude ['ortkeep'] (the README's advice) works too", async () => {
+    await withApp(makeApp('vite5-dev-excluded', { optimizeDeps: { exclude: ['ortkeep'] } }), 'dev', async (port) => assertFormsCached(await visitTwice(port)));
   });
 
-  test("the README's first example, verbatim, in a Vite 8 app (dev and build): runs, loads from the network, then from IndexedDB", async () => {
+  test("vite8 build with onnxruntime-web/wasm (forms.bundle 'wasm'): its .wasm cannot be found, so forms turn off with one warning naming the setting; with that setting added, the second visit is in the optimized form", async () => {
+    const dir = makeApp('vite8-wasm-bundle');
+    writeFileSync(path.join(dir, 'main.js'), MAIN_JS
+      .replace("import * as ort from 'onnxruntime-web';", "import * as ort from 'onnxruntime-web/wasm';\nimport url from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';")
+      // what the warning says to add, only on ?configured
+      .replace("ort.env.wasm.wasmPaths = { wasm: '/ort/ort-wasm-simd-threaded.jsep.wasm' };", "if (location.search === '?configured') ort.env.wasm.wasmPaths = { wasm: url };")
+      .replace("{ ort, forms: true }", "{ ort, forms: { bundle: 'wasm' } }"));
+    await withApp(dir, 'build', async (port) => {
+      const context = await browser.newContext();
+      try {
+        const off = await visit(context, port);
+        assert.equal(off.ok, true, `${off.code}: ${off.message}`);
+        assert.deepEqual(off.ours, off.theirs);
+        assert.equal(off.form.chosen, 'off');
+        assert.equal(off.form.why, 'no-wasm-url');
+        const said = off.warnings.filter((w) => /artifact forms are off/.test(w));
+        assert.equal(said.length, 1, off.warnings.join('\n'));
+        assert.match(said[0], /ort\.env\.wasm\.wasmPaths = \{ wasm: url \} \(in Vite: import url from 'onnxruntime-web\/ort-wasm-simd-threaded\.wasm\?url'\)/);
+      } finally {
+        await context.close();
+      }
+      const configured = async (context) => visit(context, port, '?configured');
+      const context2 = await browser.newContext();
+      try {
+        assertFormsCached([await configured(context2), await configured(context2)]);
+      } finally {
+        await context2.close();
+      }
+    });
+  });
+
+  test("the README's first example, verbatim, in a Vite 8 app (dev and build): runs, loads from the network, then from IndexedDB in its optimized form", async () => {
     const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const example = readme.slice(readme.indexOf('## Use')).match(/```js\n([\s\S]*?)```/)[1];
     for (const mode of ['dev', 'build']) {
@@ -161,7 +241,7 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
       mkdirSync(path.join(dir, 'public/models'), { recursive: true });
       cpSync(path.join(REPO_ROOT, MODEL), path.join(dir, 'public/models/silero_vad_v5.onnx'));
       // the block as written; one line after it reports to the test
-      writeFileSync(path.join(dir, 'main.js'), `${example}\nwindow.result = { ok: true, output: Array.from(out.output.data), tier: session.info.cache.tier };\n`);
+      writeFileSync(path.join(dir, 'main.js'), `${example}\nconst background = await session.formsReady;\nwindow.result = { ok: true, output: Array.from(out.output.data), tier: session.info.cache.tier, form: session.info.form, stored: background.stored, failed: background.failed };\n`);
       writeFileSync(path.join(dir, 'index.html'), `<!doctype html><html><body><script>
 addEventListener('unhandledrejection', (e) => { window.result = { ok: false, message: String(e.reason?.message ?? e.reason), code: e.reason?.code }; });
 addEventListener('error', (e) => { window.result = { ok: false, message: e.message }; });
@@ -178,10 +258,13 @@ addEventListener('error', (e) => { window.result = { ok: false, message: e.messa
         assert.equal(first.ok, true, `${mode}: ${first.code}: ${first.message}`);
         assert.equal(first.tier, 'network');
         assert.equal(first.output.length, 1);
+        assert.equal(first.form.chosen, 'capturing', `${mode}: forms on: ${JSON.stringify(first.form)}`);
+        assert.ok(['onnx', 'ort'].includes(first.stored), `${mode}: a form was verified and stored: ${JSON.stringify(first.failed)}`);
         const second = await visit();
         assert.equal(second.ok, true, `${mode}: ${second.message}`);
         assert.equal(second.tier, 'indexeddb', 'the next visit loads from IndexedDB');
-        assert.deepEqual(second.output, first.output);
+        assert.deepEqual({ form: second.form.form, chosen: second.form.chosen }, { form: first.stored, chosen: 'verified' }, 'the next visit in its optimized form');
+        assertClose(second.output, first.output, `${mode}: the optimized form against the original`);
         await context.close();
       });
     }
