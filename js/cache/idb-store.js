@@ -84,16 +84,30 @@ function openDb(name, timeoutMs) {
   });
 }
 
-// Blob records write and read about twice as fast as ArrayBuffer ones, but
-// each one's bytes stay in the browser's blob store until the page's garbage
-// collector frees the Blob object, which the blob store's pressure does not
-// prompt: storing 2.5 GB as Blobs failed in Chromium with "Failed to write
-// blobs (InvalidBlob)", and so did 1 GiB of Blobs followed by ArrayBuffers;
-// 256 MiB then ArrayBuffers stored it (tests/large). Past this many bytes
-// written as Blobs in one page, chunks go in as ArrayBuffers (the browser
-// frees its copy at commit); reads take either.
-const BLOB_RECORD_BUDGET = 256 << 20;
-let blobBytesWritten = 0;
+// Blob records write and read about twice as fast as ArrayBuffer ones (and
+// a warm read of Blob records composes them into one read), but each one's
+// bytes stay in the browser's blob store until the page's garbage collector
+// frees the Blob object, which the blob store's pressure does not prompt:
+// storing 2.5 GB as Blobs failed in Chromium with "Failed to write blobs
+// (InvalidBlob)", and so did 1 GiB of Blobs followed by ArrayBuffers. So a
+// file is stored as Blobs only while the page's Blob records stay within
+// this budget, else all as ArrayBuffers (the browser frees its copy at
+// commit; tests/large stores 2.5 GB that way). A 600 MB model stays Blobs:
+// its warm peak is 1.04x plain onnxruntime-web's, against 1.29x with half of
+// it as ArrayBuffers (a read hands those over materialized).
+const BLOB_RECORD_BUDGET = 768 << 20;
+let blobBytesPlanned = 0;
+
+/**
+ * Whether a file of `total` bytes (0: unknown, decided per chunk of `chunk`
+ * bytes) is stored as Blob records; counts it against the page's budget.
+ */
+export function blobRecordsFor(total, chunk = 0) {
+  const n = total || chunk;
+  if (blobBytesPlanned + n > BLOB_RECORD_BUDGET) return false;
+  blobBytesPlanned += n;
+  return true;
+}
 
 export class IdbStore {
   /** @param {'blob'|'arraybuffer'} recordForm how chunk values are written */
@@ -166,10 +180,8 @@ export class IdbStore {
   }
 
   /** The chunk and the manifest that lists it, in one transaction. */
-  storeChunk(name, idx, bytes, manifest) {
-    const blob = this.recordForm === 'blob' && blobBytesWritten < BLOB_RECORD_BUDGET;
-    if (blob) blobBytesWritten += bytes.byteLength;
-    const value = blob ? new Blob([bytes]) : bytes.slice().buffer;
+  storeChunk(name, idx, bytes, manifest, asBlob = this.recordForm === 'blob') {
+    const value = asBlob && this.recordForm === 'blob' ? new Blob([bytes]) : bytes.slice().buffer;
     return this.tx(['chunks', 'index'], 'readwrite', 'storing a chunk', (tx) => Promise.all([
       req(tx.objectStore('chunks').put(value, [name, idx])),
       req(tx.objectStore('index').put(manifest, name)),

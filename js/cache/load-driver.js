@@ -9,7 +9,7 @@ import { ACTION_FLAG, CACHE_ACTION as ACT, IOFAIL, STATUS } from '../core-consta
 import { OrtkeepError } from '../errors.js';
 import { createSession } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/derivation.js';
-import { ioFailKind, valueBytes } from './idb-store.js';
+import { blobRecordsFor, ioFailKind, valueBytes } from './idb-store.js';
 import { acquireLock, heldLocks } from './locks.js';
 import { failError, warning } from './messages.js';
 import { ModelBuffer } from './model-buffer.js';
@@ -20,6 +20,9 @@ const dec = new TextDecoder();
 const now = () => (globalThis.performance ?? Date).now();
 
 class NoMemory extends Error {}
+
+/** Most chunk bytes one read transaction takes (see readChunks). */
+const READ_BATCH_BYTES = 64 << 20;
 
 /**
  * Runs a load to its end.
@@ -415,7 +418,11 @@ class LoadRun {
     if (a.type === ACT.COMMIT) this.group = null;
     try {
       if (a.type === ACT.WRITE_MANIFEST) await store.putManifest(a.name, a.blob);
-      else if (a.type === ACT.STORE_CHUNK) await store.storeChunk(a.name, a.chunk, this.buf.bytes.subarray(a.value, a.value + a.value2), a.blob);
+      else if (a.type === ACT.STORE_CHUNK) {
+        // Blob or ArrayBuffer records: decided once per file when its size is known
+        const asBlob = this.total ? (this.asBlob ??= blobRecordsFor(this.total)) : blobRecordsFor(0, a.value2);
+        await store.storeChunk(a.name, a.chunk, this.buf.bytes.subarray(a.value, a.value + a.value2), a.blob, asBlob);
+      }
       else await store.commit(a.name, a.blob, a.aux, group);
     } catch (e) {
       const kind = ioFailKind(e);
@@ -427,58 +434,76 @@ class LoadRun {
   }
 
   /**
-   * READ_CHUNKS: a hit reads every chunk record in one transaction and their
-   * Blobs as ONE composed Blob (one read, straight into the buffer onnxruntime
-   * gets); each chunk is then handed to the core, which checks it. A resume
-   * re-read (or ArrayBuffer records) goes chunk by chunk.
+   * READ_CHUNKS. Blob records (handles) are read as ONE composed Blob, one
+   * read straight into the buffer onnxruntime gets; ArrayBuffer records (and
+   * a resume's re-read) go chunk by chunk, in read transactions of at most
+   * READ_BATCH_BYTES, since a transaction hands them over materialized. Each
+   * chunk is then handed to the core, which checks it.
    */
   async readChunks(a, store) {
-    let values;
-    try {
-      values = await store.readChunks(a.name, a.chunk, a.chunkEnd);
-    } catch (e) {
-      this.ev(this.m.ioFailed(ioFailKind(e)));
-      return;
-    }
     const chunkSize = a.value;
     const total = a.value2;
     const rehash = !!(a.flags & ACTION_FLAG.READ_REHASH);
     this.hit = !rehash;
-    const blobs = typeof Blob !== 'undefined' && values.every((v) => v instanceof Blob);
-    if (!rehash && blobs && a.chunk === 0 && values.length) {
-      let bytes;
+    const batch = Math.max(1, Math.floor(READ_BATCH_BYTES / chunkSize));
+    let checkMs = 0;
+    for (let from = a.chunk, to; from < a.chunkEnd; from = to) {
+      to = Math.min(a.chunkEnd, from + batch);
+      let values;
       try {
-        bytes = new Uint8Array(await new Blob(values).arrayBuffer());
+        values = await store.readChunks(a.name, from, to);
+        const isBlob = (v) => typeof Blob !== 'undefined' && v instanceof Blob;
+        if (!rehash && to < a.chunkEnd && values.every(isBlob)) {
+          // Blob records are handles: take the rest too and read it all as one
+          // Blob straight into the model buffer (no batch copies to collect)
+          values = values.concat(await store.readChunks(a.name, to, a.chunkEnd));
+          to = a.chunkEnd;
+        }
       } catch (e) {
         this.ev(this.m.ioFailed(ioFailKind(e)));
         return;
       }
-      if (bytes.byteLength === total) this.buf.adopt(bytes);
-      let at = 0;
-      const t0 = now();
+      const blobs = typeof Blob !== 'undefined' && values.length && values.every((v) => v instanceof Blob);
+      if (!rehash && blobs) {
+        let bytes;
+        try {
+          bytes = new Uint8Array(await new Blob(values).arrayBuffer());
+        } catch (e) {
+          this.ev(this.m.ioFailed(ioFailKind(e)));
+          return;
+        }
+        if (from === 0 && to === a.chunkEnd && bytes.byteLength === total) this.buf.adopt(bytes);
+        else if (from * chunkSize + bytes.byteLength <= total) this.buf.write(from * chunkSize, bytes);
+        let at = 0;
+        const t0 = now();
+        for (let i = 0; i < values.length; i++) {
+          const piece = bytes.subarray(at, at + values[i].size);
+          at += values[i].size;
+          if (this.ev(this.m.chunkRead(from + i, piece)) !== STATUS.OK) return;
+        }
+        // the chunk checks (copy into the core + XXH3), part of readMs
+        checkMs += now() - t0;
+        this.progress('read-cache', Math.min(total, to * chunkSize), total);
+        continue;
+      }
       for (let i = 0; i < values.length; i++) {
-        const piece = bytes.subarray(at, at + values[i].size);
-        at += values[i].size;
-        if (this.ev(this.m.chunkRead(a.chunk + i, piece)) !== STATUS.OK) return;
-        this.progress('read-cache', at, total);
+        const idx = from + i;
+        let bytes;
+        try {
+          bytes = await valueBytes(values[i]);
+        } catch (e) {
+          this.ev(this.m.ioFailed(ioFailKind(e)));
+          return;
+        }
+        values[i] = null; // let the record's copy go
+        if (bytes && bytes.byteLength <= chunkSize) this.buf.write(idx * chunkSize, bytes);
+        const t0 = now();
+        if (this.ev(this.m.chunkRead(idx, bytes)) !== STATUS.OK) return;
+        checkMs += now() - t0;
+        this.progress('read-cache', Math.min(total, (idx + 1) * chunkSize), total);
       }
-      // the chunk checks (copy into the core + XXH3), part of readMs
-      this.checkMs = now() - t0;
-      return;
     }
-    for (let i = 0; i < values.length; i++) {
-      const idx = a.chunk + i;
-      let bytes;
-      try {
-        bytes = await valueBytes(values[i]);
-      } catch (e) {
-        this.ev(this.m.ioFailed(ioFailKind(e)));
-        return;
-      }
-      if (bytes && bytes.byteLength <= chunkSize) this.buf.write(idx * chunkSize, bytes);
-      if (this.ev(this.m.chunkRead(idx, bytes)) !== STATUS.OK) return;
-      this.progress('read-cache', Math.min(total, (idx + 1) * chunkSize), total);
-    }
+    if (!rehash) this.checkMs = checkMs;
   }
 }
 
