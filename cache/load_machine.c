@@ -714,15 +714,11 @@ static ok_status sweep_pending(ok_load *l, ok_entry *p) {
     return OK_OK;
 }
 
-/* A part: the stored file if it was committed beside these very model
- * bytes, else a download it can continue, else the network. */
-static ok_status lookup_part(ok_load *l) {
-    ok_entry *e = l->mode != OK_MODE_RELOAD
-                      ? ok_idx_find_committed(l->c, l->keys[0]) : NULL;
+/* Nothing stored serves: continue a download left pending when it can
+ * be, else sweep it and fetch. */
+static ok_status lookup_miss(ok_load *l) {
     ok_entry *p;
     ok_status st;
-    if (e && memcmp(e->source_sha256, l->source_sha, 32) == 0)
-        return start_hit(l, e);
     if (l->mode == OK_MODE_ONLY_IF_CACHED)
         return fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
     p = pending_for(l);
@@ -733,8 +729,18 @@ static ok_status lookup_part(ok_load *l) {
     return send_fetch(l, 0, 0);
 }
 
+/* A part: the stored file if it was committed beside these very model
+ * bytes, else a download it can continue, else the network. */
+static ok_status lookup_part(ok_load *l) {
+    ok_entry *e = l->mode != OK_MODE_RELOAD
+                      ? ok_idx_find_committed(l->c, l->keys[0]) : NULL;
+    if (e && memcmp(e->source_sha256, l->source_sha, 32) == 0)
+        return start_hit(l, e);
+    return lookup_miss(l);
+}
+
 static ok_status lookup(ok_load *l) {
-    ok_entry *e = NULL, *p;
+    ok_entry *e = NULL;
     ok_status st;
     if (l->source == OK_SOURCE_FORM) return lookup_form_store(l);
     if (l->source == OK_SOURCE_DATA) return lookup_part(l);
@@ -763,14 +769,7 @@ static ok_status lookup(ok_load *l) {
         return st ? st : send_fetch(l, 0, 0);
     }
     if (e) return start_hit(l, e);
-    if (l->mode == OK_MODE_ONLY_IF_CACHED)
-        return fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
-    p = pending_for(l);
-    if (p && l->mode != OK_MODE_RELOAD && can_resume(l, p) &&
-        l->resumes < OK_LOAD_MAX_RESUMES)
-        return start_resume(l, p);
-    if (p && (st = sweep_pending(l, p))) return st;
-    return send_fetch(l, 0, 0);
+    return lookup_miss(l);
 }
 
 /* ---- events: start, lock, sync ---- */

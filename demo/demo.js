@@ -15,8 +15,9 @@ import * as show from './render.js';
 const MODEL_URL = '/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx';
 const SAMPLE_RATE = 16000;
 const FRAME = 512;
-// Optimized forms; silero's probe inputs need 256 samples (js/forms/probe.js)
-const FORMS = { probe: { inputDims: { input: [1, 256] } } };
+// Optimized forms, as the README's first example loads them (the probe
+// ladder finds silero's input shapes itself: js/forms/probe.js)
+const FORMS = true;
 ort.env.wasm.numThreads = 1;
 
 /** 2 s of audio: silence, a 300 Hz tone burst with vibrato, silence, a burst. */
