@@ -52,21 +52,27 @@ ok_status ok_form_servable(const ok_cache *c, const char *orig_key,
     return OK_OK;
 }
 
+/* The reader's facts rule the tier out: the ORT format cannot point at
+ * external data, and onnxruntime's .onnx writer duplicates subgraph
+ * initializers that live in external data; neither round-trips. */
+static int doomed(uint32_t form, uint32_t facts) {
+    if (!(facts & OK_FACT_EXTERNAL_DATA)) return 0;
+    return form == OK_FORM_ORT || (facts & OK_FACT_SUBGRAPH_INITIALIZERS);
+}
+
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
                                const char *ctx, const uint8_t *sha,
-                               uint32_t facts, uint64_t inline_bytes,
-                               uint32_t *out) {
+                               uint32_t facts, uint64_t model_bytes,
+                               uint64_t data_bytes, uint32_t *out) {
     uint32_t form;
+    int external = (facts & OK_FACT_EXTERNAL_DATA) != 0;
     *out = OK_FORM_ORIGINAL;
-    if (inline_bytes >= OK_FORM_MAX_INLINE_BYTES) return OK_OK;
+    if (model_bytes >= OK_FORM_MAX_INLINE_BYTES) return OK_OK;
+    if (external && data_bytes > OK_FORM_MAX_DATA_BYTES) return OK_OK;
     for (form = OK_FORM_ONNX; form < OK_FORM_COUNT; form++) {
         ok_entry *f;
         ok_status st;
-        /* onnxruntime's .onnx writer duplicates subgraph initializers when
-         * they go to external data: that tier cannot round-trip */
-        if (form == OK_FORM_ONNX && (facts & OK_FACT_EXTERNAL_DATA) &&
-            (facts & OK_FACT_SUBGRAPH_INITIALIZERS))
-            continue;
+        if (doomed(form, facts)) continue;
         st = form_entry(c, orig_key, form, ctx, sha, &f);
         if (st) return st;
         if (!f) {
@@ -98,6 +104,8 @@ ok_status ok_form_judge(uint32_t verdict, uint32_t create_us,
     }
 }
 
-uint32_t ok_form_after(uint32_t form) {
-    return form + 1 < OK_FORM_COUNT ? form + 1 : OK_FORM_ORIGINAL;
+uint32_t ok_form_after(uint32_t form, uint32_t facts) {
+    for (form++; form < OK_FORM_COUNT; form++)
+        if (!doomed(form, facts)) return form;
+    return OK_FORM_ORIGINAL;
 }

@@ -17,18 +17,25 @@ char *ok_form_key(const char *orig_key, uint32_t form, const char *ctx);
 ok_status ok_form_servable(const ok_cache *c, const char *orig_key,
                            const char *ctx, const uint8_t *sha, ok_entry **out);
 
-/* A captured form holds every weight inline: protobuf and FlatBuffers
- * both stop at 2 GiB. */
+/* A captured .onnx holds the model's own initializers inline (protobuf
+ * stops at 2 GiB); those in external data files stay there: onnxruntime's
+ * writer keeps the references, so such a form is served with the
+ * original's data files beside it (and no .ort can be made of it: the ORT
+ * format has no external data). */
 #define OK_FORM_MAX_INLINE_BYTES ((uint64_t)2 << 30)
+/* Verifying a form of a model with external data holds the data in three
+ * sessions at once (the caller's, the original again, the form), all in
+ * onnxruntime's one wasm32 heap (4 GiB): past this, no form is made. */
+#define OK_FORM_MAX_DATA_BYTES ((uint64_t)1 << 30)
 
 /* The tier to capture for those bytes (OK_FORM_ONNX / ORT), or
  * OK_FORM_ORIGINAL: none (a verified form exists, every tier failed -- the
- * sentinel --, the facts rule every tier out, or inline_bytes -- the model
- * and its external data -- would not fit one file). */
+ * sentinel --, the facts rule every tier out, the model is past 2 GiB, or
+ * its external data past OK_FORM_MAX_DATA_BYTES). */
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
                                const char *ctx, const uint8_t *sha,
-                               uint32_t facts, uint64_t inline_bytes,
-                               uint32_t *form);
+                               uint32_t facts, uint64_t model_bytes,
+                               uint64_t data_bytes, uint32_t *form);
 
 /* A round trip's verdict (OK_VERDICT_*) with both creation times -> what is
  * committed: OK_FORM_VERIFIED, or OK_FORM_FAILED and why (OK_REASON_*).
@@ -37,7 +44,7 @@ ok_status ok_form_judge(uint32_t verdict, uint32_t create_us,
                         uint32_t orig_create_us, uint32_t *status,
                         uint32_t *reason);
 
-/* The tier after `form` (OK_FORM_ORIGINAL after the last). */
-uint32_t ok_form_after(uint32_t form);
+/* The tier after `form` the facts allow (OK_FORM_ORIGINAL: none). */
+uint32_t ok_form_after(uint32_t form, uint32_t facts);
 
 #endif

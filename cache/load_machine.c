@@ -124,6 +124,7 @@ struct ok_load {
     uint32_t orig_id;       /* URL: the original behind a form being read */
     uint32_t create_us, orig_create_us;
     uint32_t form_status, form_reason, next_form;
+    uint32_t facts;         /* FORM: the original's OK_FACT_* */
 
     /* external data files (parts) */
     char *part;             /* DATA: the file's location */
@@ -455,6 +456,7 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
     }
     if (!st && p->source == OK_SOURCE_FORM) {
         l->form = p->form;
+        l->facts = p->facts;
         memcpy(l->source_sha, p->source_sha256, 32);
         l->raw = ok_cache_strdup(p->raw);
         l->url = ok_cache_strdup(p->url);
@@ -1685,7 +1687,7 @@ static ok_status done(ok_load *l) {
             st = push_simple(l, OK_ACT_RELEASE_SESSION, 0, 0, 0, NULL);
         l->session_live = 0;
         if (!st && l->form_status == OK_FORM_FAILED && l->stored) {
-            l->next_form = ok_form_after(l->form);
+            l->next_form = ok_form_after(l->form, l->facts);
             st = note(l, OK_NOTE_FORM_ESCALATED, l->form_reason,
                       (uint64_t)l->form | (uint64_t)l->next_form << 8);
         }
@@ -1932,16 +1934,11 @@ uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
     e = ok_idx_find_id(l->c, l->hit_id);
     /* out of memory: no capture this time */
     if (ok_form_next_capture(l->c, e ? e->key : l->keys[l->key_index], l->form_ctx,
-                             l->sha256, facts,
-                             external_bytes > UINT64_MAX - l->total ? UINT64_MAX
-                                                                    : l->total + external_bytes,
-                             &form) != OK_OK)
+                             l->sha256, facts, l->total, external_bytes, &form) != OK_OK)
         return OK_FORM_ORIGINAL;
     return form;
 }
 
-/* The commit landed: the entry serves from now on, and the generations it
- * replaces go (a version still being read goes at its last release). */
 /* e's commit landed: it serves now; older generations of its key go (at
  * their last reader's release when in use). */
 static ok_status now_committed(ok_load *l, ok_entry *e) {

@@ -205,6 +205,8 @@ typedef struct ok_load_params {
     uint32_t form;
     const uint8_t *source_sha256;
     const char *part;       /* OK_SOURCE_DATA: the file's location */
+    uint32_t facts;         /* FORM: the original's OK_FACT_* (the tier
+                               after a failed form is one they allow) */
 } ok_load_params;
 
 /* fetch()'s cache modes: X(NAME, value, "the name JS passes") */
@@ -313,9 +315,9 @@ ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
 /* Asked at CREATE_SESSION of a URL load serving the original: which form
  * to capture while creating it (OK_FORM_ONNX / ORT), or OK_FORM_ORIGINAL
  * for none (forms off, one already verified, every tier failed for these
- * bytes: the sentinel, or the form would not fit one file). facts: OK_FACT_*
- * of the model; external_bytes: its external data, which a captured form
- * holds inline beside the model's own bytes. */
+ * bytes: the sentinel, or the facts and sizes rule every tier out; see
+ * form_tiers.h). facts: OK_FACT_* of the model; external_bytes: its
+ * external data (a form of it reads the original's data files). */
 uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
                               uint64_t external_bytes);
 /* External data files (parts). While a URL load is CREATING (before

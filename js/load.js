@@ -127,7 +127,9 @@ async function loadFresh(src, options, signal) {
   const captured = hooks?.state.captured;
   const formsReady = captured && r.stored
     ? storeForms({
-      ort, core, cache, forms, first: captured, sessionOptions: baseOptions, probe: options.forms?.probe, emit, debug,
+      // the form's sessions read the original's data files, as loaded
+      ort, core, cache, forms, first: captured, probe: options.forms?.probe, emit, debug,
+      sessionOptions: r.externalData ? { ...baseOptions, externalData: r.externalData } : baseOptions,
       original: { bytes: r.bytes, report: r.report, sha256: r.info.sha256, key: r.info.key, url: src.url },
     }).then((out) => ({ ...out, events }))
     : Promise.resolve({ stored: null, failed: [], events });

@@ -17,10 +17,10 @@ export class LoadMachine {
    * @param {import('./cache-core.js').CacheIndex} index the page's index
    * @param {{source: 'url'|'bytes'|'form'|'data', raw?: string, url?: string, pageUrl?: string|null, part?: string,
    *          integrity?: string|null, mode?: string, chunkSize?: number, flags?: number,
-   *          bytesLength?: number, formCtx?: string|null, form?: number, sourceSha256?: string}} p
+   *          bytesLength?: number, formCtx?: string|null, form?: number, sourceSha256?: string, facts?: number}} p
    *   formCtx: the optimized forms' context (null: forms off); form loads (source 'form')
    *   store form `form` made from the original whose SHA-256 (hex) is sourceSha256,
-   *   raw being the original's cache key; data loads (an external data file) store the file at
+   *   raw being the original's cache key, facts its reader's FACT bits; data loads (an external data file) store the file at
    *   location `part` of the model keyed raw whose SHA-256 is sourceSha256 (bytesLength: the least size)
    */
   constructor(m, index, p) {
@@ -36,7 +36,7 @@ export class LoadMachine {
     try {
       this.l = withStrings(m, [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null, p.formCtx ?? null, p.part ?? null], (raw, url, page, integ, ctx, part) =>
         m._ok_abi_load_new(index.c, source, raw, url, page, integ,
-          mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0), ctx, p.form ?? 0, sha, part));
+          mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0), ctx, p.form ?? 0, sha, part, p.facts ?? 0));
     } finally {
       if (sha) m._free(sha);
     }

@@ -325,8 +325,8 @@ class LoadRun {
         this.phase(this.hit ? 'readMs' : 'storeMs');
         const form = a.value2; // an optimized form: onnxruntime optimized it already
         let externalData = null;
-        if (!form && this.ctx.dataFiles) {
-          // the model's data files (an optimized form holds its data inline)
+        if (this.ctx.dataFiles) {
+          // the model's data files (an optimized .onnx form reads the original's)
           try {
             externalData = await this.ctx.dataFiles(this.report, this.m, this.warnings);
           } catch (e) {
@@ -335,6 +335,7 @@ class LoadRun {
             return;
           }
           if (externalData) this.phase('dataMs');
+          this.externalData = externalData;
         }
         this.progress('create-session', a.value, a.value);
         let ok = true;
@@ -391,6 +392,7 @@ class LoadRun {
           ortSession, report: this.report, info, bytes: this.buf.view(info.total), tier: a.value,
           stored: !!(a.flags & ACTION_FLAG.DONE_STORED), verified: !!(a.flags & ACTION_FLAG.DONE_VERIFIED),
           resumedFrom: a.value2, timings: this.timings, warnings: this.warnings, memory: this.memory ?? null,
+          externalData: this.externalData ?? null,
         });
         return;
       }

@@ -147,7 +147,7 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
     if (bytes && cap.form === FORM.onnx) bytes = await stamped(core, bytes, forms, original.sha256);
     const format = formName(cap.form);
     const machine = new LoadMachine(core.m, cache.index, {
-      source: 'form', raw: original.key, url: original.url, formCtx: forms.ctx, form: cap.form,
+      source: 'form', raw: original.key, url: original.url, formCtx: forms.ctx, form: cap.form, facts: factsOf(original.report),
       sourceSha256: original.sha256, bytesLength: bytes?.byteLength ?? 0,
     });
     let r;

@@ -18,11 +18,11 @@ import { serving, useCacheBrowser } from './cache-env.mjs';
 
 const DIR = path.join(REPO_ROOT, 'build/fixtures/ext');
 const BASE = '/build/fixtures/ext';
-const FILES = { one: ['one.onnx_data'], two: ['two.onnx_data', 'shards/two_b.bin'] };
+const FILES = { one: ['one.onnx_data'], two: ['two.onnx_data', 'shards/two_b.bin'], fold: ['fold.onnx_data'] };
 const env = useCacheBrowser();
 
 before(() => {
-  if (!existsSync(path.join(DIR, 'shards/two_b.bin'))) execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_external_models.py'), DIR]);
+  if (!existsSync(path.join(DIR, 'fold.onnx'))) execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_external_models.py'), DIR]);
 });
 
 /** Requests the server saw for a model and each of its files. */
@@ -40,8 +40,10 @@ function loadAndCompare(page, url, files, options = {}) {
       const ours = [];
       for (const x of xs) ours.push(Array.from((await s.run({ x })).y.data));
       const info = { cache: s.info.cache, warnings: s.info.warnings };
+      const form = s.info.form;
+      const formsReady = await s.formsReady;
       await s.dispose();
-      return { ok: true, ours, info, warnings, files: [...progress] };
+      return { ok: true, ours, info, warnings, files: [...progress], form, stored: formsReady.stored, failed: formsReady.failed };
     } catch (e) {
       return { ok: false, code: e.code, message: e.message, details: e.details, warnings };
     }
@@ -214,5 +216,28 @@ test('a data file answered by an SPA fallback (200 text/html) is EXTERNAL_DATA n
   assert.match(r.message, /HTML/);
   const list = await page.evaluate(() => window.ortkeep.cache.list());
   assert.deepEqual(list, []);
+  await page.close();
+});
+
+test("forms: onnxruntime's optimized .onnx of such a model reads the original's data files; verified, then served from IndexedDB after a restart with no request", async () => {
+  await env.reset();
+  const url = `${BASE}/fold.onnx`;
+  let page = await env.newPage();
+  const cold = await loadAndCompare(page, url, FILES.fold, { forms: true });
+  assert.equal(cold.ok, true, `${cold.code}: ${cold.message}`);
+  assert.equal(cold.form.capturing, 'onnx');
+  assert.equal(cold.stored, 'onnx', JSON.stringify(cold.failed)); // no .ort: the ORT format has no external data
+  const theirs = await reference(page, url, FILES.fold);
+  await page.close();
+  await env.restart();
+  env.server.resetCounts();
+  page = await env.newPage();
+  const warm = await loadAndCompare(page, url, FILES.fold, { forms: true });
+  assert.equal(warm.ok, true, `${warm.code}: ${warm.message}`);
+  assert.deepEqual({ form: warm.form.form, level: warm.form.level, chosen: warm.form.chosen }, { form: 'onnx', level: 'disabled', chosen: 'verified' });
+  assert.equal(warm.info.cache.tier, 'indexeddb');
+  assert.deepEqual(counts('fold'), [0, 0], 'no request for the model or its data file');
+  const diff = Math.max(...warm.ours.flat().map((v, i) => Math.abs(v - theirs.flat()[i])));
+  assert.ok(diff < 1e-4, `max abs diff ${diff}`); // folding reorders float sums
   await page.close();
 });

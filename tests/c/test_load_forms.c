@@ -340,31 +340,62 @@ static void test_rotten_form_falls_back(void) {
     world_free(&w);
 }
 
-/* The reader's facts: a model with external data whose subgraphs hold
- * initializers skips .onnx; past 2 GiB no form at all. A failed capture
- * (no bytes) is a tombstone too. */
+/* The reader's facts: a model with external data gets an .onnx form (it
+ * reads the original's data files) and never an .ort (the format has no
+ * external data); with subgraph initializers too, none; external data past
+ * what verification can hold, none. A failed capture (no bytes) is a
+ * tombstone too. */
 static void test_facts_and_failed_capture(void) {
     world w;
     ok_load_params p = url_params(), f;
     world_init(&w);
+    w.pg.facts = OK_FACT_SUBGRAPH_INITIALIZERS;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
     w.pg.facts = OK_FACT_EXTERNAL_DATA | OK_FACT_SUBGRAPH_INITIALIZERS;
     fx_run(&w.pg, &p);
-    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORT);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
     w.pg.facts = OK_FACT_EXTERNAL_DATA;
     fx_run(&w.pg, &p);
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
-    /* external data that would take the inline form past 2 GiB: no form;
-     * just under it: a form */
-    w.pg.facts = OK_FACT_EXTERNAL_DATA;
-    w.pg.external_bytes = OK_FORM_MAX_INLINE_BYTES - len_a;
+    /* the .onnx failed for these bytes: no .ort after it (the FORM load
+     * names none next), the sentinel */
+    f = form_params(OK_FORM_ONNX, sha_a, 0);
+    f.facts = OK_FACT_EXTERNAL_DATA;
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_FAILED);
+    CHECK_EQ_INT(w.pg.n_notes, 1);
+    CHECK_EQ_INT((int)(w.pg.note_values[0] >> 8), OK_FORM_ORIGINAL); /* escalated to none */
     fx_run(&w.pg, &p);
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
-    w.pg.external_bytes = OK_FORM_MAX_INLINE_BYTES - len_a - 1;
+    world_free(&w);
+    world_init(&w);
+    /* external data up to the bound gets a form; past it (and at the
+     * largest size, no wrap-around) none */
+    w.pg.facts = OK_FACT_EXTERNAL_DATA;
+    w.pg.external_bytes = OK_FORM_MAX_DATA_BYTES;
     fx_run(&w.pg, &p);
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
-    w.pg.external_bytes = UINT64_MAX; /* no wrap-around */
+    w.pg.external_bytes = OK_FORM_MAX_DATA_BYTES + 1;
     fx_run(&w.pg, &p);
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    w.pg.external_bytes = UINT64_MAX;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    /* without the fact, the size of external data does not matter */
+    w.pg.facts = 0;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    {
+        /* a model past what one protobuf file holds: no .onnx can be written */
+        uint32_t form = 99;
+        CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0,
+                                          OK_FORM_MAX_INLINE_BYTES, 0, &form), OK_OK);
+        CHECK_EQ_INT(form, OK_FORM_ORIGINAL);
+        CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0,
+                                          OK_FORM_MAX_INLINE_BYTES - 1, 0, &form), OK_OK);
+        CHECK_EQ_INT(form, OK_FORM_ONNX);
+    }
     w.pg.external_bytes = 0;
     w.pg.facts = 0;
     f = form_params(OK_FORM_ONNX, sha_a, 0);
