@@ -90,23 +90,34 @@ function openDb(name, timeoutMs) {
 // frees the Blob object, which the blob store's pressure does not prompt:
 // storing 2.5 GB as Blobs failed in Chromium with "Failed to write blobs
 // (InvalidBlob)", and so did 1 GiB of Blobs followed by ArrayBuffers. So a
-// file is stored as Blobs only while the page's Blob records stay within
-// this budget, else all as ArrayBuffers (the browser frees its copy at
-// commit; tests/large stores 2.5 GB that way). A 600 MB model stays Blobs:
-// its warm peak is 1.04x plain onnxruntime-web's, against 1.29x with half of
-// it as ArrayBuffers (a read hands those over materialized).
+// file is stored as Blobs only while the Blob records this page still holds
+// (written, not yet collected) stay within this budget, else all as
+// ArrayBuffers (the browser frees its copy at commit; tests/large stores 2.5
+// GB that way). A 600 MB model stays Blobs: its warm peak is 1.04x plain
+// onnxruntime-web's, against 1.29x with half of it as ArrayBuffers (a read
+// hands those over materialized).
 const BLOB_RECORD_BUDGET = 768 << 20;
-let blobBytesPlanned = 0;
+let blobBytesHeld = 0;
+// the bytes come back to the budget when the garbage collector frees a Blob
+const collected = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((n) => { blobBytesHeld -= n; }) : null;
 
 /**
  * Whether a file of `total` bytes (0: unknown, decided per chunk of `chunk`
- * bytes) is stored as Blob records; counts it against the page's budget.
+ * bytes) is stored as Blob records; counts it against the page's budget
+ * until its Blobs are collected (see blobRecord).
  */
 export function blobRecordsFor(total, chunk = 0) {
   const n = total || chunk;
-  if (blobBytesPlanned + n > BLOB_RECORD_BUDGET) return false;
-  blobBytesPlanned += n;
+  if (blobBytesHeld + n > BLOB_RECORD_BUDGET) return false;
+  blobBytesHeld += n;
   return true;
+}
+
+/** A chunk as a Blob record (counted by blobRecordsFor); its bytes leave the budget when the Blob is collected. */
+function blobRecord(bytes) {
+  const blob = new Blob([bytes]);
+  collected?.register(blob, bytes.byteLength);
+  return blob;
 }
 
 export class IdbStore {
@@ -179,9 +190,12 @@ export class IdbStore {
     return this.tx(['index'], 'readwrite', 'writing a manifest', (tx) => req(tx.objectStore('index').put(manifest, name)));
   }
 
-  /** The chunk and the manifest that lists it, in one transaction. */
-  storeChunk(name, idx, bytes, manifest, asBlob = this.recordForm === 'blob') {
-    const value = asBlob && this.recordForm === 'blob' ? new Blob([bytes]) : bytes.slice().buffer;
+  /**
+   * The chunk and the manifest that lists it, in one transaction. asBlob:
+   * what blobRecordsFor() decided for this file (it counted the bytes).
+   */
+  storeChunk(name, idx, bytes, manifest, asBlob = true) {
+    const value = asBlob && this.recordForm === 'blob' ? blobRecord(bytes) : bytes.slice().buffer;
     return this.tx(['chunks', 'index'], 'readwrite', 'storing a chunk', (tx) => Promise.all([
       req(tx.objectStore('chunks').put(value, [name, idx])),
       req(tx.objectStore('index').put(manifest, name)),

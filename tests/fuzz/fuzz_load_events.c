@@ -90,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if ((p.source == OK_SOURCE_FORM || p.source == OK_SOURCE_DATA) && take(&c, 1) & 1)
                 p.raw = "url:https://a.test/m.onnx|form:original";
             p.part = pick(&c, parts, 4);
+            p.facts = take(&c, 1) % 4;
             p.form_ctx = pick(&c, ctxs, 4);
             p.form = take(&c, 1) % 4;
             p.source_sha256 = take(&c, 1) & 1 ? sha : NULL;
