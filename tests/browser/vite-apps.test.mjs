@@ -1,12 +1,12 @@
-// The packed tarball in fresh Vite apps, the newest Vite (8) and an older
-// major (5), dev server and production build, in Chromium: a real model
+// The packed tarball in fresh Vite apps, every major from 5 to 8, dev
+// server and production build, in Chromium: a real model
 // (silero v5) loads through ortkeep with forms on and no ortkeep
 // configuration, its outputs equal plain onnxruntime-web's in the same page,
 // and the second visit (same browser profile) loads it from IndexedDB in its
 // verified optimized form. That needs the core's .wasm, the capturing loaders
 // (dist/ort-capture/) and onnxruntime-web's .wasm found with no help: Vite's
 // build emits them from ortkeep's `new URL('…', import.meta.url)` literals,
-// its dev server rewrites them, and Vite 5's dev pre-bundling moves
+// its dev server rewrites them, and Vite 5-7's dev pre-bundling moves
 // import.meta.url (ortkeep then finds its files at the install path). A core
 // URL that answers HTML is CORE_LOAD with the fix. onnxruntime-web is set up
 // as its own docs say for bundlers (its .wasm served from /ort/), the same
@@ -22,7 +22,7 @@ import { REPO_ROOT } from '../../scripts/static-server.mjs';
 import { REAL_MODELS } from '../models.mjs';
 
 const APPS = path.join(REPO_ROOT, 'build/scratch-apps');
-const VITES = { vite8: 'vite', vite5: 'vite5' }; // app → the package under node_modules/ (vite5 is npm:vite@5)
+const VITES = { vite8: 'vite', vite7: 'vite7', vite6: 'vite6', vite5: 'vite5' }; // app → the package under node_modules/ (vite5 is npm:vite@5, ...)
 const MODEL = REAL_MODELS.find((m) => m.name === 'silero_vad_v5').path;
 
 const MAIN_JS = `import * as ort from 'onnxruntime-web';
@@ -194,9 +194,11 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
     await withApp(makeApp('vite8-dev'), 'dev', async (port) => assertFormsCached(await visitTwice(port)));
   });
 
-  test('vite5: dev server, no configuration: pre-bundling moves import.meta.url, ortkeep finds its wasm and capturing loaders at its install path; forms on, the second visit from IndexedDB in its optimized form', async () => {
-    await withApp(makeApp('vite5-dev'), 'dev', async (port) => assertFormsCached(await visitTwice(port)));
-  });
+  for (const vite of ['vite7', 'vite6', 'vite5']) {
+    test(`${vite}: dev server, no configuration: pre-bundling moves import.meta.url, ortkeep finds its wasm and capturing loaders at its install path; forms on, the second visit from IndexedDB in its optimized form`, async () => {
+      await withApp(makeApp(`${vite}-dev`), 'dev', async (port) => assertFormsCached(await visitTwice(port)));
+    });
+  }
 
   test("vite5: dev server with optimizeDeps.exclude ['ortkeep'] (the README's advice) works too", async () => {
     await withApp(makeApp('vite5-dev-excluded', { optimizeDeps: { exclude: ['ortkeep'] } }), 'dev', async (port) => assertFormsCached(await visitTwice(port)));
