@@ -1066,6 +1066,23 @@ static inline int fx_count_state(fx_db *d, uint32_t state) {
     return n;
 }
 
+/* Whether entry `name`'s stored chunks [0, count) are all there and hash to
+ * sha256. */
+static inline int fx_chunks_hash_to(fx_db *d, const char *name, uint32_t count,
+                                    const uint8_t *sha256) {
+    struct ok_sha256 h;
+    uint8_t dig[32];
+    uint32_t k;
+    ok_sha256_init(&h);
+    for (k = 0; k < count; k++) {
+        fx_rec *r = fs_find(&d->chunks, name, k);
+        if (!r) return 0;
+        ok_sha256_update(&h, r->bytes, r->len);
+    }
+    ok_sha256_final(&h, dig);
+    return memcmp(dig, sha256, 32) == 0;
+}
+
 /* Chunk records whose name no index record has. */
 static inline int fx_orphans(fx_db *d) {
     size_t i;

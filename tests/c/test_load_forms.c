@@ -105,21 +105,11 @@ static int forms_whole(fx_db *d) {
     int ok = 1;
     for (i = 0; i < d->index.n && ok; i++) {
         ok_manifest m;
-        uint32_t k;
         if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK)
             return 0;
         if (m.form != OK_FORM_ORIGINAL && m.state == OK_ENTRY_COMMITTED) {
-            struct ok_sha256 h;
-            uint8_t dig[32];
-            ok_sha256_init(&h);
-            for (k = 0; k < m.chunk_count && ok; k++) {
-                fx_rec *r = fs_find(&d->chunks, d->index.v[i].name, k);
-                if (!r) ok = 0;
-                else ok_sha256_update(&h, r->bytes, r->len);
-            }
-            ok_sha256_final(&h, dig);
-            if (m.form_status == OK_FORM_VERIFIED && ok)
-                ok = memcmp(dig, m.sha256, 32) == 0;
+            if (m.form_status == OK_FORM_VERIFIED)
+                ok = fx_chunks_hash_to(d, d->index.v[i].name, m.chunk_count, m.sha256);
             if (m.form_status == OK_FORM_FAILED)
                 ok = m.chunk_count == 0 && !fs_find(&d->chunks, d->index.v[i].name, 0);
         }

@@ -91,20 +91,10 @@ static int group_whole(fx_db *d, int n_parts, int *models_out) {
     uint8_t model_sha[32];
     for (i = 0; i < d->index.n && ok; i++) {
         ok_manifest m;
-        uint32_t k;
-        struct ok_sha256 h;
-        uint8_t dig[32];
         if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK)
             return 0;
         if (m.state == OK_ENTRY_COMMITTED) {
-            ok_sha256_init(&h);
-            for (k = 0; k < m.chunk_count && ok; k++) {
-                fx_rec *r = fs_find(&d->chunks, d->index.v[i].name, k);
-                if (!r) ok = 0;
-                else ok_sha256_update(&h, r->bytes, r->len);
-            }
-            ok_sha256_final(&h, dig);
-            if (ok && memcmp(dig, m.sha256, 32) != 0) ok = 0;
+            ok = fx_chunks_hash_to(d, d->index.v[i].name, m.chunk_count, m.sha256);
             if (m.flags & OK_EF_PART) {
                 parts++;
                 if (fs_find(&d->meta, d->index.v[i].name, 0)) ok = 0;
