@@ -128,6 +128,8 @@ struct ok_load {
 
     /* external data files (parts) */
     char *part;             /* DATA: the file's location */
+    int owner_stored;       /* DATA: the model is committed already */
+    uint64_t data_planned;  /* URL/BYTES: the data files' least sizes so far */
     int staged;             /* DATA: every chunk stored, the entry pending */
     uint32_t parts[OK_LOAD_MAX_PARTS]; /* URL: staged entries adopted */
     uint32_t n_parts;
@@ -392,11 +394,44 @@ static ok_status make_keys(ok_load *l) {
 
 /* ---- lifecycle ---- */
 
-/* A key of an original model (parts hang off those only). */
-static int original_key(const char *key) {
-    static const char end[] = "|form:original";
-    size_t n = strlen(key);
-    return n >= sizeof end && strcmp(key + n - (sizeof end - 1), end) == 0;
+/* A DATA load takes what it is from the model's load: the model's key
+ * (its content key when the model is not stored), SHA-256, flags, chunk
+ * size and clock, and a mode that keeps the file as the model is kept. The
+ * files one model needs must fit one session with it; each is counted as
+ * it is planned, so the one past it fails before any is fetched. */
+static ok_status part_of_owner(ok_load *l, const ok_load_params *p) {
+    ok_load *o = p->owner;
+    uint32_t how = ok_load_parts_mode(o);
+    if ((o->source != OK_SOURCE_URL && o->source != OK_SOURCE_BYTES) ||
+        o->state != OK_LOAD_STATE_CREATING || !o->has_sha)
+        return OK_ERR_STATE;
+    if (p->bytes_len > OK_LOAD_MAX_SESSION_BYTES - o->total ||
+        o->data_planned > OK_LOAD_MAX_SESSION_BYTES - o->total - p->bytes_len)
+        return OK_ERR_LIMIT;
+    if (o->n_keys) {
+        l->raw = ok_cache_strdup(o->keys[o->key_index]);
+    } else {
+        char hex[65];
+        ok_hex(o->sha256, 32, hex);
+        l->raw = ok_cache_malloc(sizeof "sha256:|form:original" + 64);
+        if (l->raw) snprintf(l->raw, sizeof "sha256:|form:original" + 64, "sha256:%s|form:original", hex);
+    }
+    l->url = strip_fragment(p->url);
+    l->part = ok_cache_strdup(p->part);
+    if (!l->raw || !l->url || !l->part) return OK_ERR_NOMEM;
+    if (strlen(l->raw) + strlen(l->part) > OK_CACHE_MAX_KEY - sizeof OK_PART_SEP)
+        return OK_ERR_LIMIT;
+    memcpy(l->source_sha, o->sha256, 32);
+    l->flags = o->flags;
+    l->chunk_size = o->chunk_size;
+    l->now = o->now;
+    /* revalidating the model decided the bytes: a file stored beside them
+     * is theirs */
+    l->mode = how == OK_PARTS_UNSTORED ? OK_MODE_NO_STORE
+              : o->mode == OK_MODE_NO_CACHE ? OK_MODE_DEFAULT : o->mode;
+    l->owner_stored = how == OK_PARTS_OWNER_STORED;
+    o->data_planned += p->bytes_len;
+    return OK_OK;
 }
 
 ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
@@ -408,9 +443,8 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
         p->source != OK_SOURCE_FORM && p->source != OK_SOURCE_DATA)
         return OK_ERR_INVALID_ARG;
     if (p->source == OK_SOURCE_DATA &&
-        (!p->raw || !p->raw[0] || !p->url || !p->part || !p->part[0] ||
-         !p->source_sha256 || !original_key(p->raw) ||
-         strlen(p->raw) + strlen(p->part) > OK_CACHE_MAX_KEY - 16))
+        (!p->owner || !p->url || !p->part || !p->part[0] ||
+         strlen(p->part) > OK_CACHE_MAX_STR))
         return OK_ERR_INVALID_ARG;
     if (p->form_ctx && (strlen(p->form_ctx) > OK_CACHE_MAX_FORM_CTX ||
                         strchr(p->form_ctx, '|') || !p->form_ctx[0]))
@@ -444,16 +478,7 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
         l->form_ctx = ok_cache_strdup(p->form_ctx);
         if (!l->form_ctx) st = OK_ERR_NOMEM;
     }
-    if (!st && p->source == OK_SOURCE_DATA) {
-        memcpy(l->source_sha, p->source_sha256, 32);
-        l->raw = ok_cache_strdup(p->raw);
-        l->url = strip_fragment(p->url);
-        l->part = ok_cache_strdup(p->part);
-        if (!l->raw || !l->url || !l->part) st = OK_ERR_NOMEM;
-        /* revalidating the model decided the bytes: a file stored beside
-         * them is theirs */
-        if (l->mode == OK_MODE_NO_CACHE) l->mode = OK_MODE_DEFAULT;
-    }
+    if (!st && p->source == OK_SOURCE_DATA) st = part_of_owner(l, p);
     if (!st && p->source == OK_SOURCE_FORM) {
         l->form = p->form;
         l->facts = p->facts;
@@ -1602,7 +1627,7 @@ static ok_status part_complete(ok_load *l) {
         return st ? st : fail(l, OK_ERR_TRUNCATED, OK_REASON_DATA_SHORT, l->total);
     }
     if (!l->storing || !e) return done(l);
-    if (l->flags & OK_LOAD_OWNER_STORED) return commit(l);
+    if (l->owner_stored) return commit(l);
     e->total_size = l->total;
     e->chunk_count = e->stored_count = l->cut;
     memcpy(e->sha256, l->sha256, 32);
@@ -2085,7 +2110,8 @@ ok_status ok_load_write_failed(ok_load *l, uint32_t kind) {
 }
 
 uint32_t ok_load_parts_mode(const ok_load *l) {
-    if (!l || l->source != OK_SOURCE_URL || l->state != OK_LOAD_STATE_CREATING)
+    if (!l || l->source != OK_SOURCE_URL || l->state != OK_LOAD_STATE_CREATING ||
+        !l->storable)
         return OK_PARTS_UNSTORED;
     if (l->tier == OK_TIER_INDEXEDDB) return OK_PARTS_OWNER_STORED;
     return l->storing && l->write_id ? OK_PARTS_STAGE : OK_PARTS_UNSTORED;

@@ -69,16 +69,20 @@ enum {
                    under the original's key + form + context once a session    \
                    at 'disabled' gives the original's outputs (VERIFY_FORM);   \
                    bytes_len 0: the capture failed, record that */         \
-    X(DATA, 4)  /* an external data file of a URL model (a PART of its entry): \
-                   `raw` is the model's cache key (its load's info.key), `url` \
-                   the file's, `part` its location, source_sha256 the model's  \
-                   SHA-256, bytes_len the least size its tensors need. No      \
-                   lock or sync (the model's load holds the key's lock), no    \
-                   reader. Served from IndexedDB only if committed beside      \
-                   these very model bytes; a download is staged (every chunk   \
-                   stored, pending: DONE_STAGED) and commits with the model    \
-                   (ok_load_adopt_part), or by itself when the model is stored \
-                   already (OK_LOAD_OWNER_STORED) */
+    X(DATA, 4)  /* an external data file of a model (a PART of its entry),    \
+                   while the model's load (`owner`) is CREATING: `url` the     \
+                   file's, `part` its location, bytes_len the least size its  \
+                   tensors need; the key, the model's SHA-256, the mode, the  \
+                   flags and the chunk size come from the owner. No lock or   \
+                   sync (the owner holds the key's lock), no reader. Served   \
+                   from IndexedDB only if committed beside these very model   \
+                   bytes; a download is staged (every chunk stored, pending:  \
+                   DONE_STAGED) and commits with the model                    \
+                   (ok_load_adopt_part), or by itself when the model is       \
+                   stored already; nothing is stored when the model is not.   \
+                   The files of one model are planned (created) before any   \
+                   is started: one past what a session holds with the model  \
+                   and the files before it is OK_ERR_LIMIT at ok_load_new */
 enum {
 #define OK_SOURCE_ENUM_(name, value) OK_SOURCE_##name = value,
     OK_SOURCE_LIST(OK_SOURCE_ENUM_)
@@ -175,9 +179,7 @@ enum {
     X(NO_VERIFY, 2)  /* benchmarks only: skip the chunk checksums on a hit */  \
     X(NODE, 4)       /* Node: file: URLs are read from the file system */      \
     X(IDB_FAILED, 8) /* IndexedDB exists but did not open (in time): nothing   \
-                        is stored, with a CACHE_UNAVAILABLE warning */         \
-    X(OWNER_STORED, 16) /* DATA: the model is committed already (a hit): the  \
-                           file commits by itself */
+                        is stored, with a CACHE_UNAVAILABLE warning */
 enum {
 #define OK_LOAD_FLAG_ENUM_(name, value) OK_LOAD_##name = value,
     OK_LOAD_FLAG_LIST(OK_LOAD_FLAG_ENUM_)
@@ -205,6 +207,7 @@ typedef struct ok_load_params {
     uint32_t form;
     const uint8_t *source_sha256;
     const char *part;       /* OK_SOURCE_DATA: the file's location */
+    ok_load *owner;         /* OK_SOURCE_DATA: the model's load (CREATING) */
     uint32_t facts;         /* FORM: the original's OK_FACT_* (the tier
                                after a failed form is one they allow) */
 } ok_load_params;
@@ -320,10 +323,10 @@ ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
  * external data (a form of it reads the original's data files). */
 uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
                               uint64_t external_bytes);
-/* External data files (parts). While a URL load is CREATING (before
- * ok_load_session), JS loads the model's data files as DATA loads; which
- * kind (OK_PARTS_*) this says. UNSTORED: the model is not being stored,
- * load them with mode no-store; STAGE: the model is being stored, each
+/* External data files (parts). While a load is CREATING (before
+ * ok_load_session), JS loads the model's data files as DATA loads owned by
+ * it; how they are kept (OK_PARTS_*) this says. UNSTORED: the model is not
+ * being stored, neither are they; STAGE: the model is being stored, each
  * staged file is handed over with ok_load_adopt_part and all commit in one
  * transaction with the model; OWNER_STORED: the model came from IndexedDB,
  * the files are read (or fetched and committed by themselves). */

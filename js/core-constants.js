@@ -260,13 +260,6 @@ export const FACT = Object.freeze({
   SUBGRAPH_INITIALIZERS: 2,
 });
 
-/** how a model's external data files are loaded (ok_load_parts_mode) */
-export const PARTS = Object.freeze({
-  UNSTORED: 0,
-  STAGE: 1,
-  OWNER_STORED: 2,
-});
-
 /** how an IndexedDB request failed */
 export const IOFAIL = Object.freeze({
   QUOTA: 1,
@@ -287,7 +280,6 @@ export const LOAD_FLAG = Object.freeze({
   NO_VERIFY: 2,
   NODE: 4,
   IDB_FAILED: 8,
-  OWNER_STORED: 16,
 });
 
 /** tensor pool backends (wasm/tensor_pool.h) */

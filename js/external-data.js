@@ -6,15 +6,15 @@
 // onnxruntime resolves it next to the model file, or the URL the caller
 // gave for it in onnxruntime-web's own option shape. A location the reader
 // says leaves the model's folder (absolute, `..`, a scheme, a backslash) is
-// refused, and so is a set whose bytes cannot fit one session (the wasm32
-// heap), before anything of the data is fetched. The files themselves are
-// loaded (and cached) by js/cache/data-files.js.
-import { LOAD_POLICY } from './core-constants.js';
+// refused before anything is fetched. The files themselves are loaded (and
+// cached) by js/cache/data-files.js, where the core refuses a set whose
+// bytes cannot fit one session (the wasm32 heap), also before any fetch.
 import { OrtkeepError } from './errors.js';
 
 /**
  * @typedef {{path: string, url: string, minBytes: number}} DataFile a file to load: its location
- *   (onnxruntime-web's `path`), its absolute URL, the least size the model's tensors in it need
+ *   (onnxruntime-web's `path`), its absolute URL, the least size the model's tensors in it need (the
+ *   end of its last tensor: a file's length is not known before it is fetched, the model's ranges are)
  * @typedef {{files: DataFile[], given: {path: string, data: unknown}[]}} DataPlan files to load, and
  *   entries of the caller's `externalData` that are bytes already (passed as given)
  */
@@ -50,12 +50,6 @@ export function externalDataPlan(report, modelUrl, sessionOptions, baseUrl) {
   const unsafe = [...new Set(entries.filter((x) => !x.inFolder).map((x) => x.location))];
   if (unsafe.length) {
     throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model names external data outside its folder (${unsafe.map((l) => JSON.stringify(l)).join(', ')}); refused`);
-  }
-  // what the model's initializers take of each file (a file's length is
-  // not known before it is fetched: the model's own ranges are)
-  const dataBytes = entries.reduce((n, x) => n + (Number(x.length) || 0), 0);
-  if (dataBytes > LOAD_POLICY.MAX_SESSION_BYTES) {
-    throw new OrtkeepError('LIMIT', `ortkeep: the model's external data holds ${dataBytes} bytes; one onnxruntime-web session holds at most ${LOAD_POLICY.MAX_SESSION_BYTES} (the wasm32 heap)`);
   }
   const locations = [...new Set(entries.map((e) => e.location))];
   if (!modelUrl) {

@@ -115,7 +115,7 @@ async function loadFresh(src, options, signal) {
     dataFiles: (report, parent, warnings) => {
       const plan = externalDataPlan(report, src.url ?? null, baseOptions, globalThis.location?.href);
       return plan && loadDataFiles(plan, parent, {
-        core, index, cache, mode, flags, chunkSize: options.chunkSize, signal, fetch: options.fetch, modelUrl: src.url ?? 'the model',
+        core, index, cache, signal, fetch: options.fetch, modelUrl: src.url ?? 'the model',
         onProgress: options.onProgress, onWarning: options.onWarning, debug, warnings,
       });
     },

@@ -161,9 +161,6 @@ static void generate(out_buf *o_) {
     open_obj(&o, "FACT", "what the reader found that rules a form tier out");
     OK_FACT_LIST(NUM)
     close_obj(&o);
-    open_obj(&o, "PARTS", "how a model's external data files are loaded (ok_load_parts_mode)");
-    OK_PARTS_LIST(NUM)
-    close_obj(&o);
     open_obj(&o, "IOFAIL", "how an IndexedDB request failed");
     OK_IOFAIL_LIST(NUM)
     close_obj(&o);

@@ -219,7 +219,7 @@ OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw
                                    uint32_t chunk_size, uint32_t flags, uint64_t now,
                                    uint64_t bytes_len, const char *form_ctx,
                                    uint32_t form, const uint8_t *source_sha256,
-                                   const char *part, uint32_t facts) {
+                                   const char *part, uint32_t facts, ok_load *owner) {
     ok_load_params p;
     ok_load *l = NULL;
     ok_status st;
@@ -240,6 +240,7 @@ OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw
     p.source_sha256 = source_sha256;
     p.part = part;
     p.facts = facts;
+    p.owner = owner;
     st = ok_load_new(c, &p, &l);
     if (st != OK_OK) {
         set_error(st, "the load's parameters were refused");

@@ -1,10 +1,10 @@
 // A model's external data files, loaded through the same load machine as
-// the model (streaming, resume, retries, integrity of the model's bytes they
-// were stored beside) while the model's load waits at CREATE_SESSION. Each
-// file is one DATA load; the model's load decides how they are kept
-// (partsMode): read from IndexedDB beside a stored model, staged and
-// committed in one transaction with a model being stored, or not stored.
-import { LOAD_FLAG, PARTS, STATUS } from '../core-constants.js';
+// the model (streaming, resume, retries) while the model's load waits at
+// CREATE_SESSION. Each file is one DATA load owned by the model's load, from
+// which the core takes how the file is kept: read from IndexedDB beside a
+// stored model, staged and committed in one transaction with a model being
+// stored, or not stored.
+import { LOAD_POLICY, STATUS } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
 import { LoadMachine } from './load-core.js';
 import { runLoad } from './load-driver.js';
@@ -14,26 +14,31 @@ import { runLoad } from './load-driver.js';
  * hands each to it (adoptPart). Returns onnxruntime-web's `externalData`.
  * @param {import('../external-data.js').DataPlan} plan
  * @param {LoadMachine} parent the model's load
- * @param {object} ctx what the model's load was given: index, core, cache, mode, flags, chunkSize,
- *   signal, fetch, onProgress, onWarning, debug
+ * @param {object} ctx what the model's load was given: index, core, cache, signal, fetch, onProgress,
+ *   onWarning, debug, modelUrl, warnings
  * @returns {Promise<{path: string, data: unknown}[]>}
  */
 export async function loadDataFiles(plan, parent, ctx) {
-  const info = parent.info();
-  const how = parent.partsMode();
+  // every file is planned before any is fetched: the core refuses the one
+  // that would take the set past what one session holds (LIMIT)
+  const machines = [];
+  try {
+    for (const file of plan.files) {
+      machines.push(new LoadMachine(ctx.core.m, ctx.index, { source: 'data', owner: parent, url: file.url, part: file.path, bytesLength: file.minBytes }));
+    }
+  } catch (e) {
+    for (const m of machines) m.free();
+    if (e?.code !== 'LIMIT') throw e;
+    const bytes = plan.files.reduce((n, f) => n + f.minBytes, 0);
+    throw new OrtkeepError('LIMIT', `ortkeep: the model's external data holds ${bytes} bytes; one onnxruntime-web session holds at most ${LOAD_POLICY.MAX_SESSION_BYTES} with the model (the wasm32 heap)`, { cause: e });
+  }
   const out = [...plan.given];
-  for (const file of plan.files) {
-    const machine = new LoadMachine(ctx.core.m, ctx.index, {
-      // a model that is not stored (bytes) has no key: its hash names it
-      source: 'data', raw: info.key || `sha256:${info.sha256}|form:original`, url: file.url, part: file.path, sourceSha256: info.sha256,
-      bytesLength: file.minBytes, chunkSize: ctx.chunkSize,
-      mode: how === PARTS.UNSTORED ? 'no-store' : ctx.mode,
-      flags: ctx.flags | (how === PARTS.OWNER_STORED ? LOAD_FLAG.OWNER_STORED : 0),
-    });
+  for (let i = 0; i < plan.files.length; i++) {
+    const file = plan.files[i];
     let r;
     try {
       r = await runLoad({
-        machine, core: ctx.core, cache: ctx.cache, signal: ctx.signal, url: file.url, fetch: ctx.fetch,
+        machine: machines[i], core: ctx.core, cache: ctx.cache, signal: ctx.signal, url: file.url, fetch: ctx.fetch,
         onWarning: ctx.onWarning, debug: ctx.debug,
         onProgress: ctx.onProgress && ((p) => ctx.onProgress({ ...p, file: file.path })),
         // at DONE, before the machine is freed: its stored file joins the model's commit
@@ -43,6 +48,7 @@ export async function loadDataFiles(plan, parent, ctx) {
         },
       });
     } catch (e) {
+      for (const m of machines.slice(i + 1)) m.free();
       if (e?.code === 'ABORTED' || e?.code === 'NOMEM') throw e;
       throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the external data file ${JSON.stringify(file.path)} of ${ctx.modelUrl} could not be loaded: ${String(e?.message ?? e).replace(/^ortkeep: /, '')}`, { cause: e, details: { path: file.path, url: file.url, code: e?.code } });
     }

@@ -17,11 +17,11 @@ export class LoadMachine {
    * @param {import('./cache-core.js').CacheIndex} index the page's index
    * @param {{source: 'url'|'bytes'|'form'|'data', raw?: string, url?: string, pageUrl?: string|null, part?: string,
    *          integrity?: string|null, mode?: string, chunkSize?: number, flags?: number,
-   *          bytesLength?: number, formCtx?: string|null, form?: number, sourceSha256?: string, facts?: number}} p
+   *          bytesLength?: number, formCtx?: string|null, form?: number, sourceSha256?: string, facts?: number, owner?: LoadMachine}} p
    *   formCtx: the optimized forms' context (null: forms off); form loads (source 'form')
    *   store form `form` made from the original whose SHA-256 (hex) is sourceSha256,
-   *   raw being the original's cache key, facts its reader's FACT bits; data loads (an external data file) store the file at
-   *   location `part` of the model keyed raw whose SHA-256 is sourceSha256 (bytesLength: the least size)
+   *   raw being the original's cache key, facts its reader's FACT bits; data loads (an external data file) load the file
+   *   at location `part` of the model whose load is `owner` (bytesLength: the least size its tensors need)
    */
   constructor(m, index, p) {
     this.m = m;
@@ -36,7 +36,7 @@ export class LoadMachine {
     try {
       this.l = withStrings(m, [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null, p.formCtx ?? null, p.part ?? null], (raw, url, page, integ, ctx, part) =>
         m._ok_abi_load_new(index.c, source, raw, url, page, integ,
-          mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0), ctx, p.form ?? 0, sha, part, p.facts ?? 0));
+          mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0), ctx, p.form ?? 0, sha, part, p.facts ?? 0, p.owner?.l ?? 0));
     } finally {
       if (sha) m._free(sha);
     }
@@ -129,8 +129,6 @@ export class LoadMachine {
   }
   /** At CREATE_SESSION of an original: the form to capture (FORM.*; 0 none). facts: FACT.* bits; externalBytes: its external data. */
   captureForm(facts, externalBytes = 0) { return this.m._ok_load_capture_form(this.l, facts, u64(externalBytes)); }
-  /** While CREATING: how the model's data files are loaded (PARTS.*). */
-  partsMode() { return this.m._ok_load_parts_mode(this.l); }
   /** A finished data load joins this load's commit (before session()). */
   adoptPart(part) { return this.m._ok_load_adopt_part(this.l, part.l); }
   abort() { return this.l ? this.m._ok_load_abort(this.l) : STATUS.OK; }

@@ -311,7 +311,6 @@ typedef struct {
     const char *part_url[FX_MAX_PARTS];
     fx_server *part_srv[FX_MAX_PARTS];
     uint64_t part_min[FX_MAX_PARTS];
-    uint32_t part_chunk_size, part_load_mode; /* as the model load's */
     /* outcome */
     uint32_t parts_mode;       /* ok_load_parts_mode at the last original */
     int parts_intact;          /* every part's bytes arrived, equal */
@@ -370,19 +369,35 @@ static inline void fx_reset_outcome(fx_page *pg) {
 }
 
 static inline void fx_run_load(fx_page *pg, const ok_load_params *p, ok_load **keep);
+static inline void fx_drive(fx_page *pg, ok_load *l, const ok_load_params *p, ok_load **keep);
 
 /* The model's data files, each a DATA load on the same index and store,
  * adopted by the model's load (what js/cache/load-driver.js does before it
  * creates the session). 0, or -1 when the store crashed meanwhile. */
 static inline int fx_load_parts(fx_page *pg, ok_load *l) {
-    ok_load_info li;
-    int i;
-    ok_load_info_get(l, &li);
+    ok_load *planned[FX_MAX_PARTS] = {0};
+    ok_load_params pp[FX_MAX_PARTS];
+    int i, failed = 0;
     pg->parts_mode = ok_load_parts_mode(l);
     pg->parts_intact = 1;
-    for (i = 0; i < pg->n_parts; i++) {
+    /* every file is planned before any is started (a set past one session
+     * is refused before a byte is fetched) */
+    for (i = 0; i < pg->n_parts && !failed; i++) {
+        ok_status st;
+        memset(&pp[i], 0, sizeof pp[i]);
+        pp[i].source = OK_SOURCE_DATA;
+        pp[i].owner = l;
+        pp[i].url = pg->part_url[i];
+        pp[i].part = pg->part_loc[i];
+        pp[i].bytes_len = pg->part_min[i];
+        st = ok_load_new(pg->c, &pp[i], &planned[i]);
+        if (st != OK_OK) {
+            pg->part_fail_code = (uint32_t)st;
+            failed = 1;
+        }
+    }
+    for (i = 0; i < pg->n_parts && !failed; i++) {
         fx_page sub;
-        ok_load_params pp;
         ok_load *pl = NULL;
         int k;
         memset(&sub, 0, sizeof sub);
@@ -391,19 +406,8 @@ static inline int fx_load_parts(fx_page *pg, ok_load *l) {
         sub.srv = pg->part_srv[i];
         sub.piece = pg->piece;
         sub.abort_in_state = -1;
-        memset(&pp, 0, sizeof pp);
-        pp.source = OK_SOURCE_DATA;
-        pp.raw = li.key;
-        pp.url = pg->part_url[i];
-        pp.part = pg->part_loc[i];
-        pp.source_sha256 = li.sha256;
-        pp.bytes_len = pg->part_min[i];
-        pp.chunk_size = pg->part_chunk_size;
-        pp.now = 3000;
-        pp.mode = pg->parts_mode == OK_PARTS_UNSTORED ? OK_MODE_NO_STORE
-                                                      : pg->part_load_mode;
-        pp.flags = pg->parts_mode == OK_PARTS_OWNER_STORED ? OK_LOAD_OWNER_STORED : 0;
-        fx_run_load(&sub, &pp, &pl);
+        fx_drive(&sub, planned[i], &pp[i], &pl);
+        planned[i] = NULL;
         for (k = 0; k < sub.n_warns && pg->n_warns < 64; k++)
             pg->warns[pg->n_warns++] = sub.warns[k];
         pg->part_tier[i] = sub.tier;
@@ -415,16 +419,17 @@ static inline int fx_load_parts(fx_page *pg, ok_load *l) {
         ok_load_free(pl);
         free(sub.buf);
         free(sub.served);
-        if (sub.crashed) return -1;
-        if (!sub.done) {
-            /* the data file failed: so does the model's load */
+        if (sub.crashed) {
+            failed = -1;
+        } else if (!sub.done) {
             pg->part_fail_code = sub.fail_code;
             pg->part_fail_reason = sub.fail_reason;
-            FX_EV(ok_load_abort, l);
-            return 1;
+            failed = 1;
         }
     }
-    return 0;
+    for (i = 0; i < pg->n_parts; i++) ok_load_free(planned[i]);
+    if (failed > 0) FX_EV(ok_load_abort, l); /* a file failed: so does the model's load */
+    return failed;
 }
 
 
@@ -892,17 +897,24 @@ static inline void fx_run(fx_page *pg, const ok_load_params *p) {
 /* fx_run; keep: the finished load is handed back, not freed. */
 static inline void fx_run_load(fx_page *pg, const ok_load_params *p, ok_load **keep) {
     ok_load *l = NULL;
+    ok_status st = ok_load_new(pg->c, p, &l);
+    if (st != OK_OK) {
+        fx_reset_outcome(pg);
+        pg->failed = 1;
+        pg->fail_code = (uint32_t)st;
+        return;
+    }
+    fx_drive(pg, l, p, keep);
+}
+
+/* Run load l (created from p) to its end; see fx_run. */
+static inline void fx_drive(fx_page *pg, ok_load *l, const ok_load_params *p, ok_load **keep) {
     fx_stream s;
     fx_batch *head = NULL, *tail = NULL, *nb;
     int steps = 0;
     fx_reset_outcome(pg);
     memset(&s, 0, sizeof s);
     fx_nomem = 0;
-    if (ok_load_new(pg->c, p, &l) != OK_OK) {
-        pg->failed = 1;
-        pg->fail_code = OK_ERR_INVALID_ARG;
-        return;
-    }
     FX_EV(ok_load_start, l);
     for (;;) {
         ok_load_info info;

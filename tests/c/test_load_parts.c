@@ -42,7 +42,6 @@ static void page(world *w, uint64_t seed) {
     w->pg.part_url[1] = D2;
     w->pg.part_srv[1] = &w->d2;
     w->pg.part_min[1] = len_2 - 100; /* a file may hold more than its tensors */
-    w->pg.part_chunk_size = CS;
 }
 
 static void world_init(world *w) {
@@ -349,8 +348,7 @@ static void test_model_update_replaces_files(void) {
     w.d1.len = len_1b;
     w.pg.part_min[0] = len_1b;
     snprintf(w.d1.etag, sizeof w.d1.etag, "\"d1b\"");
-    p.mode = OK_MODE_NO_CACHE;
-    w.pg.part_load_mode = OK_MODE_NO_CACHE;
+    p.mode = OK_MODE_NO_CACHE; /* the files follow the model's load */
     zero_requests(&w);
     fx_run(&w.pg, &p);
     CHECK(served(&w.pg, model_b, len_b));
@@ -425,26 +423,39 @@ static void test_evicted_and_deleted_together(void) {
 }
 
 /* Parts cannot be made outside the rules: a DATA load needs the model's
- * key, hash and the file's location; a part's manifest is version 4 and
+ * load, creating its session, and the file's location; the files of one
+ * model that would not fit one session with it are refused as they are
+ * planned, before any is fetched; a part's manifest is version 4 and
  * carries no report. */
 static void test_params_and_manifest(void) {
     world w;
-    ok_load_params d;
-    ok_load *l = NULL;
-    uint8_t sha[32] = {1};
+    ok_load_params d, u;
+    ok_load *l = NULL, *owner = NULL;
     world_init(&w);
     memset(&d, 0, sizeof d);
     d.source = OK_SOURCE_DATA;
-    d.raw = "url:" URL "|form:original";
     d.url = D1;
-    d.source_sha256 = sha;
+    d.part = "m.onnx_data";
+    CHECK_EQ_INT(ok_load_new(w.pg.c, &d, &l), OK_ERR_INVALID_ARG); /* no owner */
+    memset(&u, 0, sizeof u);
+    u.source = OK_SOURCE_URL;
+    u.raw = u.url = URL;
+    CHECK_EQ_INT(ok_load_new(w.pg.c, &u, &owner), OK_OK);
+    d.owner = owner;
+    d.part = NULL;
     CHECK_EQ_INT(ok_load_new(w.pg.c, &d, &l), OK_ERR_INVALID_ARG); /* no part */
     d.part = "m.onnx_data";
-    d.raw = "not a model key";
-    CHECK_EQ_INT(ok_load_new(w.pg.c, &d, &l), OK_ERR_INVALID_ARG);
-    d.raw = "url:" URL "|form:original";
-    CHECK_EQ_INT(ok_load_new(w.pg.c, &d, &l), OK_OK);
-    ok_load_free(l);
+    CHECK_EQ_INT(ok_load_new(w.pg.c, &d, &l), OK_ERR_STATE); /* not creating */
+    ok_load_free(owner);
+    /* past one session: the second file is refused when it is planned */
+    w.pg.part_min[0] = OK_LOAD_MAX_SESSION_BYTES / 2;
+    w.pg.part_min[1] = OK_LOAD_MAX_SESSION_BYTES / 2;
+    fx_run(&w.pg, &(ok_load_params){.source = OK_SOURCE_URL, .raw = URL, .url = URL, .chunk_size = CS, .now = 1});
+    CHECK(w.pg.failed);
+    CHECK_EQ_INT(w.pg.part_fail_code, OK_ERR_LIMIT);
+    CHECK_EQ_INT(w.d1.n_req + w.d2.n_req, 0);
+    w.pg.part_min[0] = len_1;
+    w.pg.part_min[1] = len_2 - 100;
     fx_run(&w.pg, &(ok_load_params){.source = OK_SOURCE_URL, .raw = URL, .url = URL, .chunk_size = CS, .now = 1});
     {
         size_t i;

@@ -90,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if ((p.source == OK_SOURCE_FORM || p.source == OK_SOURCE_DATA) && take(&c, 1) & 1)
                 p.raw = "url:https://a.test/m.onnx|form:original";
             p.part = pick(&c, parts, 4);
+            p.owner = l[take(&c, 1) % 3]; /* DATA: a load in any state, or none */
             p.facts = take(&c, 1) % 4;
             p.form_ctx = pick(&c, ctxs, 4);
             p.form = take(&c, 1) % 4;
@@ -100,6 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             p.chunk_size = take(&c, 1) & 1 ? 4096 : 0;
             p.flags = take(&c, 1) % 8;
             p.bytes_len = take(&c, 2);
+            if (p.owner == x) p.owner = NULL; /* freed just below */
             if (x) ok_load_free(x);
             l[which] = NULL;
             if (ok_load_new(k, &p, &l[which]) == OK_OK) ok_load_start(l[which]);
@@ -151,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 23: ok_load_session_timed(x, take(&c, 1) & 1, take(&c, 4)); break;
         case 24: ok_load_form_verified(x, take(&c, 1) % 6, take(&c, 4), take(&c, 1) & 1 ? take(&c, 4) : 0); break;
         case 25: ok_load_capture_form(x, take(&c, 1) % 4, (uint64_t)take(&c, 4) << take(&c, 1) % 33); break;
-        case 26: ok_load_parts_mode(x); break;
+        case 26: ok_load_parts_mode(x); break; /* (what a DATA load takes from x) */
         case 27: {
             /* a data load joins another load's commit; a load adopting
              * itself or a non-DATA load is refused */

@@ -5,7 +5,15 @@
 // bytes passed as given), a set too big for one session refused before
 // anything is fetched.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
+import * as ort from 'onnxruntime-web';
+import { load } from '../../js/index.js';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
 import { getCore } from '../../js/core.js';
 import { LOAD_POLICY } from '../../js/core-constants.js';
 import { externalDataPlan } from '../../js/external-data.js';
@@ -54,8 +62,16 @@ test('bytes with external data and no option are EXTERNAL_DATA naming the file',
   assert.throws(() => externalDataPlan(report(['w.bin']), null, {}), (e) => e.code === 'EXTERNAL_DATA' && /w\.bin/.test(e.message) && /sessionOptions\.externalData/.test(e.message));
 });
 
-test('data past what one session holds is LIMIT before anything is fetched', () => {
-  const half = LOAD_POLICY.MAX_SESSION_BYTES / 2;
-  assert.ok(externalDataPlan(report(['a.bin', half], ['b.bin', half]), MODEL, {}));
-  assert.throws(() => externalDataPlan(report(['a.bin', half], ['b.bin', half + 1]), MODEL, {}), (e) => e.code === 'LIMIT' && /wasm32/.test(e.message));
+test('data past what one session holds is LIMIT before anything is read (the core plans every file first)', async () => {
+  // 5000 MB in two files that do not exist: the first file fits a session,
+  // the second would take the set past 4 GiB; reading either would fail
+  // otherwise (EXTERNAL_DATA), so LIMIT says nothing was read
+  const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-limit-'));
+  try {
+    execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_big_model.py'), dir, '5000', '2', '--no-data']);
+    await assert.rejects(load(pathToFileURL(path.join(dir, 'big.onnx')), { ort }),
+      (e) => e.code === 'LIMIT' && /wasm32/.test(e.message) && e.message.includes(String(LOAD_POLICY.MAX_SESSION_BYTES)));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
