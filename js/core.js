@@ -74,7 +74,8 @@ export function getCore() {
   return corePromise;
 }
 
-const isWasm = (b) => b[0] === 0 && b[1] === 0x61 && b[2] === 0x73 && b[3] === 0x6d;
+/** The first bytes are wasm's magic (not an HTML page a server answered instead). */
+export const isWasm = (b) => b[0] === 0 && b[1] === 0x61 && b[2] === 0x73 && b[3] === 0x6d;
 
 async function fetchCore(url) {
   try {

@@ -7,15 +7,13 @@
 // interleaved, medians. The ratio to plain is what to read (issue 10's goal:
 // warm <= 1.05x plain). Every run starts a new browser on one on-disk
 // profile, so IndexedDB persists and no renderer is reused.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { launchPersistent } from './chromium.mjs';
-import { REPO_ROOT, startServer } from './static-server.mjs';
-import { assembleChunkedModel, CHUNKED_MODELS, REAL_MODELS } from '../tests/models.mjs';
+import { startServer } from './static-server.mjs';
+import { assembleChunkedModel, CHUNKED_MODELS, makeBigModel, REAL_MODELS } from '../tests/models.mjs';
 
 const MODELS = [
   { label: 'ppocr_v4_det 4.7 MB', path: REAL_MODELS.find((m) => m.name === 'ppocr_v4_det').path },
@@ -24,11 +22,6 @@ const MODELS = [
   { label: 'big 600 MB, 2 files', path: 'build/fixtures/big600/big.onnx', make: ['build/fixtures/big600', 600, 2], files: ['big.onnx_data', 'big.onnx_data_1'] },
 ];
 
-/** Generates a big external-data model once (a few seconds, flat memory). */
-export function makeBigModel([dir, mb, files]) {
-  if (existsSync(path.join(REPO_ROOT, dir, 'big.onnx'))) return;
-  execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_big_model.py'), path.join(REPO_ROOT, dir), String(mb), String(files)], { stdio: 'inherit' });
-}
 const REPEATS = 3;
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
@@ -101,7 +94,7 @@ export async function run({ log = console.log, only } = {}) {
   const rows = [];
   try {
     log(`renderer peak RSS (VmHWM), MiB, medians of ${REPEATS} fresh browsers (lower is better)`);
-    log(`${'model'.padEnd(22)}${'plain'.padStart(8)}${'warm'.padStart(8)}${'cold'.padStart(8)}  warm/plain cold/plain  core MiB (cold/warm; goal < 8)`);
+    log(`${'model'.padEnd(22)}${'plain'.padStart(8)}${'warm'.padStart(8)}${'cold'.padStart(8)}  warm/plain (goal <= 1.05) cold/plain  core MiB cold/warm (goal < 8)`);
     for (const m of MODELS) {
       if (only && !m.label.includes(only)) continue;
       const url = `/${m.path}`;
@@ -116,7 +109,7 @@ export async function run({ log = console.log, only } = {}) {
       }
       const med = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]));
       const mib = (b) => (b / 1048576).toFixed(0).padStart(8);
-      log(`${m.label.padEnd(22)}${mib(med.plain)}${mib(med.warm)}${mib(med.cold)}  ${(med.warm / med.plain).toFixed(3).padStart(10)} ${(med.cold / med.plain).toFixed(3).padStart(10)}  ${(core.cold / 1048576).toFixed(1).padStart(8)}/${(core.warm / 1048576).toFixed(1)}`);
+      log(`${m.label.padEnd(22)}${mib(med.plain)}${mib(med.warm)}${mib(med.cold)}  ${(med.warm / med.plain).toFixed(3).padStart(25)} ${(med.cold / med.plain).toFixed(3).padStart(10)}  ${(core.cold / 1048576).toFixed(1).padStart(17)}/${(core.warm / 1048576).toFixed(1)}`);
       rows.push({ model: m.label, ...med, warmRatio: med.warm / med.plain, coldRatio: med.cold / med.plain, coreCold: core.cold, coreWarm: core.warm, samples: t });
     }
   } finally {

@@ -1,7 +1,9 @@
 // The real models ortkeep is tested and benchmarked on, all installed from
 // npm packages (package.json devDependencies), never committed. Paths are
 // relative to the repository root, which is also the test server's root.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from '../scripts/static-server.mjs';
@@ -55,6 +57,12 @@ export async function assembleChunkedModel(model) {
   await writeFile(`${out}.tmp`, bytes);
   await rename(`${out}.tmp`, out);
   return out;
+}
+
+/** Generates a big external-data model once (a few seconds, flat memory). */
+export function makeBigModel([dir, mb, files]) {
+  if (existsSync(path.join(REPO_ROOT, dir, 'big.onnx'))) return;
+  execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_big_model.py'), path.join(REPO_ROOT, dir), String(mb), String(files)], { stdio: 'inherit' });
 }
 
 export { rng as prng } from './browser/pages/feeds.js';

@@ -5,6 +5,7 @@
 import { OrtkeepError } from '../errors.js';
 import { isNode, readFileUrl } from '../platform/node.js';
 import { captureUrls, installedUrl, siblingOrtWasmUrl } from '../package-files.js';
+import { isWasm } from '../core.js';
 
 /** globalThis keys the derived loaders share with ortkeep (Symbol.for keys cross realms' module copies). */
 export const SINK_KEY = 'ortkeep.capture.sink';
@@ -191,7 +192,7 @@ async function answersWasm(url) {
       n += take.byteLength;
     }
     reader.cancel().catch(() => {});
-    return n === 4 && first[0] === 0 && first[1] === 0x61 && first[2] === 0x73 && first[3] === 0x6d;
+    return n === 4 && isWasm(first);
   } catch {
     return false;
   }

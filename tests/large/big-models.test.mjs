@@ -7,7 +7,7 @@
 // wrote; the core's wasm memory stays under 8 MiB whatever the model's size.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { makeBigModel } from '../../scripts/bench-memory.mjs';
+import { makeBigModel } from '../models.mjs';
 import { useCacheBrowser } from '../browser/cache-env.mjs';
 
 const env = useCacheBrowser();
