@@ -270,6 +270,19 @@ int ok_part_of(const ok_entry *e, const char *owner_key) {
 
 static int live(const ok_entry *e);
 
+ok_entry *ok_idx_owner(const ok_cache *c, const ok_entry *part) {
+    uint32_t i;
+    if (!(part->flags & OK_EF_PART)) return NULL;
+    for (i = 0; i < c->n_entries; i++) {
+        ok_entry *o = c->entries[i];
+        if (o->state == OK_ENTRY_COMMITTED && !o->superseded &&
+            !(o->flags & OK_EF_PART) && ok_part_of(part, o->key) &&
+            memcmp(o->sha256, part->source_sha256, 32) == 0)
+            return o;
+    }
+    return NULL;
+}
+
 int ok_idx_mark_parts(ok_cache *c, uint64_t *bytes) {
     uint32_t i, j;
     for (i = 0; i < c->n_entries; i++) {
@@ -540,17 +553,10 @@ ok_status ok_cache_sync_chunk_name(ok_cache *c, ok_sync *s, const char *name,
 static int stale(const ok_cache *c, const ok_entry *e) {
     const ok_entry *newest = ok_idx_find_committed(c, e->key);
     if (newest && newest->gen > e->gen) return 1;
-    if ((e->flags & OK_EF_PART) && e->state == OK_ENTRY_COMMITTED) {
-        /* a data file serves only beside the model it was committed with:
-         * no such model committed (evicted, deleted, replaced) -- it goes */
-        const ok_entry *m;
-        char *owner = ok_cache_strndup(e->key, ok_part_owner_len(e->key));
-        if (!owner) return 0; /* out of memory: decided at the next sync */
-        m = ok_idx_find_committed(c, owner);
-        ok_cache_free(owner);
-        return !m || memcmp(m->sha256, e->source_sha256, 32) != 0;
-    }
-    return 0;
+    /* a data file serves only beside the model it was committed with: no
+     * such model committed (evicted, deleted, replaced) -- it goes */
+    return (e->flags & OK_EF_PART) && e->state == OK_ENTRY_COMMITTED &&
+           !ok_idx_owner(c, e);
 }
 
 ok_status ok_cache_sync_end(ok_cache *c, ok_sync *s) {
@@ -682,11 +688,22 @@ static void fill_info(const ok_entry *e, ok_cache_entry_info *o) {
 
 uint32_t ok_cache_count(const ok_cache *c) { return c ? c->n_entries : 0; }
 
+/* fill_info, and for a part the model it serves beside */
+static void fill_info_of(const ok_cache *c, const ok_entry *e,
+                         ok_cache_entry_info *o) {
+    const ok_entry *owner = ok_idx_owner(c, e);
+    fill_info(e, o);
+    if (owner) {
+        o->owner = owner->id;
+        o->location = e->key + ok_part_owner_len(e->key) + sizeof OK_PART_SEP - 1;
+    }
+}
+
 ok_status ok_cache_entry_at(const ok_cache *c, uint32_t i,
                             ok_cache_entry_info *out) {
     if (!c || !out) return OK_ERR_INVALID_ARG;
     if (i >= c->n_entries) return OK_ERR_NOT_FOUND;
-    fill_info(c->entries[i], out);
+    fill_info_of(c, c->entries[i], out);
     return OK_OK;
 }
 
@@ -696,7 +713,7 @@ ok_status ok_cache_entry_info_get(const ok_cache *c, uint32_t entry,
     if (!c || !out) return OK_ERR_INVALID_ARG;
     e = ok_idx_find_id(c, entry);
     if (!e) return OK_ERR_NOT_FOUND;
-    fill_info(e, out);
+    fill_info_of(c, e, out);
     return OK_OK;
 }
 

@@ -121,6 +121,8 @@ int ok_idx_busy(const ok_cache *c, const char *key);
 #define OK_PART_SEP "|data:"
 /* The length of the model's key at the start of a part's key (0: none). */
 size_t ok_part_owner_len(const char *key);
+/* The committed model a part serves beside (its key and SHA-256), or NULL. */
+ok_entry *ok_idx_owner(const ok_cache *c, const ok_entry *part);
 /* e is a part of the model keyed owner_key (any generation). */
 int ok_part_of(const ok_entry *e, const char *owner_key);
 /* Mark the parts of every marked entry (eviction, delete: a model goes with

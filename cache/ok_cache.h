@@ -287,6 +287,9 @@ typedef struct ok_cache_entry_info {
     const char *key, *url, *etag, *last_modified, *name;
     const uint8_t *sha256; /* 32 bytes, content hash (committed) */
     const uint8_t *source_sha256; /* forms: the original they came from */
+    uint32_t owner;       /* a part: the id of the committed model it serves
+                             beside (0: none, it goes at the next sync) */
+    const char *location; /* a part with an owner: its file's location */
 } ok_cache_entry_info;
 uint32_t ok_cache_count(const ok_cache *c);
 /* i-th entry, 0 <= i < count; order is stable between calls that change

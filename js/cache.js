@@ -45,11 +45,10 @@ function formFields(e) {
   };
 }
 
-/** A model's external data files stored with it (part entries keyed `<model key>|data:<path>`). */
+/** A model's external data files stored with it (the core names each part's model: owner). */
 function dataFilesOf(model, parts) {
-  const prefix = `${model.key}|data:`;
-  return parts.filter((p) => p.key.startsWith(prefix) && p.sourceSha256 === model.sha256)
-    .map((p) => ({ path: p.key.slice(prefix.length), url: p.url, bytes: p.totalSize, sha256: p.sha256 }));
+  return parts.filter((p) => p.owner === model.id)
+    .map((p) => ({ path: p.location, url: p.url, bytes: p.totalSize, sha256: p.sha256 }));
 }
 
 export const cache = {

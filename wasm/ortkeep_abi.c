@@ -195,6 +195,8 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
     } else {
         ok_jbuf_puts(&b, "null");
     }
+    jkey(&b, ",\"owner\":"); ok_jbuf_u64(&b, e.owner);
+    jkey(&b, ",\"location\":"); jstr(&b, e.location ? e.location : "");
     jkey(&b, ",\"key\":"); jstr(&b, e.key);
     jkey(&b, ",\"url\":"); jstr(&b, e.url);
     jkey(&b, ",\"etag\":"); jstr(&b, e.etag);

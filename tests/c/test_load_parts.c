@@ -138,6 +138,27 @@ static void test_commit_together_and_hit(void) {
     CHECK_EQ_INT(models, 1);
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 0);
     CHECK_EQ_INT(requests(&w), 3);
+    {
+        /* the index names each part's model and location (cache.list) */
+        uint32_t i, model = 0, parts = 0;
+        ok_cache_entry_info e;
+        for (i = 0; i < ok_cache_count(w.pg.c); i++) {
+            CHECK_EQ_INT(ok_cache_entry_at(w.pg.c, i, &e), OK_OK);
+            if (!(e.flags & OK_EF_PART)) model = e.id;
+        }
+        for (i = 0; i < ok_cache_count(w.pg.c); i++) {
+            ok_cache_entry_at(w.pg.c, i, &e);
+            if (!(e.flags & OK_EF_PART)) {
+                CHECK_EQ_INT(e.owner, 0);
+                continue;
+            }
+            parts++;
+            CHECK_EQ_INT(e.owner, model);
+            CHECK(e.location && (strcmp(e.location, "m.onnx_data") == 0 ||
+                                 strcmp(e.location, "weights/b.bin") == 0));
+        }
+        CHECK_EQ_INT(parts, 2);
+    }
     /* a new page: every file from IndexedDB */
     new_page(&w, 0x5252);
     zero_requests(&w);
