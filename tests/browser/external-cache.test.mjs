@@ -19,7 +19,13 @@ import { serving, useCacheBrowser } from './cache-env.mjs';
 const DIR = path.join(REPO_ROOT, 'build/fixtures/ext');
 const BASE = '/build/fixtures/ext';
 const FILES = { one: ['one.onnx_data'], two: ['two.onnx_data', 'shards/two_b.bin'], fold: ['fold.onnx_data'] };
-const env = useCacheBrowser();
+// served as real servers do: the model and `.bin` files chunked (no
+// Content-Length), the `.onnx_data` files gzipped as they stream with a weak
+// ETag (vite preview, many CDNs); the resume and quota tests answer
+// themselves
+const env = useCacheBrowser({
+  files: (pathname) => (!pathname.startsWith(`${BASE}/`) ? {} : pathname.endsWith('.onnx_data') ? { encoding: 'gzip', weakEtag: true } : { chunked: true }),
+});
 
 before(() => {
   if (!existsSync(path.join(DIR, 'fold.onnx'))) execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_external_models.py'), DIR]);
@@ -75,6 +81,12 @@ for (const name of ['one', 'two']) {
     assert.deepEqual(cold.files.sort(), [...FILES[name]].sort(), 'progress names each data file');
     const theirs = await reference(page, url, FILES[name]);
     assert.deepEqual(cold.ours, theirs);
+    const served = await page.evaluate(async (u) => Promise.all(u.map(async (x) => {
+      const r = await fetch(x, { cache: 'no-store' });
+      await r.arrayBuffer();
+      return [r.headers.get('content-encoding'), r.headers.get('content-length'), r.headers.get('etag')?.startsWith('W/')];
+    })), [url, `${BASE}/${FILES[name][0]}`]);
+    assert.deepEqual(served, [[null, null, false], ['gzip', null, true]], 'the model came chunked, the data file gzipped with a weak ETag');
     const list = await page.evaluate(() => window.ortkeep.cache.list());
     assert.equal(list.length, 1, JSON.stringify(list));
     assert.deepEqual(list[0].dataFiles.map((f) => [f.path, f.bytes]).sort(),
@@ -239,5 +251,22 @@ test("forms: onnxruntime's optimized .onnx of such a model reads the original's 
   assert.deepEqual(counts('fold'), [0, 0], 'no request for the model or its data file');
   const diff = Math.max(...warm.ours.flat().map((v, i) => Math.abs(v - theirs.flat()[i])));
   assert.ok(diff < 1e-4, `max abs diff ${diff}`); // folding reorders float sums
+  await page.close();
+});
+
+test('a data file on a CORS-only CDN (preflights refused, headers hidden), named by the externalData option: cached, then read with no request', async () => {
+  await env.reset();
+  const url = `${BASE}/one.onnx`;
+  const data = `${env.cdn.origin}${BASE}/one.onnx_data`;
+  const option = { sessionOptions: { externalData: [{ path: 'one.onnx_data', data }] } };
+  const page = await env.newPage();
+  const cold = await loadAndCompare(page, url, FILES.one, option);
+  assert.equal(cold.ok, true, `${cold.code}: ${cold.message}`);
+  assert.equal(cold.info.cache.stored, true);
+  assert.equal(env.cdn.count(`${BASE}/one.onnx_data`), 1);
+  const warm = await loadAndCompare(page, url, FILES.one, option);
+  assert.equal(warm.info.cache.tier, 'indexeddb');
+  assert.equal(env.cdn.count(`${BASE}/one.onnx_data`), 1, 'the data file came from IndexedDB');
+  assert.deepEqual(warm.ours, await reference(page, url, FILES.one));
   await page.close();
 });
