@@ -270,3 +270,47 @@ test('a data file on a CORS-only CDN (preflights refused, headers hidden), named
   assert.deepEqual(warm.ours, await reference(page, url, FILES.one));
   await page.close();
 });
+
+test('a tab killed after each transaction of a cold load with two data files: never a model without its files; the next page loads right and leaves one whole group', async () => {
+  const url = `${BASE}/two.onnx`;
+  const chunkSize = 16384;
+  const sizes = [url, ...FILES.two.map((f) => `${BASE}/${f}`)].map((p) => readFileSync(path.join(REPO_ROOT, p)).length);
+  const wholeChunks = sizes.reduce((n, b) => n + Math.ceil(b / chunkSize), 0);
+  let crashes = 0;
+  for (let n = 1; n < 40; n++) {
+    await env.reset();
+    const page = await env.newPage();
+    let crashed = null;
+    await page.exposeFunction('crashNow', (k, what) => { crashed = { k, what }; });
+    await page.evaluate((k) => { window.faults.plan = { crashAfter: k }; window.faults.writes = 0; }, n);
+    const loading = page.evaluate(([u, o]) => window.tryLoad(u, o), [url, { chunkSize, memory: false }]).catch(() => null);
+    let poll;
+    const done = await Promise.race([
+      loading.then(() => 'finished'),
+      new Promise((resolve) => { poll = setInterval(() => { if (crashed) resolve('crashed'); }, 10); }),
+    ]);
+    clearInterval(poll);
+    const writes = await page.evaluate(() => window.faults.log.slice()).catch(() => []);
+    await page.close({ runBeforeUnload: false });
+    if (done === 'finished') {
+      // the model and its two files commit in ONE transaction
+      assert.equal(writes.filter((w) => w === 'committing a model').length, 1, JSON.stringify(writes));
+      break;
+    }
+    crashes++;
+    const next = await env.newPage();
+    // what the killed tab left: a committed model always has both files
+    const left = await next.evaluate(() => window.ortkeep.cache.list());
+    for (const e of left) assert.equal(e.dataFiles?.length, 2, `after write ${n} (${crashed.what}): ${JSON.stringify(left)}`);
+    const r = await loadAndCompare(next, url, FILES.two, { chunkSize });
+    assert.equal(r.ok, true, `after write ${n} (${crashed.what}): ${r.code}: ${r.message}`);
+    assert.deepEqual(r.ours, await reference(next, url, FILES.two));
+    const list = await next.evaluate(() => window.ortkeep.cache.list());
+    assert.equal(list.length, 1);
+    assert.equal(list[0].dataFiles.length, 2);
+    const dump = await next.evaluate(() => window.raw.dump());
+    assert.deepEqual([dump.index.length, dump.meta.length, dump.chunks.length], [3, 1, wholeChunks], `after write ${n}: ${JSON.stringify(dump)}`);
+    await next.close();
+  }
+  assert.ok(crashes >= 8, `crashed after ${crashes} transactions`);
+});
