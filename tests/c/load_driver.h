@@ -1078,6 +1078,18 @@ static inline int fx_count_state(fx_db *d, uint32_t state) {
     return n;
 }
 
+/* A URL load of `url` in chunks of chunk_size at clock 1000, nothing else set. */
+static inline ok_load_params fx_url_params(const char *url, uint32_t chunk_size) {
+    ok_load_params p;
+    memset(&p, 0, sizeof p);
+    p.source = OK_SOURCE_URL;
+    p.raw = url;
+    p.url = url;
+    p.chunk_size = chunk_size;
+    p.now = 1000;
+    return p;
+}
+
 /* Whether entry `name`'s stored chunks [0, count) are all there and hash to
  * sha256. */
 static inline int fx_chunks_hash_to(fx_db *d, const char *name, uint32_t count,

@@ -13,16 +13,7 @@
 static uint8_t *model_a, *model_b, *model_c;
 static size_t len_a, len_b, len_c;
 
-static ok_load_params params(const char *url) {
-    ok_load_params p;
-    memset(&p, 0, sizeof p);
-    p.source = OK_SOURCE_URL;
-    p.raw = url;
-    p.url = url;
-    p.chunk_size = CS;
-    p.now = 1000;
-    return p;
-}
+static ok_load_params params(const char *url) { return fx_url_params(url, CS); }
 
 /* Committed entries serve either a or b, whole. */
 static int store_sane(fx_db *d, const uint8_t *a, size_t la, const uint8_t *b,

@@ -66,16 +66,7 @@ static void world_free(world *w) {
     db_free(&w->db);
 }
 
-static ok_load_params params(void) {
-    ok_load_params p;
-    memset(&p, 0, sizeof p);
-    p.source = OK_SOURCE_URL;
-    p.raw = URL;
-    p.url = URL;
-    p.chunk_size = CS;
-    p.now = 1000;
-    return p;
-}
+static ok_load_params params(void) { return fx_url_params(URL, CS); }
 
 static int requests(const world *w) { return w->srv.n_req + w->d1.n_req + w->d2.n_req; }
 
