@@ -822,14 +822,28 @@ static ok_status leave(ok_load *l, ok_status st) {
 
 /* A DATA load: its model's load holds the key's lock and synced the index
  * just now, so it looks up at once. */
-static ok_status start_part(ok_load *l) {
+/* A source that is fetched (URL, DATA): its integrity must parse and its
+ * scheme hold a model here (else FAIL is queued and *refused set); then
+ * whether it is stored, and the tier it comes from. */
+static ok_status admit_fetched(ok_load *l, int *refused) {
+    *refused = 1;
     if (l->integ_bad) return fail(l, OK_ERR_INVALID_ARG, OK_REASON_BAD_INTEGRITY, 0);
     if (l->scheme == SCHEME_BAD ||
         (l->scheme == SCHEME_FILE && !(l->flags & OK_LOAD_NODE)))
         return fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_SCHEME, 0);
+    if (l->page_url && strcmp(l->page_url, l->url) == 0)
+        return fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_PAGE_ITSELF, 0);
+    *refused = 0;
     l->storable = l->scheme == SCHEME_HTTP && l->mode != OK_MODE_NO_STORE &&
                   !(l->flags & (OK_LOAD_NO_IDB | OK_LOAD_IDB_FAILED));
     l->tier = l->scheme == SCHEME_FILE ? OK_TIER_FILE : OK_TIER_NETWORK;
+    return OK_OK;
+}
+
+static ok_status start_part(ok_load *l) {
+    int refused;
+    ok_status st = admit_fetched(l, &refused);
+    if (st || refused) return st;
     if (l->storable) return lookup(l);
     if (l->mode == OK_MODE_ONLY_IF_CACHED)
         return fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
@@ -861,16 +875,11 @@ ok_status ok_load_start(ok_load *l) {
     if (l->source == OK_SOURCE_DATA) return leave(l, start_part(l));
     if (!l->raw[0])
         return leave(l, fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_EMPTY_SOURCE, 0));
-    if (l->integ_bad)
-        return leave(l, fail(l, OK_ERR_INVALID_ARG, OK_REASON_BAD_INTEGRITY, 0));
-    if (l->scheme == SCHEME_BAD ||
-        (l->scheme == SCHEME_FILE && !(l->flags & OK_LOAD_NODE)))
-        return leave(l, fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_SCHEME, 0));
-    if (l->page_url && strcmp(l->page_url, l->url) == 0)
-        return leave(l, fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_PAGE_ITSELF, 0));
-    l->storable = l->scheme == SCHEME_HTTP && l->mode != OK_MODE_NO_STORE &&
-                  !(l->flags & (OK_LOAD_NO_IDB | OK_LOAD_IDB_FAILED));
-    l->tier = l->scheme == SCHEME_FILE ? OK_TIER_FILE : OK_TIER_NETWORK;
+    {
+        int refused;
+        st = admit_fetched(l, &refused);
+        if (st || refused) return leave(l, st);
+    }
     if (!l->storable) {
         if (l->mode == OK_MODE_ONLY_IF_CACHED)
             return leave(l, fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0));
