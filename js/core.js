@@ -5,7 +5,7 @@ import createOrtkeepCore from '../dist/ortkeep-core.mjs';
 import { STAMP } from './core-constants.js';
 import { coreError, OrtkeepError } from './errors.js';
 import { isNode, readFileUrl } from './platform/node.js';
-import { coreWasmUrl, installedUrl } from './package-files.js';
+import { coreWasmUrl, installedUrl, isWasm } from './package-files.js';
 import { sharedScratch } from './scratch.js';
 
 /** Largest piece copied into wasm memory per call: V8 tiers wasm up only
@@ -74,8 +74,6 @@ export function getCore() {
   return corePromise;
 }
 
-/** The first bytes are wasm's magic (not an HTML page a server answered instead). */
-export const isWasm = (b) => b[0] === 0 && b[1] === 0x61 && b[2] === 0x73 && b[3] === 0x6d;
 
 async function fetchCore(url) {
   try {

@@ -64,3 +64,6 @@ export function installedUrl(url) {
   moved.pathname = moved.pathname.replace(PREBUNDLED, '/node_modules/ortkeep/');
   return moved;
 }
+
+/** The first bytes of what a URL answered are wasm's magic (a dev server's SPA fallback answers HTML instead). */
+export const isWasm = (b) => b[0] === 0 && b[1] === 0x61 && b[2] === 0x73 && b[3] === 0x6d;

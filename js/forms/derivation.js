@@ -4,8 +4,7 @@
 // typed FORMS_OFF error that names the reason; nothing here touches ort.
 import { OrtkeepError } from '../errors.js';
 import { isNode, readFileUrl } from '../platform/node.js';
-import { captureUrls, installedUrl, siblingOrtWasmUrl } from '../package-files.js';
-import { isWasm } from '../core.js';
+import { captureUrls, installedUrl, isWasm, siblingOrtWasmUrl } from '../package-files.js';
 
 /** globalThis keys the derived loaders share with ortkeep (Symbol.for keys cross realms' module copies). */
 export const SINK_KEY = 'ortkeep.capture.sink';
