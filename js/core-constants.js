@@ -319,7 +319,9 @@ export const POOL_STAT = Object.freeze({
   BYTES_HELD: 6,
   BYTES_FREE: 7,
   LIVE_TENSORS: 8,
-  COUNT: 9,
+  RETRIES: 9,
+  DISTRUSTED: 10,
+  COUNT: 11,
 });
 
 /** tensor pool record sizes and limits */
@@ -330,6 +332,7 @@ export const POOL_LIMIT = Object.freeze({
   MAX_DIM: 2147483647,
   MAX_SYMBOLS: 65536,
   NONE: 4294967295,
+  DEFAULT_BUDGET: 67108864,
   DIM_UNKNOWN: -1,
   DIM_SYMBOL_BASE: -2,
 });
@@ -344,6 +347,30 @@ export const POOL_REFUSAL = Object.freeze({
   TOO_BIG: 5,
   NEGATIVE: 6,
   NO_SIZE: 7,
+});
+
+/** a pool action record: uint32 word index of each field */
+export const POOL_ACTION_WORD = Object.freeze({
+  OP: 0,
+  HANDLE: 1,
+  SLOT_KIND: 2,
+  SLOT_INDEX: 3,
+  BACKEND: 4,
+  GENERATION: 5,
+  BYTES_LO: 6,
+  BYTES_HI: 7,
+});
+
+/** the pool's refusal record: uint32 word index of each field */
+export const POOL_REFUSAL_WORD = Object.freeze({
+  REASON: 0,
+  SLOT_KIND: 1,
+  SLOT_INDEX: 2,
+  DIM: 3,
+  EXPECTED_LO: 4,
+  EXPECTED_HI: 5,
+  GOT_LO: 6,
+  GOT_HI: 7,
 });
 
 /** the normalization stamp (wasm/stamp.h): its tail's largest size, a field's longest */

@@ -192,6 +192,7 @@ static void generate(out_buf *o_) {
     NUM(MAX_DIM, OK_POOL_MAX_DIM)
     NUM(MAX_SYMBOLS, OK_POOL_MAX_SYMBOLS)
     NUM(NONE, OK_POOL_NONE)
+    NUM(DEFAULT_BUDGET, OK_POOL_DEFAULT_BUDGET)
     {
         char line[128];
         snprintf(line, sizeof line, "  DIM_UNKNOWN: %lld,\n  DIM_SYMBOL_BASE: %lld,\n",
@@ -201,6 +202,12 @@ static void generate(out_buf *o_) {
     close_obj(&o);
     open_obj(&o, "POOL_REFUSAL", "why the pool refused a request (word 0 of ok_pool_refusal())");
     OK_POOL_REFUSAL_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "POOL_ACTION_WORD", "a pool action record: uint32 word index of each field");
+    OK_POOL_ACTION_WORD_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "POOL_REFUSAL_WORD", "the pool's refusal record: uint32 word index of each field");
+    OK_POOL_REFUSAL_WORD_LIST(NUM)
     close_obj(&o);
     open_obj(&o, "STAMP", "the normalization stamp (wasm/stamp.h): its tail's largest size, a field's longest");
     NUM(MAX_TAIL, OK_STAMP_MAX_TAIL)

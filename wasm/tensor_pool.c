@@ -22,63 +22,10 @@
  * tensor fits only with identical dtype and dims, and capacity = exact bytes.
  */
 #include "tensor_pool.h"
+#include "tensor_pool_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Byte sizes above 2^53 cannot round-trip through a JS number. */
-#define MAX_BYTES ((uint64_t)1 << 53)
-#define MAX_HANDLE 0x7FFFFFFFu
-
-enum { T_PINNED = 1, T_KEPT = 2, T_FREE = 3 };
-
-typedef struct tensor {
-    uint32_t handle;     /* 0: unused entry */
-    uint8_t state;       /* T_* */
-    uint8_t backend;
-    uint8_t external;    /* caller-owned: never destroyed, never free-listed */
-    uint8_t caller_ref;  /* kept and not yet released */
-    int32_t dtype;
-    int32_t rank;
-    uint32_t slot_kind;  /* when T_PINNED */
-    uint32_t slot_index;
-    uint64_t cap;        /* bytes allocated on the device */
-    uint64_t tick;       /* when it entered the free list (LRU order) */
-    uint64_t run_used;   /* run id it was last handed out / bound in */
-    int64_t dims[OK_POOL_MAX_RANK];
-} tensor;
-
-typedef struct slot {
-    uint32_t handle;      /* pinned tensor, 0 = none */
-    uint32_t generation;  /* bumps whenever the binding or its dims change */
-    int32_t decl_dtype;   /* -1 = any */
-    int32_t decl_rank;    /* -1 = any */
-    uint32_t last_handle; /* the tensor last bound here, and with how many */
-    uint64_t last_bytes;  /* bytes (what onnxruntime-web registered) */
-    int64_t decl[OK_POOL_MAX_RANK]; /* declared dims: size, UNKNOWN, SYMBOL(s) */
-} slot;
-
-enum { SYM_UNBOUND = 0, SYM_BOUND = 1, SYM_CONFLICT = 2 };
-
-struct ok_pool {
-    tensor *t;
-    uint32_t n_t, cap_t;  /* entries in use (incl. holes) / allocated */
-    uint32_t *act;
-    uint32_t n_act, cap_act; /* in records */
-    slot *slots[2];
-    uint32_t n_slots[2];
-    uint64_t budget;
-    uint64_t clock;       /* free-list ticks */
-    uint64_t run_id;
-    int run_open;
-    int disposed;
-    uint32_t next_handle;
-    uint64_t stats[OK_BACKEND_COUNT][OK_POOL_STAT_COUNT];
-    int64_t *sym_value;   /* per symbol id: its size in this run */
-    uint8_t *sym_state;   /* SYM_* */
-    uint32_t n_sym;       /* ids < n_sym are allocated */
-    uint32_t refusal[OK_POOL_REFUSAL_WORDS];
-};
 
 /* ---- allocation, with a failure hook for tests ---- */
 
@@ -103,7 +50,7 @@ static void *pool_realloc(void *q, size_t size) {
 /* ---- sizes ---- */
 
 /* ONNX TensorProto.DataType -> bits per element; 0 = no fixed size. */
-static int dtype_bits(int32_t dtype) {
+int okp_dtype_bits(int32_t dtype) {
     switch (dtype) {
 #define OK_DTYPE_BITS_(code, name, bits) case code: return bits;
         OK_DTYPE_LIST(OK_DTYPE_BITS_)
@@ -113,7 +60,7 @@ static int dtype_bits(int32_t dtype) {
 }
 
 ok_status ok_pool_tensor_bytes(int32_t dtype, const int64_t *dims, int32_t rank, uint64_t *out) {
-    int bits = dtype_bits(dtype);
+    int bits = okp_dtype_bits(dtype);
     if (!bits || !out || rank < 0 || (rank > 0 && !dims)) return OK_ERR_INVALID_ARG;
     if (rank > OK_POOL_MAX_RANK) return OK_ERR_LIMIT;
     uint64_t elems = 1;
@@ -148,7 +95,7 @@ uint64_t ok_pool_size_class(uint64_t n) {
 
 /* ---- lookup and bookkeeping ---- */
 
-static tensor *find(const ok_pool *p, uint32_t handle) {
+tensor *okp_find(const ok_pool *p, uint32_t handle) {
     if (!handle) return NULL;
     for (uint32_t i = 0; i < p->n_t; i++)
         if (p->t[i].handle == handle) return &p->t[i];
@@ -167,7 +114,7 @@ static int quarantined(const ok_pool *p, const tensor *t) {
 
 /* Reserve room so the mutation that follows cannot fail: one new entry if
  * want_entry, and enough action records for any eviction cascade. */
-static ok_status reserve(ok_pool *p, int want_entry) {
+ok_status okp_reserve(ok_pool *p, int want_entry) {
     uint32_t live = live_entries(p);
     if (want_entry) {
         if (p->next_handle >= MAX_HANDLE) return OK_ERR_LIMIT;
@@ -191,7 +138,7 @@ static ok_status reserve(ok_pool *p, int want_entry) {
     return OK_OK;
 }
 
-/* Only after reserve(p, 1). */
+/* Only after okp_reserve(p, 1). */
 static tensor *new_entry(ok_pool *p) {
     tensor *t = NULL;
     for (uint32_t i = 0; i < p->n_t && !t; i++)
@@ -202,32 +149,32 @@ static tensor *new_entry(ok_pool *p) {
     return t;
 }
 
-static void emit(ok_pool *p, uint32_t op, const tensor *t, uint32_t kind, uint32_t index) {
+void okp_emit(ok_pool *p, uint32_t op, const tensor *t, uint32_t kind, uint32_t index) {
     uint32_t *r = p->act + (size_t)p->n_act++ * OK_POOL_ACTION_WORDS;
     uint32_t gen = 0;
     if (kind != OK_POOL_NONE) gen = p->slots[kind][index].generation;
-    r[0] = op;
-    r[1] = t->handle;
-    r[2] = kind;
-    r[3] = index;
-    r[4] = t->backend;
-    r[5] = gen;
-    r[6] = (uint32_t)t->cap;
-    r[7] = (uint32_t)(t->cap >> 32);
+    r[OK_POOL_AW_OP] = op;
+    r[OK_POOL_AW_HANDLE] = t->handle;
+    r[OK_POOL_AW_SLOT_KIND] = kind;
+    r[OK_POOL_AW_SLOT_INDEX] = index;
+    r[OK_POOL_AW_BACKEND] = t->backend;
+    r[OK_POOL_AW_GENERATION] = gen;
+    r[OK_POOL_AW_BYTES_LO] = (uint32_t)t->cap;
+    r[OK_POOL_AW_BYTES_HI] = (uint32_t)(t->cap >> 32);
 }
 
-static uint64_t *st(ok_pool *p, const tensor *t) { return p->stats[t->backend]; }
+uint64_t *okp_st(ok_pool *p, const tensor *t) { return p->stats[t->backend]; }
 
 static void to_free(ok_pool *p, tensor *t) {
     t->state = T_FREE;
     t->slot_kind = t->slot_index = OK_POOL_NONE;
     t->tick = ++p->clock;
-    st(p, t)[OK_STAT_BYTES_FREE] += t->cap;
+    okp_st(p, t)[OK_STAT_BYTES_FREE] += t->cap;
 }
 
-static void destroy(ok_pool *p, tensor *t) {
-    uint64_t *s = st(p, t);
-    emit(p, OK_POOL_DESTROY, t, OK_POOL_NONE, OK_POOL_NONE);
+void okp_destroy(ok_pool *p, tensor *t) {
+    uint64_t *s = okp_st(p, t);
+    okp_emit(p, OK_POOL_DESTROY, t, OK_POOL_NONE, OK_POOL_NONE);
     if (t->state == T_FREE) s[OK_STAT_BYTES_FREE] -= t->cap;
     s[OK_STAT_BYTES_HELD] -= t->cap;
     s[OK_STAT_LIVE_TENSORS]--;
@@ -237,7 +184,7 @@ static void destroy(ok_pool *p, tensor *t) {
 
 /* Least recently freed first, down to the budget. Tensors handed out in the
  * open run are skipped: ORT may still hold them for this run. */
-static void evict(ok_pool *p) {
+void okp_evict(ok_pool *p) {
     uint64_t evictable = 0;
     for (uint32_t i = 0; i < p->n_t; i++) {
         tensor *t = &p->t[i];
@@ -253,21 +200,21 @@ static void evict(ok_pool *p) {
         }
         if (!old) break;
         evictable -= old->cap;
-        destroy(p, old);
+        okp_destroy(p, old);
     }
 }
 
 /* Drop the slot's binding. The old tensor goes back to its owner: the free
  * list (pool tensor), the caller (kept), or nowhere (external: FORGET).
  * Returns 1 when a pool-pinned tensor was displaced (a re-pin). */
-static int unpin(ok_pool *p, uint32_t kind, uint32_t index) {
+int okp_unpin(ok_pool *p, uint32_t kind, uint32_t index) {
     slot *s = &p->slots[kind][index];
-    tensor *t = find(p, s->handle);
+    tensor *t = okp_find(p, s->handle);
     s->handle = 0;
     if (!t) return 0;
     s->generation++;
     if (t->external) {
-        emit(p, OK_POOL_FORGET, t, kind, index);
+        okp_emit(p, OK_POOL_FORGET, t, kind, index);
         t->handle = 0;
         return 0;
     }
@@ -277,7 +224,7 @@ static int unpin(ok_pool *p, uint32_t kind, uint32_t index) {
         return 0;
     }
     to_free(p, t);
-    st(p, t)[OK_STAT_REPINS]++;
+    okp_st(p, t)[OK_STAT_REPINS]++;
     return 1;
 }
 
@@ -308,7 +255,7 @@ static int same_desc(const tensor *t, int32_t dtype, const int64_t *dims, int32_
  * re-pin just released comes straight back when its class still fits). */
 static tensor *pick_free(ok_pool *p, const slot *s, int backend, int32_t dtype,
                          const int64_t *dims, int32_t rank, uint64_t need) {
-    uint64_t cls = ok_pool_size_class(need);
+    uint64_t cls = ok_pool_size_class(need + p->headroom); /* headroom: a growing output's next steps */
     tensor *best = NULL;
     for (uint32_t i = 0; i < p->n_t; i++) {
         tensor *t = &p->t[i];
@@ -329,7 +276,7 @@ static tensor *pick_free(ok_pool *p, const slot *s, int backend, int32_t dtype,
 
 /* ---- validation ---- */
 
-static ok_status begin_call(ok_pool *p) {
+ok_status okp_begin_call(ok_pool *p) {
     if (!p) return OK_ERR_INVALID_ARG;
     p->n_act = 0;
     memset(p->refusal, 0, sizeof p->refusal);
@@ -340,18 +287,18 @@ static ok_status begin_call(ok_pool *p) {
 static ok_status refuse(ok_pool *p, ok_status rc, uint32_t reason, uint32_t kind, uint32_t index,
                         uint32_t dim, int64_t expected, int64_t got) {
     uint32_t *r = p->refusal;
-    r[0] = reason;
-    r[1] = kind;
-    r[2] = index;
-    r[3] = dim;
-    r[4] = (uint32_t)(uint64_t)expected;
-    r[5] = (uint32_t)((uint64_t)expected >> 32);
-    r[6] = (uint32_t)(uint64_t)got;
-    r[7] = (uint32_t)((uint64_t)got >> 32);
+    r[OK_POOL_RW_REASON] = reason;
+    r[OK_POOL_RW_SLOT_KIND] = kind;
+    r[OK_POOL_RW_SLOT_INDEX] = index;
+    r[OK_POOL_RW_DIM] = dim;
+    r[OK_POOL_RW_EXPECTED_LO] = (uint32_t)(uint64_t)expected;
+    r[OK_POOL_RW_EXPECTED_HI] = (uint32_t)((uint64_t)expected >> 32);
+    r[OK_POOL_RW_GOT_LO] = (uint32_t)(uint64_t)got;
+    r[OK_POOL_RW_GOT_HI] = (uint32_t)((uint64_t)got >> 32);
     return rc;
 }
 
-static ok_status check_slot(const ok_pool *p, int kind, uint32_t index) {
+ok_status okp_check_slot(const ok_pool *p, int kind, uint32_t index) {
     if (kind != OK_SLOT_INPUT && kind != OK_SLOT_OUTPUT) return OK_ERR_INVALID_ARG;
     return index < p->n_slots[kind] ? OK_OK : OK_ERR_INVALID_ARG;
 }
@@ -376,7 +323,7 @@ static ok_status check_decl(ok_pool *p, int kind, uint32_t index, int32_t dtype,
 /* Sizes any request must have, then its bytes. */
 static ok_status check_sizes(ok_pool *p, uint32_t kind, uint32_t index, int32_t dtype,
                              const int64_t *dims, int32_t rank, uint64_t *need) {
-    if (!dtype_bits(dtype))
+    if (!okp_dtype_bits(dtype))
         return refuse(p, OK_ERR_INVALID_ARG, OK_REFUSE_NO_SIZE, kind, index, OK_POOL_NONE, 0, dtype);
     if (rank < 0 || (rank > 0 && !dims)) return OK_ERR_INVALID_ARG;
     if (rank > OK_POOL_MAX_RANK)
@@ -395,7 +342,7 @@ static ok_status check_sizes(ok_pool *p, uint32_t kind, uint32_t index, int32_t 
 static ok_status check_request(ok_pool *p, int kind, uint32_t index, int backend,
                                int32_t dtype, const int64_t *dims, int32_t rank,
                                uint64_t *need) {
-    ok_status rc = check_slot(p, kind, index);
+    ok_status rc = okp_check_slot(p, kind, index);
     if (rc) return rc;
     if (backend < 0 || backend >= OK_BACKEND_COUNT) return OK_ERR_INVALID_ARG;
     if ((rc = check_sizes(p, (uint32_t)kind, index, dtype, dims, rank, need))) return rc;
@@ -443,17 +390,17 @@ ok_pool *ok_pool_create(uint64_t budget, uint32_t n_inputs, uint32_t n_outputs) 
 }
 
 ok_status ok_pool_destroy(ok_pool *p) {
-    ok_status rc = begin_call(p);
+    ok_status rc = okp_begin_call(p);
     if (rc) return rc;
-    if ((rc = reserve(p, 0))) return rc;
+    if ((rc = okp_reserve(p, 0))) return rc;
     for (uint32_t i = 0; i < p->n_t; i++) {
         tensor *t = &p->t[i];
         if (!t->handle) continue;
         if (t->external) {
-            emit(p, OK_POOL_FORGET, t, OK_POOL_NONE, OK_POOL_NONE);
+            okp_emit(p, OK_POOL_FORGET, t, OK_POOL_NONE, OK_POOL_NONE);
             t->handle = 0;
         } else {
-            destroy(p, t);
+            okp_destroy(p, t);
         }
     }
     for (int k = 0; k < 2; k++)
@@ -489,15 +436,15 @@ const uint64_t *ok_pool_stats(const ok_pool *p, int backend) {
 uint64_t ok_pool_budget(const ok_pool *p) { return p ? p->budget : 0; }
 
 ok_status ok_pool_set_budget(ok_pool *p, uint64_t budget) {
-    ok_status rc = begin_call(p);
-    if (rc || (rc = reserve(p, 0))) return rc;
+    ok_status rc = okp_begin_call(p);
+    if (rc || (rc = okp_reserve(p, 0))) return rc;
     p->budget = budget;
-    evict(p);
+    okp_evict(p);
     return OK_OK;
 }
 
 /* Room for symbol ids < n; the tables only grow. */
-static ok_status reserve_symbols(ok_pool *p, uint32_t n) {
+ok_status okp_reserve_symbols(ok_pool *p, uint32_t n) {
     if (n <= p->n_sym) return OK_OK;
     int64_t *v = pool_realloc(p->sym_value, (size_t)n * sizeof *v);
     if (!v) return OK_ERR_NOMEM;
@@ -512,8 +459,8 @@ static ok_status reserve_symbols(ok_pool *p, uint32_t n) {
 
 ok_status ok_pool_declare(ok_pool *p, int kind, uint32_t index, int32_t dtype, int32_t rank,
                           const int64_t *dims) {
-    ok_status rc = begin_call(p);
-    if (rc || (rc = check_slot(p, kind, index))) return rc;
+    ok_status rc = okp_begin_call(p);
+    if (rc || (rc = okp_check_slot(p, kind, index))) return rc;
     if (dtype < -1 || rank < -1 || rank > OK_POOL_MAX_RANK) return OK_ERR_INVALID_ARG;
     int64_t decl[OK_POOL_MAX_RANK];
     uint32_t n_sym = 0;
@@ -525,17 +472,19 @@ ok_status ok_pool_declare(ok_pool *p, int kind, uint32_t index, int32_t dtype, i
             n_sym = (uint32_t)(OK_POOL_DIM_SYMBOL(0) - d) + 1;
         decl[i] = d;
     }
-    if ((rc = reserve_symbols(p, n_sym))) return rc;
+    if ((rc = okp_reserve_symbols(p, n_sym))) return rc;
     slot *s = &p->slots[kind][index];
     s->decl_dtype = dtype;
     s->decl_rank = rank;
+    s->from_model = 1;
+    s->suspect = 0;
     if (rank > 0) memcpy(s->decl, decl, (size_t)rank * sizeof *decl);
     return OK_OK;
 }
 
 /* The slot's declared dims resolved with this run's symbols; 0 if any is
  * unknown, unbound or bound twice to different sizes. */
-static int resolve(const ok_pool *p, const slot *s, int64_t *dims) {
+int okp_resolve(const ok_pool *p, const slot *s, int64_t *dims) {
     if (s->decl_rank < 0) return 0;
     for (int32_t i = 0; i < s->decl_rank; i++) {
         int64_t d = s->decl[i];
@@ -551,9 +500,9 @@ static int resolve(const ok_pool *p, const slot *s, int64_t *dims) {
 }
 
 int ok_pool_output_declared(const ok_pool *p, uint32_t index) {
-    if (!p || check_slot(p, OK_SLOT_OUTPUT, index)) return 0;
+    if (!p || okp_check_slot(p, OK_SLOT_OUTPUT, index)) return 0;
     const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
-    if (s->decl_rank < 0 || !dtype_bits(s->decl_dtype)) return 0;
+    if (s->decl_rank < 0 || !okp_dtype_bits(s->decl_dtype)) return 0;
     for (int32_t i = 0; i < s->decl_rank; i++)
         if (s->decl[i] == OK_POOL_DIM_UNKNOWN) return 0;
     return 1;
@@ -562,7 +511,7 @@ int ok_pool_output_declared(const ok_pool *p, uint32_t index) {
 const uint32_t *ok_pool_refusal(const ok_pool *p) { return p ? p->refusal : NULL; }
 
 ok_status ok_pool_run_begin(ok_pool *p) {
-    ok_status rc = begin_call(p);
+    ok_status rc = okp_begin_call(p);
     if (rc) return rc;
     if (p->run_open) return OK_ERR_STATE;
     p->run_id++;
@@ -572,55 +521,55 @@ ok_status ok_pool_run_begin(ok_pool *p) {
 }
 
 ok_status ok_pool_run_end(ok_pool *p) {
-    ok_status rc = begin_call(p);
+    ok_status rc = okp_begin_call(p);
     if (rc) return rc;
     if (!p->run_open) return OK_ERR_STATE;
-    if ((rc = reserve(p, 0))) return rc;
+    if ((rc = okp_reserve(p, 0))) return rc;
     p->run_open = 0;
-    evict(p); /* what the run kept from eviction */
+    okp_evict(p); /* what the run kept from eviction */
     return OK_OK;
 }
 
 /* A checked request of `need` bytes: reuse, take or create. */
 static ok_status place(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
                        const int64_t *dims, int32_t rank, uint64_t need) {
-    ok_status rc = reserve(p, 1);
+    ok_status rc = okp_reserve(p, 1);
     if (rc) return rc;
 
-    tensor *cur = find(p, p->slots[kind][index].handle);
+    tensor *cur = okp_find(p, p->slots[kind][index].handle);
     if (cur && !cur->external && !cur->caller_ref && cur->backend == backend &&
         same_desc(cur, dtype, dims, rank)) {
         cur->run_used = p->run_id;
-        st(p, cur)[OK_STAT_REUSES]++;
-        emit(p, OK_POOL_REUSE, cur, kind, index);
+        okp_st(p, cur)[OK_STAT_REUSES]++;
+        okp_emit(p, OK_POOL_REUSE, cur, kind, index);
         return OK_OK;
     }
-    unpin(p, kind, index);
+    okp_unpin(p, kind, index);
     tensor *t = pick_free(p, &p->slots[kind][index], backend, dtype, dims, rank, need);
     if (t) {
-        st(p, t)[OK_STAT_BYTES_FREE] -= t->cap;
+        okp_st(p, t)[OK_STAT_BYTES_FREE] -= t->cap;
         pin(p, t, kind, index, dtype, dims, rank);
-        st(p, t)[OK_STAT_TAKES]++;
-        emit(p, OK_POOL_TAKE, t, kind, index);
+        okp_st(p, t)[OK_STAT_TAKES]++;
+        okp_emit(p, OK_POOL_TAKE, t, kind, index);
     } else {
         t = new_entry(p);
         t->backend = (uint8_t)backend;
-        t->cap = backend == OK_BACKEND_WEBNN ? need : ok_pool_size_class(need);
+        t->cap = backend == OK_BACKEND_WEBNN ? need : ok_pool_size_class(need + p->headroom);
         pin(p, t, kind, index, dtype, dims, rank);
-        uint64_t *s = st(p, t);
+        uint64_t *s = okp_st(p, t);
         s[OK_STAT_CREATES]++;
         s[OK_STAT_LIVE_TENSORS]++;
         s[OK_STAT_BYTES_HELD] += t->cap;
-        emit(p, OK_POOL_CREATE, t, kind, index);
+        okp_emit(p, OK_POOL_CREATE, t, kind, index);
     }
-    evict(p);
+    okp_evict(p);
     return OK_OK;
 }
 
 static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
                          const int64_t *dims, int32_t rank) {
     uint64_t need;
-    ok_status rc = begin_call(p);
+    ok_status rc = okp_begin_call(p);
     if (rc) return rc;
     if ((rc = check_request(p, (int)kind, index, backend, dtype, dims, rank, &need))) return rc;
     return place(p, kind, index, backend, dtype, dims, rank, need);
@@ -636,7 +585,7 @@ ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype,
 ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype,
                        const int64_t *dims, int32_t rank, uint64_t data_bytes) {
     uint64_t need;
-    ok_status rc = begin_call(p);
+    ok_status rc = okp_begin_call(p);
     if (rc) return rc;
     if ((rc = check_request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, &need))) return rc;
     if (need != data_bytes)
@@ -650,12 +599,18 @@ ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype,
 }
 
 ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend) {
-    ok_status rc = begin_call(p);
-    if (rc || (rc = check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
-    const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    ok_status rc = okp_begin_call(p);
+    if (rc || (rc = okp_check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
+    slot *s = &p->slots[OK_SLOT_OUTPUT][index];
     int64_t dims[OK_POOL_MAX_RANK];
-    if (!dtype_bits(s->decl_dtype) || !resolve(p, s, dims)) return OK_OK; /* adopt */
-    return request(p, OK_SLOT_OUTPUT, index, backend, s->decl_dtype, dims, s->decl_rank);
+    if (s->suspect || !okp_dtype_bits(s->decl_dtype)) return OK_OK; /* adopt */
+    if (!okp_resolve(p, s, dims) && !okp_predict(p, index, dims)) return OK_OK;
+    p->headroom = okp_growth_headroom(p, index, s->decl_dtype, dims, s->decl_rank);
+    rc = request(p, OK_SLOT_OUTPUT, index, backend, s->decl_dtype, dims, s->decl_rank);
+    p->headroom = 0;
+    if (rc) return rc;
+    s->planned_run = p->run_id;
+    return OK_OK;
 }
 
 ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype,
@@ -664,14 +619,14 @@ ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype,
 }
 
 ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle) {
-    ok_status rc = begin_call(p);
-    if (rc || (rc = check_slot(p, OK_SLOT_INPUT, index))) return rc;
-    tensor *t = find(p, handle);
+    ok_status rc = okp_begin_call(p);
+    if (rc || (rc = okp_check_slot(p, OK_SLOT_INPUT, index))) return rc;
+    tensor *t = okp_find(p, handle);
     if (!t) return OK_ERR_NOT_FOUND;
     if (t->state == T_PINNED) {
         if (t->slot_kind == OK_SLOT_INPUT && t->slot_index == index && t->caller_ref) {
             t->run_used = p->run_id; /* already bound here: same binding */
-            emit(p, OK_POOL_BIND, t, OK_SLOT_INPUT, index);
+            okp_emit(p, OK_POOL_BIND, t, OK_SLOT_INPUT, index);
             return OK_OK;
         }
         return OK_ERR_IN_USE; /* bound elsewhere, or an output pin not kept */
@@ -681,112 +636,114 @@ ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle) {
      * an input it is writing. Bind it in the next run. */
     if (quarantined(p, t)) return OK_ERR_IN_USE;
     if ((rc = check_decl(p, OK_SLOT_INPUT, index, t->dtype, t->dims, t->rank))) return rc;
-    if ((rc = reserve(p, 0))) return rc;
-    unpin(p, OK_SLOT_INPUT, index);
+    if ((rc = okp_reserve(p, 0))) return rc;
+    okp_unpin(p, OK_SLOT_INPUT, index);
     int64_t dims[OK_POOL_MAX_RANK];
     memcpy(dims, t->dims, sizeof dims);
     pin(p, t, OK_SLOT_INPUT, index, t->dtype, dims, t->rank);
-    emit(p, OK_POOL_BIND, t, OK_SLOT_INPUT, index);
+    okp_emit(p, OK_POOL_BIND, t, OK_SLOT_INPUT, index);
     bind_symbols(p, index, dims, t->rank);
-    evict(p);
+    okp_evict(p);
     return OK_OK;
 }
 
 ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backend,
                                 int32_t dtype, const int64_t *dims, int32_t rank) {
     uint64_t need;
-    ok_status rc = begin_call(p);
+    ok_status rc = okp_begin_call(p);
     if (rc) return rc;
     if ((rc = check_request(p, kind, index, backend, dtype, dims, rank, &need))) return rc;
-    if ((rc = reserve(p, 1))) return rc;
-    unpin(p, (uint32_t)kind, index);
+    if ((rc = okp_reserve(p, 1))) return rc;
+    okp_unpin(p, (uint32_t)kind, index);
     tensor *t = new_entry(p);
     t->backend = (uint8_t)backend;
     t->external = 1;
     t->cap = need; /* informational: not the pool's bytes */
     pin(p, t, (uint32_t)kind, index, dtype, dims, rank);
-    emit(p, OK_POOL_EXTERNAL, t, (uint32_t)kind, index);
+    okp_emit(p, OK_POOL_EXTERNAL, t, (uint32_t)kind, index);
     if (kind == OK_SLOT_INPUT) bind_symbols(p, index, dims, rank);
-    evict(p);
+    okp_evict(p);
     return OK_OK;
 }
 
 ok_status ok_pool_adopt(ok_pool *p, uint32_t index, int backend, int32_t dtype,
                         const int64_t *dims, int32_t rank, uint64_t capacity) {
     uint64_t need;
-    ok_status rc = begin_call(p);
+    ok_status rc = okp_begin_call(p);
     if (rc) return rc;
     /* onnxruntime's truth: sizes checked, the declaration not */
-    if ((rc = check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
+    if ((rc = okp_check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
     if (backend < 0 || backend >= OK_BACKEND_COUNT) return OK_ERR_INVALID_ARG;
     if ((rc = check_sizes(p, OK_SLOT_OUTPUT, index, dtype, dims, rank, &need))) return rc;
     if (capacity && (capacity < need || capacity > MAX_BYTES)) return OK_ERR_INVALID_ARG;
-    if ((rc = reserve(p, 1))) return rc;
-    unpin(p, OK_SLOT_OUTPUT, index);
+    if ((rc = okp_reserve(p, 1))) return rc;
+    okp_unpin(p, OK_SLOT_OUTPUT, index);
     tensor *t = new_entry(p);
     t->backend = (uint8_t)backend;
     t->cap = capacity ? capacity : need;
     pin(p, t, OK_SLOT_OUTPUT, index, dtype, dims, rank);
-    uint64_t *s = st(p, t);
+    uint64_t *s = okp_st(p, t);
     s[OK_STAT_ADOPTS]++;
     s[OK_STAT_LIVE_TENSORS]++;
     s[OK_STAT_BYTES_HELD] += t->cap;
-    emit(p, OK_POOL_ADOPT, t, OK_SLOT_OUTPUT, index);
-    evict(p);
+    okp_emit(p, OK_POOL_ADOPT, t, OK_SLOT_OUTPUT, index);
+    okp_settle_suspect(p, index, dtype, dims, rank);
+    okp_learn(p, index, dims, rank);
+    okp_evict(p);
     return OK_OK;
 }
 
 ok_status ok_pool_keep(ok_pool *p, uint32_t out_index) {
-    ok_status rc = begin_call(p);
-    if (rc || (rc = check_slot(p, OK_SLOT_OUTPUT, out_index))) return rc;
+    ok_status rc = okp_begin_call(p);
+    if (rc || (rc = okp_check_slot(p, OK_SLOT_OUTPUT, out_index))) return rc;
     slot *s = &p->slots[OK_SLOT_OUTPUT][out_index];
-    tensor *t = find(p, s->handle);
+    tensor *t = okp_find(p, s->handle);
     if (!t) return OK_ERR_NOT_FOUND;
     if (t->external) return OK_ERR_STATE; /* the caller owns it already */
-    if ((rc = reserve(p, 0))) return rc;
+    if ((rc = okp_reserve(p, 0))) return rc;
     s->handle = 0;
     s->generation++;
     t->state = T_KEPT;
     t->caller_ref = 1;
     t->slot_kind = t->slot_index = OK_POOL_NONE;
-    emit(p, OK_POOL_KEEP, t, OK_SLOT_OUTPUT, out_index);
+    okp_emit(p, OK_POOL_KEEP, t, OK_SLOT_OUTPUT, out_index);
     return OK_OK;
 }
 
 ok_status ok_pool_release(ok_pool *p, uint32_t handle) {
-    ok_status rc = begin_call(p);
+    ok_status rc = okp_begin_call(p);
     if (rc) return rc;
-    tensor *t = find(p, handle);
+    tensor *t = okp_find(p, handle);
     if (!t) return OK_ERR_NOT_FOUND;
     if (t->external || !t->caller_ref) return OK_ERR_STATE;
-    if ((rc = reserve(p, 0))) return rc;
+    if ((rc = okp_reserve(p, 0))) return rc;
     t->caller_ref = 0;
     if (t->state == T_KEPT) to_free(p, t); /* still bound: freed when unpinned */
-    evict(p);
+    okp_evict(p);
     return OK_OK;
 }
 
 uint32_t ok_pool_pinned(const ok_pool *p, int kind, uint32_t index) {
-    if (!p || check_slot(p, kind, index)) return 0;
+    if (!p || okp_check_slot(p, kind, index)) return 0;
     return p->slots[kind][index].handle;
 }
 
 int32_t ok_pool_tensor_dims(const ok_pool *p, uint32_t handle, int64_t *dims, int32_t cap) {
-    const tensor *t = p ? find(p, handle) : NULL;
+    const tensor *t = p ? okp_find(p, handle) : NULL;
     if (!t) return -1;
     for (int32_t i = 0; i < t->rank && i < cap; i++) dims[i] = t->dims[i];
     return t->rank;
 }
 
 uint64_t ok_pool_handle_bytes(const ok_pool *p, uint32_t handle) {
-    const tensor *t = p ? find(p, handle) : NULL;
+    const tensor *t = p ? okp_find(p, handle) : NULL;
     uint64_t n = 0;
     if (!t || ok_pool_tensor_bytes(t->dtype, t->dims, t->rank, &n)) return 0;
     return n;
 }
 
 int32_t ok_pool_handle_dtype(const ok_pool *p, uint32_t handle) {
-    const tensor *t = p ? find(p, handle) : NULL;
+    const tensor *t = p ? okp_find(p, handle) : NULL;
     return t ? t->dtype : -1;
 }
 
@@ -828,7 +785,7 @@ ok_status ok_pool_check(const ok_pool *p) {
     }
     for (int k = 0; k < 2; k++)
         for (uint32_t i = 0; i < p->n_slots[k]; i++) {
-            const tensor *t = find(p, p->slots[k][i].handle);
+            const tensor *t = okp_find(p, p->slots[k][i].handle);
             if (p->slots[k][i].handle &&
                 (!t || t->state != T_PINNED || t->slot_kind != (uint32_t)k || t->slot_index != i))
                 return OK_ERR_CORRUPT;

@@ -63,6 +63,19 @@ enum { OK_SLOT_INPUT = 0, OK_SLOT_OUTPUT = 1 };
 #define OK_POOL_NONE 0xFFFFFFFFu
 #define OK_POOL_MAX_RANK 16
 #define OK_POOL_ACTION_WORDS 8
+/* The free list's byte budget a session's pool gets unless the caller sets one. */
+#define OK_POOL_DEFAULT_BUDGET ((uint64_t)64 << 20)
+
+/* X(FIELD, word): the uint32 word of each field of an action record (the
+ * layout above); js/core-constants.js carries it as POOL_ACTION_WORD. */
+#define OK_POOL_ACTION_WORD_LIST(X)                                                 \
+    X(OP, 0) X(HANDLE, 1) X(SLOT_KIND, 2) X(SLOT_INDEX, 3) X(BACKEND, 4) X(GENERATION, 5) \
+    X(BYTES_LO, 6) X(BYTES_HI, 7)
+enum {
+#define OK_POOL_AW_ENUM_(name, value) OK_POOL_AW_##name = value,
+    OK_POOL_ACTION_WORD_LIST(OK_POOL_AW_ENUM_)
+#undef OK_POOL_AW_ENUM_
+};
 
 #define OK_POOL_OP_LIST(X)                                                          \
     X(CREATE, 1)   /* create tensor `handle` of `bytes` on backend, then write/bind it */   \
@@ -90,12 +103,14 @@ enum ok_pool_op {
     X(ADOPTS, 5)       /* ADOPT actions */                                               \
     X(BYTES_HELD, 6)   /* capacity of live pool tensors: pinned + kept + free */         \
     X(BYTES_FREE, 7)   /* capacity of free-list tensors */                               \
-    X(LIVE_TENSORS, 8) /* live pool tensors (external ones not counted) */
+    X(LIVE_TENSORS, 8) /* live pool tensors (external ones not counted) */          \
+    X(RETRIES, 9)      /* runs refused with preallocated outputs, run again adopting */ \
+    X(DISTRUSTED, 10)  /* declared dims an adopted result proved wrong (now unknown) */
 enum ok_pool_stat {
 #define OK_POOL_STAT_ENUM_(name, value) OK_STAT_##name = value,
     OK_POOL_STAT_LIST(OK_POOL_STAT_ENUM_)
 #undef OK_POOL_STAT_ENUM_
-    OK_POOL_STAT_COUNT = 9
+    OK_POOL_STAT_COUNT = 11
 };
 
 typedef struct ok_pool ok_pool;
@@ -142,6 +157,16 @@ ok_status ok_pool_set_budget(ok_pool *p, uint64_t budget); /* may DESTROY */
 #define OK_POOL_DIM_UNKNOWN (-1)
 #define OK_POOL_DIM_SYMBOL(s) (-2 - (int64_t)(s))
 #define OK_POOL_REFUSAL_WORDS 8
+/* X(FIELD, word): the uint32 word of each field of the refusal record;
+ * generated for JS as POOL_REFUSAL_WORD. */
+#define OK_POOL_REFUSAL_WORD_LIST(X)                                                \
+    X(REASON, 0) X(SLOT_KIND, 1) X(SLOT_INDEX, 2) X(DIM, 3) X(EXPECTED_LO, 4)        \
+    X(EXPECTED_HI, 5) X(GOT_LO, 6) X(GOT_HI, 7)
+enum {
+#define OK_POOL_RW_ENUM_(name, value) OK_POOL_RW_##name = value,
+    OK_POOL_REFUSAL_WORD_LIST(OK_POOL_RW_ENUM_)
+#undef OK_POOL_RW_ENUM_
+};
 #define OK_POOL_REFUSAL_LIST(X)                                                         \
     X(NONE, 0)                                                                          \
     X(DTYPE, 1)    /* expected dtype, got dtype (OK_ERR_SHAPE) */                       \
@@ -220,6 +245,48 @@ ok_status ok_pool_keep(ok_pool *p, uint32_t out_index);
 /* The caller is done with a KEPT handle: once no slot binds it, it goes to
  * the free list (maybe DESTROY by budget). */
 ok_status ok_pool_release(ok_pool *p, uint32_t handle);
+
+/* VERDICTS on facts JS reports (pool_verdicts.c).
+ *
+ * ok_pool_declare_runtime: onnxruntime-web's metadata of a slot, after the
+ * model's own declaration (ok_pool_declare, from ortkeep's reader). Where
+ * both spoke, what they agree on stands and anything else becomes unknown
+ * (a dtype -1, a dim UNKNOWN, a rank -1), so nothing is preallocated on a
+ * guess. Where only the runtime spoke, its [] is an unknown rank, never a
+ * scalar: onnxruntime-web reports a tensor declared with no shape as [].
+ *
+ * ok_pool_run_failed: onnxruntime's run failed (between run_begin and
+ * run_end). The outputs preallocated for this run (planned by
+ * ok_pool_output_auto) may be why: a model may declare a wrong fixed dim.
+ * Each leaves its slot (freed at run_end) and turns suspect: planned no
+ * more until an adopted result settles it. *retry = 1 when there was one:
+ * run once more, letting onnxruntime allocate those outputs. An adopted
+ * result settles a suspect slot: declared dims it contradicts become unknown
+ * for good (DISTRUSTED), the others stand and are planned again.
+ *
+ * ok_pool_device_failed: the device refused this run's work (a GPUBuffer
+ * destroyed under the pool, a lost device), reported once onnxruntime's run
+ * has settled. No pool tensor can be trusted: every slot is unpinned
+ * (external tensors FORGET) and every pool tensor not kept by the caller is
+ * DESTROYed now, so the next run creates fresh ones. Kept tensors stay the
+ * caller's.
+ *
+ * ok_pool_result: a result onnxruntime allocated for output `index`: ADOPT
+ * when it is on a device or the caller keeps it; no action for a CPU result
+ * nobody keeps (the caller returns onnxruntime's tensor as it is).
+ *
+ * ok_pool_device_verdict: the backend a session's pool uses, from facts JS
+ * reads: the one wanted (named by the caller or implied by the first
+ * execution provider), whether such a device is available here, whether the
+ * caller named it, whether the provider list falls back to a CPU one.
+ * -1: refused (the device is missing and nothing falls back). */
+ok_status ok_pool_declare_runtime(ok_pool *p, int kind, uint32_t index, int32_t dtype, int32_t rank,
+                                  const int64_t *dims);
+ok_status ok_pool_run_failed(ok_pool *p, int *retry);
+ok_status ok_pool_device_failed(ok_pool *p);
+ok_status ok_pool_result(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                         int32_t rank, uint64_t capacity, int keep);
+int ok_pool_device_verdict(int wanted, int available, int chosen_by_caller, int cpu_fallback);
 
 /* Queries (no actions). Handle bound to a slot, 0 if none. */
 uint32_t ok_pool_pinned(const ok_pool *p, int kind, uint32_t index);

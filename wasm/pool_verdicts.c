@@ -1,0 +1,241 @@
+/* The tensor pool's verdicts on facts JS reports (see tensor_pool.h,
+ * VERDICTS): what onnxruntime-web's metadata adds to the model's own
+ * declarations, what a failed run says about the outputs the pool
+ * preallocated, what becomes of a result onnxruntime allocated, and which
+ * device a session's pool uses. Pure functions of the pool's state and the
+ * facts; the calls that bind tensors are in tensor_pool.c. */
+#include <stdint.h>
+#include <string.h>
+
+#include "tensor_pool.h"
+#include "tensor_pool_internal.h"
+
+/* ---- the runtime's declarations ---- */
+
+static int64_t runtime_dim(int64_t d) {
+    return d >= 0 && d <= OK_POOL_MAX_DIM ? d : d <= OK_POOL_DIM_SYMBOL(0) ? d : OK_POOL_DIM_UNKNOWN;
+}
+
+ok_status ok_pool_declare_runtime(ok_pool *p, int kind, uint32_t index, int32_t dtype, int32_t rank,
+                                  const int64_t *dims) {
+    ok_status rc = okp_begin_call(p);
+    if (rc || (rc = okp_check_slot(p, kind, index))) return rc;
+    if (dtype < -1 || rank < -1 || rank > OK_POOL_MAX_RANK || (rank > 0 && !dims))
+        return OK_ERR_INVALID_ARG;
+    uint32_t n_sym = 0;
+    for (int32_t i = 0; i < rank; i++) {
+        if (dims[i] < OK_POOL_DIM_SYMBOL(OK_POOL_MAX_SYMBOLS - 1)) return OK_ERR_INVALID_ARG;
+        if (dims[i] <= OK_POOL_DIM_SYMBOL(0) && (uint32_t)(OK_POOL_DIM_SYMBOL(0) - dims[i]) + 1 > n_sym)
+            n_sym = (uint32_t)(OK_POOL_DIM_SYMBOL(0) - dims[i]) + 1;
+    }
+    if ((rc = okp_reserve_symbols(p, n_sym))) return rc;
+    slot *s = &p->slots[kind][index];
+    if (!s->from_model) {
+        /* Only the runtime's word: onnxruntime-web reports a tensor declared
+         * with no shape as [], like a scalar, so its [] says nothing. */
+        s->decl_dtype = dtype;
+        s->decl_rank = rank == 0 ? -1 : rank;
+        for (int32_t i = 0; i < rank; i++) s->decl[i] = runtime_dim(dims[i]);
+        return OK_OK;
+    }
+    /* Both spoke: what they agree on stands, anything else is unknown. */
+    if (dtype >= 0 && s->decl_dtype >= 0 && dtype != s->decl_dtype) s->decl_dtype = -1;
+    if (s->decl_rank < 0) return OK_OK;
+    if (rank == 0 && s->decl_rank == 0) return OK_OK; /* a scalar both ways */
+    if (rank != s->decl_rank) {
+        s->decl_rank = -1;
+        return OK_OK;
+    }
+    for (int32_t i = 0; i < rank; i++)
+        if (runtime_dim(dims[i]) != s->decl[i]) s->decl[i] = OK_POOL_DIM_UNKNOWN;
+    return OK_OK;
+}
+
+/* ---- outputs that grow: dims learned from results ---- */
+
+/* Steps of growth a growing output's tensor is made to hold, so a decoder's
+ * KV cache (one token per run) is re-created about once per this many
+ * tokens; two tensors alternate per slot (see "Re-binding"). */
+#define GROWTH_STEPS 32
+
+/* Input `a`'s dims, when it is bound in the open run. */
+static const tensor *input_now(const ok_pool *p, uint32_t a) {
+    if (!p->run_open || a >= p->n_slots[OK_SLOT_INPUT]) return NULL;
+    const tensor *t = okp_find(p, p->slots[OK_SLOT_INPUT][a].handle);
+    return t && t->run_used == p->run_id ? t : NULL;
+}
+
+static int unbound_symbol(const ok_pool *p, int64_t d) {
+    if (d > OK_POOL_DIM_SYMBOL(0)) return 0;
+    return p->sym_state[(uint32_t)(OK_POOL_DIM_SYMBOL(0) - d)] != SYM_BOUND;
+}
+
+int okp_predict(const ok_pool *p, uint32_t index, int64_t *dims) {
+    const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    if (s->decl_rank < 0) return 0;
+    for (int32_t i = 0; i < s->decl_rank; i++) {
+        int64_t d = s->decl[i];
+        if (d >= 0) {
+            dims[i] = d;
+            continue;
+        }
+        if (d == OK_POOL_DIM_UNKNOWN) return 0; /* value-dependent: never a guess */
+        if (!unbound_symbol(p, d)) {
+            dims[i] = p->sym_value[(uint32_t)(OK_POOL_DIM_SYMBOL(0) - d)];
+            continue;
+        }
+        const tensor *in = s->rel_seen[i] == 2 ? input_now(p, (uint32_t)s->rel_in[i] - 1) : NULL;
+        if (!in || s->rel_dim[i] >= in->rank) return 0;
+        d = in->dims[s->rel_dim[i]] + s->rel_off[i];
+        if (d < 0 || d > OK_POOL_MAX_DIM) return 0;
+        dims[i] = d;
+    }
+    return 1;
+}
+
+uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank) {
+    const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    int learned = 0;
+    for (int32_t i = 0; i < rank && i < s->decl_rank; i++) learned |= unbound_symbol(p, s->decl[i]);
+    uint64_t need;
+    if (!learned || ok_pool_tensor_bytes(dtype, dims, rank, &need) || !s->last_bytes || need <= s->last_bytes)
+        return 0;
+    uint64_t step = need - s->last_bytes;
+    /* a jump (a prompt's prefill) is no step: at most 4x what it needs now */
+    return step > need / (GROWTH_STEPS / 4) ? 4 * need : step * GROWTH_STEPS;
+}
+
+void okp_learn(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank) {
+    slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    if (!p->run_open || s->decl_rank != rank) return;
+    for (int32_t i = 0; i < rank; i++) {
+        if (!unbound_symbol(p, s->decl[i])) continue;
+        const tensor *in = s->rel_seen[i] ? input_now(p, (uint32_t)s->rel_in[i] - 1) : NULL;
+        if (in && s->rel_dim[i] < in->rank && in->dims[s->rel_dim[i]] + s->rel_off[i] == dims[i]) {
+            /* held again; evidence only when the input dim moved (M = 2N
+             * looks like N + N while N stays put) */
+            if (in->dims[s->rel_dim[i]] != s->rel_last_in[i]) s->rel_seen[i] = 2;
+            s->rel_last_in[i] = in->dims[s->rel_dim[i]];
+            continue;
+        }
+        /* A new candidate: among the input dims, those declared as symbols
+         * (the ones that vary) first, then the closest to the result's. */
+        s->rel_seen[i] = 0;
+        int64_t best = INT64_MAX;
+        for (uint32_t a = 0; a < p->n_slots[OK_SLOT_INPUT] && a < UINT16_MAX; a++) {
+            const tensor *t = input_now(p, a);
+            const slot *in_decl = &p->slots[OK_SLOT_INPUT][a];
+            for (int32_t b = 0; t && b < t->rank; b++) {
+                int64_t off = dims[i] - t->dims[b];
+                int fixed = in_decl->decl_rank != t->rank || in_decl->decl[b] > OK_POOL_DIM_SYMBOL(0);
+                int64_t score = (off < 0 ? -off : off) + (fixed ? (int64_t)1 << 40 : 0);
+                if (score >= best) continue;
+                best = score;
+                s->rel_in[i] = (uint16_t)(a + 1);
+                s->rel_dim[i] = (uint8_t)b;
+                s->rel_off[i] = off;
+                s->rel_last_in[i] = t->dims[b];
+                s->rel_seen[i] = 1;
+            }
+        }
+    }
+}
+
+/* ---- a failed run ---- */
+
+ok_status ok_pool_run_failed(ok_pool *p, int *retry) {
+    ok_status rc = okp_begin_call(p);
+    if (rc) return rc;
+    if (!retry) return OK_ERR_INVALID_ARG;
+    *retry = 0;
+    if (!p->run_open) return OK_ERR_STATE;
+    if ((rc = okp_reserve(p, 0))) return rc;
+    for (uint32_t j = 0; j < p->n_slots[OK_SLOT_OUTPUT]; j++) {
+        slot *s = &p->slots[OK_SLOT_OUTPUT][j];
+        if (s->planned_run != p->run_id || s->suspect) continue;
+        tensor *t = okp_find(p, s->handle);
+        s->suspect = 1;
+        s->planned_run = 0;
+        if (t) {
+            okp_st(p, t)[OK_STAT_RETRIES] += !*retry;
+            s->suspect_backend = t->backend;
+        }
+        *retry = 1;
+        /* Off the slot; bound in this run, so neither reused nor destroyed
+         * before run_end (quarantined). */
+        okp_unpin(p, OK_SLOT_OUTPUT, j);
+    }
+    return OK_OK;
+}
+
+/* A result of a suspect slot (adopted or passed to the caller) settles it:
+ * dims that disagree with the declaration (as this run's symbols resolve
+ * it) become unknown. */
+void okp_settle_suspect(ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank) {
+    slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    if (!s->suspect) return;
+    s->suspect = 0;
+    int wrong = 0;
+    if (s->decl_dtype >= 0 && s->decl_dtype != dtype) {
+        s->decl_dtype = -1;
+        wrong = 1;
+    }
+    if (s->decl_rank >= 0 && s->decl_rank != rank) {
+        s->decl_rank = -1;
+        wrong = 1;
+    }
+    for (int32_t i = 0; i < s->decl_rank; i++) {
+        int64_t d = s->decl[i];
+        if (d <= OK_POOL_DIM_SYMBOL(0)) {
+            uint32_t id = (uint32_t)(OK_POOL_DIM_SYMBOL(0) - d);
+            d = p->sym_state[id] == SYM_BOUND ? p->sym_value[id] : dims[i];
+        }
+        if (d >= 0 && d != dims[i]) {
+            s->decl[i] = OK_POOL_DIM_UNKNOWN;
+            wrong = 1;
+        }
+    }
+    if (wrong) p->stats[s->suspect_backend][OK_STAT_DISTRUSTED]++;
+}
+
+ok_status ok_pool_device_failed(ok_pool *p) {
+    ok_status rc = okp_begin_call(p);
+    if (rc) return rc;
+    if ((rc = okp_reserve(p, 0))) return rc;
+    for (int k = 0; k < 2; k++)
+        for (uint32_t i = 0; i < p->n_slots[k]; i++) okp_unpin(p, (uint32_t)k, i);
+    for (uint32_t i = 0; i < p->n_t; i++)
+        if (p->t[i].handle && p->t[i].state == T_FREE) okp_destroy(p, &p->t[i]);
+    return OK_OK;
+}
+
+/* ---- a result onnxruntime allocated ---- */
+
+ok_status ok_pool_result(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                         int32_t rank, uint64_t capacity, int keep) {
+    ok_status rc = okp_begin_call(p);
+    if (rc || (rc = okp_check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
+    /* A CPU result nobody keeps is the caller's as it is: pinning it would
+     * only add a copy. A device result (or a kept one) is the pool's. */
+    if (backend == OK_BACKEND_CPU && !keep) {
+        uint64_t need;
+        if (backend < 0 || rank < 0 || rank > OK_POOL_MAX_RANK || (rank > 0 && !dims) ||
+            ok_pool_tensor_bytes(dtype, dims, rank, &need))
+            return OK_ERR_INVALID_ARG;
+        okp_settle_suspect(p, index, dtype, dims, rank);
+        okp_learn(p, index, dims, rank);
+        return OK_OK;
+    }
+    return ok_pool_adopt(p, index, backend, dtype, dims, rank, capacity);
+}
+
+/* ---- which device ---- */
+
+int ok_pool_device_verdict(int wanted, int available, int chosen_by_caller, int cpu_fallback) {
+    if (wanted < 0 || wanted >= OK_BACKEND_COUNT) return -1;
+    if (wanted == OK_BACKEND_CPU || available) return wanted;
+    /* No such device here. onnxruntime-web runs a fallback list on wasm, so
+     * the pool does too; a device the caller named (or no fallback) is
+     * refused rather than quietly changed. */
+    return !chosen_by_caller && cpu_fallback ? OK_BACKEND_CPU : -1;
+}
