@@ -133,6 +133,10 @@ export interface PoolOptions {
 export interface PoolCounters {
   creates: number; reuses: number; repins: number; destroys: number; takes: number; adopts: number;
   bytesHeld: number; bytesFree: number; liveTensors: number;
+  /** runs onnxruntime refused with preallocated outputs, run once more letting it allocate them */
+  retries: number;
+  /** declared output dims a result proved wrong (adopted from then on) */
+  distrusted: number;
 }
 
 export interface PoolStats extends PoolCounters {

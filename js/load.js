@@ -11,8 +11,8 @@ import { loadDataFiles } from './cache/data-files.js';
 import { formHooks, formInfo, formsFor, storeForms } from './forms/tiers.js';
 import { pickPrepared } from './forms/prepared.js';
 import { memoryReport } from './memory-report.js';
-import { deviceOutputs } from './pool/shapes.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
+import { poolFallsBackToCpu } from './pool/session-options.js';
 import { CacheIndex } from './cache/cache-core.js';
 import { runLoad } from './cache/load-driver.js';
 import { LoadMachine } from './cache/load-core.js';
@@ -92,8 +92,9 @@ async function loadFresh(src, options, signal) {
   }
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
   const wanted = poolDeviceName(options.pool, baseOptions.executionProviders);
-  // A fallback list without the device: onnxruntime will run on wasm; so does the pool.
-  const poolOptions = wanted !== 'cpu' && !options.pool?.device && !(await deviceAvailable(wanted, baseOptions.executionProviders))
+  // A fallback list without the device: onnxruntime will run on wasm; so does the pool (C's verdict).
+  const poolOptions = wanted !== 'cpu' && poolFallsBackToCpu(core, wanted, options.pool, baseOptions.executionProviders,
+    await deviceAvailable(wanted, baseOptions.executionProviders))
     ? { ...options, pool: { ...options.pool, device: 'cpu' } } : options;
   const sessionOptions = poolSessionOptions(poolOptions, baseOptions);
   const debug = options.debug ? (typeof options.debug === 'function' ? options.debug : (line) => console.debug(line)) : null;
@@ -119,7 +120,7 @@ async function loadFresh(src, options, signal) {
         onProgress: options.onProgress, onWarning: options.onWarning, debug, warnings,
       });
     },
-    sessionOptionsFor: (report, externalData) => poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions, report, deviceOutputs(core, report)),
+    sessionOptionsFor: (report, externalData) => poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions),
     onProgress: options.onProgress, onWarning: options.onWarning, fetch: options.fetch,
     debug, forms: hooks,
   });

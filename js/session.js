@@ -4,9 +4,9 @@
 // js/pool/run.js, and every verdict on shapes, sizes and which tensor to use
 // is the C pool's (wasm/tensor_pool.h).
 import { OrtkeepError } from './errors.js';
-import { BACKEND, PoolStatus } from './tensor-pool.js';
+import { BACKEND, PoolStatus, STAT_NAMES } from './pool/pool-core.js';
 import { applyActions } from './pool/actions.js';
-import { captureFeeds } from './pool/capture.js';
+import { captureFeeds } from './pool/feed-capture.js';
 import { download } from './pool/readback.js';
 import { runPooled } from './pool/run.js';
 import { poolDeviceName } from './pool/session-options.js';
@@ -139,7 +139,7 @@ export class Session {
 
   _stats() {
     const st = this._i.state;
-    const zero = { creates: 0, reuses: 0, repins: 0, destroys: 0, takes: 0, adopts: 0, bytesHeld: 0, bytesFree: 0, liveTensors: 0 };
+    const zero = Object.fromEntries(STAT_NAMES.map((name) => [name, 0]));
     if (this._i.final) return structuredClone(this._i.final);
     if (!st || st.pool.freed) return { device: this._deviceName(), ...zero, readback: { ...zero } };
     const backend = BACKEND[st.deviceName];

@@ -3,7 +3,7 @@
 // it, made when C says CREATE/TAKE and reused as is on REUSE, so a steady
 // run allocates neither arrays nor tensors on the JS side.
 import { viewOf } from '../pool/dtypes.js';
-import { BACKEND } from '../tensor-pool.js';
+import { BACKEND } from '../pool/pool-core.js';
 
 export class CpuDevice {
   constructor(ort) {

@@ -1,5 +1,8 @@
-// Whether a pool device can exist on this machine, asked before the session
-// is created (onnxruntime-web says nothing about which provider it fell back to).
+// The one place the pool reads what the browser has: a WebGPU adapter,
+// onnxruntime-web's GPUDevice, a WebNN context. These are facts; which
+// device a pool uses is C's verdict on them (ok_pool_device_verdict).
+import { WebGpuDevice } from './webgpu.js';
+
 /**
  * Whether the device the first execution provider names can exist here:
  * a WebGPU adapter, a WebNN context. With a fallback list and no such device
@@ -20,4 +23,14 @@ export async function deviceAvailable(device, executionProviders) {
     return !!(ep?.context ?? globalThis.navigator?.ml);
   }
   return true;
+}
+
+/** onnxruntime-web's GPUDevice, if its WebGPU backend was initialised; never waits on an adapter that is not there. */
+export async function ortGpuDevice(ort) {
+  if (typeof navigator === 'undefined' || !navigator.gpu) return null;
+  try {
+    return await WebGpuDevice.fromOrt(ort);
+  } catch {
+    return null;
+  }
 }

@@ -3,7 +3,7 @@
 // Inputs are written in place with queue.writeBuffer; outputs are
 // preallocated buffers passed as fetches; CPU copies go through MAP_READ
 // staging buffers that the readback pool (also C-decided) keeps per output.
-import { BACKEND } from '../tensor-pool.js';
+import { BACKEND } from '../pool/pool-core.js';
 
 // GPUBufferUsage / GPUMapMode values (constants, so Node can import this file).
 const MAP_READ = 0x0001;
@@ -23,6 +23,15 @@ export class WebGpuDevice {
     this.backend = BACKEND.webgpu;
     this.location = 'gpu-buffer';
     this.pad = new Uint8Array(0); // for writes whose size is not a multiple of 4
+    // What the device reports on its own: validation errors nobody captured
+    // (work on a GPUBuffer destroyed under the pool) and loss. A run compares
+    // the count before and after (js/pool/run.js); C then drops the pool's
+    // tensors (ok_pool_device_failed).
+    this.errors = 0;
+    this.lastError = null;
+    this.lostInfo = null;
+    device.addEventListener?.('uncapturederror', (ev) => { this.errors++; this.lastError = ev.error?.message ?? String(ev.error); });
+    device.lost?.then((info) => { this.lostInfo = info ?? { message: 'lost' }; this.errors++; });
     /** The staging-buffer face of this device, for the readback pool. */
     this.staging = {
       create: (bytes, handle) => device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST, label: `ortkeep:staging:${handle}` }),

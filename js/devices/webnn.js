@@ -4,7 +4,7 @@
 // dataType+shape, which the C policy knows (WebNN tensors fit only an
 // identical descriptor). Every pool tensor is readable and writable, so a
 // kept output can be re-pinned to an input and written in place.
-import { BACKEND } from '../tensor-pool.js';
+import { BACKEND } from '../pool/pool-core.js';
 
 /** onnxruntime-web types → MLOperandDataType (bool is uint8 in WebNN). */
 const ML_TYPES = Object.freeze({

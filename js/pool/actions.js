@@ -4,7 +4,7 @@
 // binding as an ort.Tensor, and the dtype, dims and exact byte size C holds
 // for it. Nothing here decides anything: C said what to do.
 import { OrtkeepError } from '../errors.js';
-import { BACKEND, OP } from '../tensor-pool.js';
+import { BACKEND, OP } from './pool-core.js';
 import { ONNX_TO_ORT_TYPE } from './dtypes.js';
 
 const OP_NAME = Object.fromEntries(Object.entries(OP).map(([k, v]) => [v, k]));

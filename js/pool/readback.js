@@ -2,7 +2,7 @@
 // (WebGPU) and the host arrays the caller receives are pool tensors too, so
 // a steady run reads back without allocating. Sizes are C's (the handle's
 // exact bytes).
-import { BACKEND } from '../tensor-pool.js';
+import { BACKEND } from './pool-core.js';
 import { TYPED_ARRAYS, onnxType } from './dtypes.js';
 import { applyActions } from './actions.js';
 

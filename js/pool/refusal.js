@@ -2,7 +2,7 @@
 // (ok_pool_refusal: reason, dim, expected, got); this only words it.
 import { OrtkeepError } from '../errors.js';
 import { DTYPE, POOL_LIMIT } from '../core-constants.js';
-import { PoolStatus } from '../tensor-pool.js';
+import { PoolStatus } from './pool-core.js';
 import { ONNX_TO_ORT_TYPE, ORT_TYPE_TO_ONNX as ORT_TYPE_CODE } from './dtypes.js';
 
 const shown = (dims) => `[${dims?.join(', ') ?? ''}]`;

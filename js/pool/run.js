@@ -4,9 +4,9 @@
 // bindings, what it allocated itself is adopted, and device outputs are read
 // back to pooled CPU arrays unless the caller keeps them.
 import { OrtkeepError } from '../errors.js';
-import { BACKEND, SLOT } from '../tensor-pool.js';
+import { BACKEND, SLOT } from './pool-core.js';
 import { applyActions } from './actions.js';
-import { DEVICE_LOCATIONS } from './capture.js';
+import { DEVICE_LOCATIONS } from './feed-capture.js';
 import { onnxType } from './dtypes.js';
 import { cpuFeed } from './feeds.js';
 import { readOutputs } from './readback.js';
@@ -16,7 +16,7 @@ const NO_NAMES = Object.freeze([]);
 
 /**
  * @param {object} ctx {ort, ortSession, st, inputSpecs, outputSpecs, keptHandle: WeakMap, hooks(entry), feeds, fetches, debug?, slotName?}
- * @param {Record<string, unknown>} feeds captured at the run() call (js/pool/capture.js)
+ * @param {Record<string, unknown>} feeds captured at the run() call (js/pool/feed-capture.js)
  * @param {{fetches?: string[], keep?: string[]}} options
  */
 export async function runPooled(ctx, feeds, options) {
@@ -40,6 +40,8 @@ export async function runPooled(ctx, feeds, options) {
     }
   }
 
+  if (dev.lostInfo) throw lostError(dev);
+  const errorsBefore = dev.errors ?? 0;
   pool.runBegin();
   try {
     const ortFeeds = ctx.feeds;
@@ -64,7 +66,15 @@ export async function runPooled(ctx, feeds, options) {
     try {
       results = await ctx.ortSession.run(ortFeeds, fetches);
     } catch (e) {
-      throw new OrtkeepError('RUN', `ortkeep: onnxruntime-web failed to run: ${e?.message ?? e}`, { cause: e });
+      // C's verdict: were outputs preallocated for this run (a model may
+      // declare a wrong dim)? Then once more, letting onnxruntime allocate them.
+      if (!pool.runFailed()) throw runError(e);
+      outputSpecs.forEach((spec, j) => { if (fetches[spec.name] && !pool.pinned(SLOT.output, j)) fetches[spec.name] = null; });
+      try {
+        results = await ctx.ortSession.run(ortFeeds, fetches);
+      } catch (again) {
+        throw runError(again);
+      }
     }
 
     const out = {};
@@ -75,10 +85,8 @@ export async function runPooled(ctx, feeds, options) {
       const result = results[name];
       const kept = keep.includes(name);
       let entry = fetches[name] ? st.map.get(pool.pinned(SLOT.output, j)) : null;
-      if (!entry && result && (kept || (dev.backend !== BACKEND.cpu && result.location === dev.location))) {
-        entry = await adopt(ctx, j, result);
-      }
-      if (!entry) { // a CPU result (wasm EP, or an output onnxruntime kept on CPU)
+      if (!entry && result) entry = await adopt(ctx, j, result, kept);
+      if (!entry) { // C left it to the caller: a CPU result nobody keeps (wasm EP, or an output onnxruntime kept on CPU)
         out[name] = result;
         continue;
       }
@@ -94,12 +102,27 @@ export async function runPooled(ctx, feeds, options) {
       }
     }
     if (reads.length) await readOutputs(st, reads, out);
+    if ((dev.errors ?? 0) !== errorsBefore) throw new Error('device error'); // caught just below
     return out;
+  } catch (e) {
+    if ((dev.errors ?? 0) === errorsBefore) throw e;
+    // The device refused work of this run (a buffer destroyed under the
+    // pool, a lost device): no pool tensor can be trusted; C drops them all,
+    // and the next run starts on fresh ones.
+    pool.deviceFailed();
+    await applyActions(pool, st.map, st.devs, null, owner(ctx, null));
+    if (dev.lostInfo) throw lostError(dev);
+    const why = dev.lastError ?? e?.message ?? e;
+    throw new OrtkeepError('DEVICE', `ortkeep: the GPU refused this run's work (${why}); the pool dropped its buffers, `
+      + 'the next run makes new ones', { cause: e });
   } finally {
     pool.runEnd();
     await applyActions(pool, st.map, st.devs, null, owner(ctx, null));
   }
 }
+
+const lostError = (dev) => new OrtkeepError('DEVICE',
+  `ortkeep: the GPU device was lost (${dev.lostInfo.message || dev.lostInfo.reason}); load the model again`);
 
 const owner = (ctx, spec) => ({ hooks: ctx.hooks, name: spec?.name, debug: ctx.debug, slotName: ctx.slotName });
 
@@ -137,11 +160,16 @@ async function bindInput(ctx, i, value) {
   return entry.tensor;
 }
 
-/** Pins what onnxruntime allocated for output j (ADOPT). */
-async function adopt(ctx, j, result) {
+/** What onnxruntime allocated for output j: C pins it (ADOPT) or leaves it to the caller (null). */
+async function adopt(ctx, j, result, kept) {
   const { st, outputSpecs } = ctx;
-  const dev = result.location === 'cpu' ? st.cpu : st.dev;
+  const dev = result.location === st.dev.location ? st.dev : st.cpu;
   const spec = outputSpecs[j];
-  call(() => st.pool.adopt(j, dev.backend, onnxType(result.type), result.dims, dev.capacityOf(result)), { kind: 'output', name: spec.name, dims: result.dims, type: result.type });
+  const slot = { kind: 'output', name: spec.name, dims: result.dims, type: result.type };
+  const capacity = dev.capacityOf(result);
+  if (!call(() => st.pool.result(j, dev.backend, onnxType(result.type), result.dims, capacity, kept), slot)) return null;
   return applyActions(st.pool, st.map, st.devs, { adopted: result }, owner(ctx, spec));
 }
+
+/** onnxruntime's own failure, typed; the message is onnxruntime's. */
+const runError = (e) => new OrtkeepError('RUN', `ortkeep: onnxruntime-web failed to run: ${e?.message ?? e}`, { cause: e });

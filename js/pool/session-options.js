@@ -1,9 +1,12 @@
-// Which pool device a session uses, and what onnxruntime-web must be told
-// for it: outputs with a declared shape stay on the device
-// (preferredOutputLocation) so the pool pins, adopts and reads them itself;
-// value-dependent ones (an unknown dim: NonZero counts, box lists) come back
-// on the CPU, where onnxruntime computes most of them anyway (and where its
-// zero-size device-output download fails). C decides which is which.
+// Which pool device a session uses, and what onnxruntime-web is told for it.
+//
+// No preferredOutputLocation: with one, onnxruntime-web 1.30 runs through an
+// IO binding whose "bound" flag is reset only by a run that succeeds, so
+// after any failed run every later run reuses the failed run's bindings (its
+// inputs, its preallocated outputs) instead of the new feeds: wrong results,
+// failures, hangs. The pool keeps outputs on the device by preallocating them
+// (C plans which); what onnxruntime allocates itself comes back on the CPU.
+import { BACKEND, deviceVerdict } from './pool-core.js';
 
 /**
  * options.pool.device, else the first execution provider ('webgpu' →
@@ -17,20 +20,30 @@ export function poolDeviceName(poolOptions, executionProviders) {
 }
 
 /**
- * @param {{pool?: object}} options load() options
+ * The session options onnxruntime-web gets for a pooled session: the
+ * caller's, as they are (see above for why no preferredOutputLocation).
+ * @param {{pool?: object}} _options load() options
  * @param {object} sessionOptions onnxruntime-web session options
- * @param {{outputs?: {name: string}[]}|null} [report] the reader's report
- * @param {boolean[]} [onDevice] per report output: it has a declared shape (js/pool/shapes.js deviceOutputs)
  */
-export function poolSessionOptions(options, sessionOptions, report = null, onDevice = []) {
-  const device = poolDeviceName(options.pool, sessionOptions.executionProviders);
-  if (device === 'cpu' || sessionOptions.preferredOutputLocation) return sessionOptions;
-  const location = device === 'webgpu' ? 'gpu-buffer' : 'ml-tensor';
-  if (!report?.outputs?.length) return { ...sessionOptions, preferredOutputLocation: location };
-  return {
-    ...sessionOptions,
-    preferredOutputLocation: Object.fromEntries(report.outputs.map((o, j) => [o.name, onDevice[j] ? location : 'cpu'])),
-  };
+export function poolSessionOptions(_options, sessionOptions) {
+  return sessionOptions;
+}
+
+/** Whether the caller bound outputs to a device themselves (onnxruntime-web then runs through an IO binding). */
+export function boundToDevice(sessionOptions) {
+  const loc = sessionOptions?.preferredOutputLocation;
+  const device = (l) => l === 'gpu-buffer' || l === 'ml-tensor' || l === 'ml-tensor-cpu-output';
+  return typeof loc === 'string' ? device(loc) : !!loc && Object.values(loc).some(device);
+}
+
+/**
+ * Whether the pool runs on the CPU though `wanted` (webgpu, webnn) was asked
+ * for: C's verdict on whether the device is `available` (js/devices/detect.js
+ * read the browser), whether the caller named it, and the provider list.
+ */
+export function poolFallsBackToCpu(core, wanted, poolOptions, executionProviders, available) {
+  const facts = { wanted: BACKEND[wanted] ?? -1, available, chosenByCaller: !!poolOptions?.device, cpuFallback: hasCpuFallback(executionProviders) };
+  return deviceVerdict(core, facts) === BACKEND.cpu;
 }
 
 /** Whether the execution provider list ends in a CPU provider onnxruntime falls back to. */

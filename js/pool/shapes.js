@@ -4,7 +4,7 @@
 // encodes what the model declares: symbol names become ids (interned per
 // pool), anything else that is not a size becomes "unknown".
 import { POOL_LIMIT } from '../core-constants.js';
-import { PoolCore, SLOT } from '../tensor-pool.js';
+import { SLOT } from './pool-core.js';
 import { ONNX_TO_ORT_TYPE, onnxType } from './dtypes.js';
 
 const { DIM_UNKNOWN, DIM_SYMBOL_BASE } = POOL_LIMIT;
@@ -28,38 +28,32 @@ export function encodeDims(dims, symbols) {
 
 /**
  * Input and output specs of a session: what the model file declares (the C
- * reader's report), else onnxruntime's metadata (same index as its names).
+ * reader's report: dims null = no shape, [] = a scalar) and onnxruntime's
+ * metadata (same index as its names), both handed to the C pool, which keeps
+ * only what they agree on. `dims` is what errors show and what a bare typed
+ * array takes: the model's when the reader declared the slot, else the
+ * runtime's (whose [] says nothing: onnxruntime-web reports no shape as []).
  */
 export function slotSpecs(names, declared, metadata) {
   const byName = new Map((declared ?? []).map((s) => [s.name, s]));
   return names.map((name, i) => {
-    const d = byName.get(name);
+    const model = byName.get(name) ?? null;
     const meta = metadata?.[i];
-    const type = ONNX_TO_ORT_TYPE[d?.elemType] ?? (meta?.isTensor !== false ? meta?.type : undefined) ?? null;
-    return { name, type, dims: d?.dims ?? (Array.isArray(meta?.shape) ? meta.shape : null) };
+    const runtime = meta && meta.isTensor !== false && Array.isArray(meta.shape) ? { type: meta.type ?? null, dims: [...meta.shape] } : null;
+    const type = ONNX_TO_ORT_TYPE[model?.elemType] ?? runtime?.type ?? null;
+    const dims = model ? model.dims ?? null : runtime?.dims.length ? runtime.dims : null;
+    return { name, type, dims, model, runtime };
   });
 }
 
-/** Declares every input and output of `pool` (a PoolCore) from the specs. */
+/** Declares every input and output of `pool` (a PoolCore): the model's word, then the runtime's. */
 export function declareSlots(pool, inputSpecs, outputSpecs) {
   const symbols = new Map();
-  inputSpecs.forEach((s, i) => pool.declare(SLOT.input, i, onnxType(s.type), encodeDims(s.dims, symbols)));
-  outputSpecs.forEach((s, j) => pool.declare(SLOT.output, j, onnxType(s.type), encodeDims(s.dims, symbols)));
-}
-
-/**
- * Which outputs of a model have a declared shape (C's verdict), so they stay
- * on the device, from the reader's report, before any session exists.
- * @returns {boolean[]} by report.outputs index
- */
-export function deviceOutputs(core, report) {
-  const inputs = slotSpecs((report.inputs ?? []).map((s) => s.name), report.inputs);
-  const outputs = slotSpecs((report.outputs ?? []).map((s) => s.name), report.outputs);
-  const pool = new PoolCore(core, { inputs: inputs.length, outputs: outputs.length, budgetBytes: 0 });
-  try {
-    declareSlots(pool, inputs, outputs);
-    return outputs.map((_, j) => pool.outputDeclared(j));
-  } finally {
-    pool.free();
-  }
+  const declare = (kind, s, i) => {
+    if (s.model) pool.declare(kind, i, onnxType(ONNX_TO_ORT_TYPE[s.model.elemType] ?? null), encodeDims(s.model.dims, symbols));
+    if (s.runtime) pool.declareRuntime(kind, i, onnxType(s.runtime.type), encodeDims(s.runtime.dims, symbols));
+    if (!s.model && !s.runtime) pool.declare(kind, i, onnxType(s.type), null);
+  };
+  inputSpecs.forEach((s, i) => declare(SLOT.input, s, i));
+  outputSpecs.forEach((s, j) => declare(SLOT.output, s, j));
 }

@@ -4,12 +4,12 @@
 import { CpuDevice } from '../devices/cpu.js';
 import { WebGpuDevice } from '../devices/webgpu.js';
 import { WebNNDevice } from '../devices/webnn.js';
+import { POOL_LIMIT } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
-import { PoolCore } from '../tensor-pool.js';
+import { ortGpuDevice } from '../devices/detect.js';
+import { BACKEND, PoolCore, deviceVerdict } from './pool-core.js';
 import { hasCpuFallback } from './session-options.js';
 import { declareSlots } from './shapes.js';
-
-const DEFAULT_BUDGET = 64 * 1024 * 1024;
 
 /**
  * The readback pool's slots (same C policy, separate free lists): per output
@@ -25,31 +25,25 @@ export const readbackSlots = (nOut) => ({ staging: (j) => j, host: (j) => nOut +
 export async function createPoolState({ ort, core, deviceName, poolOptions, eps, inputSpecs, outputSpecs }) {
   core ??= await (await import('../core.js')).getCore();
   const cpu = new CpuDevice(ort);
-  let dev = cpu;
   // The device onnxruntime really got: with a fallback list (['webgpu',
   // 'wasm']) and no adapter it quietly runs on wasm, and so does the pool.
-  const fallback = !poolOptions.device && hasCpuFallback(eps);
+  // What the browser has is read in js/devices/detect.js; the verdict is C's.
+  let found = null;
   if (deviceName === 'webgpu') {
-    dev = poolOptions.gpuDevice ? new WebGpuDevice(ort, poolOptions.gpuDevice) : await gpuDeviceOf(ort);
-    if (!dev && fallback) {
-      dev = cpu;
-      deviceName = 'cpu';
-    } else if (!dev) {
-      throw new OrtkeepError('INVALID_ARG', "ortkeep: pool device 'webgpu' needs onnxruntime-web's GPUDevice (ort.env.webgpu.device); create the session with executionProviders: ['webgpu']");
-    }
+    found = poolOptions.gpuDevice ? new WebGpuDevice(ort, poolOptions.gpuDevice) : await ortGpuDevice(ort);
   } else if (deviceName === 'webnn') {
     const context = poolOptions.context ?? eps?.find?.((ep) => ep?.name === 'webnn')?.context;
-    if (context?.createTensor) {
-      dev = new WebNNDevice(ort, context);
-    } else if (fallback) {
-      deviceName = 'cpu';
-    } else {
-      throw new OrtkeepError('INVALID_ARG', "ortkeep: pool device 'webnn' needs the MLContext the session runs on: executionProviders: [{name: 'webnn', context}] or pool: {context}");
-    }
+    found = context?.createTensor ? new WebNNDevice(ort, context) : null;
   } else if (deviceName !== 'cpu') {
     throw new OrtkeepError('INVALID_ARG', `ortkeep: unknown pool device '${deviceName}' (cpu, webgpu, webnn)`);
   }
-  const budgetBytes = poolOptions.budgetBytes ?? DEFAULT_BUDGET;
+  const verdict = deviceVerdict(core, {
+    wanted: BACKEND[deviceName], available: !!found, chosenByCaller: !!poolOptions.device, cpuFallback: hasCpuFallback(eps),
+  });
+  if (verdict < 0) throw new OrtkeepError('INVALID_ARG', MISSING_DEVICE[deviceName]);
+  const dev = verdict === BACKEND.cpu ? cpu : found;
+  if (dev === cpu) deviceName = 'cpu';
+  const budgetBytes = poolOptions.budgetBytes ?? POOL_LIMIT.DEFAULT_BUDGET;
   const nOut = outputSpecs.length;
   const slots = readbackSlots(nOut);
   const pool = new PoolCore(core, { inputs: inputSpecs.length, outputs: nOut, budgetBytes });
@@ -67,12 +61,7 @@ export async function createPoolState({ ort, core, deviceName, poolOptions, eps,
   return { core, dev, cpu, pool, rb, devs, rbDevs, slots, deviceName, map: new Map(), rbMap: new Map(), scratchLock: Promise.resolve() };
 }
 
-/** onnxruntime-web's GPUDevice, if its WebGPU backend was initialised; never waits on an adapter that is not there. */
-async function gpuDeviceOf(ort) {
-  if (typeof navigator === 'undefined' || !navigator.gpu) return null;
-  try {
-    return await WebGpuDevice.fromOrt(ort);
-  } catch {
-    return null;
-  }
-}
+const MISSING_DEVICE = {
+  webgpu: "ortkeep: pool device 'webgpu' needs onnxruntime-web's GPUDevice (ort.env.webgpu.device); create the session with executionProviders: ['webgpu']",
+  webnn: "ortkeep: pool device 'webnn' needs the MLContext the session runs on: executionProviders: [{name: 'webnn', context}] or pool: {context}",
+};

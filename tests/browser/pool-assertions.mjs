@@ -22,11 +22,15 @@ export function assertShapeChange(r, tolerance) {
   assert.equal(r.liveAfter, 0);
 }
 
-/** The chained-decoder check of pages/pool-suite.js: kept outputs stay at `location` and match the CPU reference. */
+/**
+ * The chained-decoder check of pages/pool-suite.js: kept outputs match the CPU
+ * reference and stay at `location` once the pool has learned how `present`
+ * grows (two steps, in which onnxruntime allocates it on the CPU).
+ */
 export function assertChain(r, location, tolerance) {
   assert.ok(r.diff < tolerance, `max diff ${r.diff}`);
   assert.deepEqual(r.dims, [1, 9, 8]);
-  assert.deepEqual(r.locations, [location]);
+  assert.deepEqual([...new Set(r.locations.slice(2))], [location], r.locations.join(', '));
   assert.ok(r.liveBefore > 0, 'kept tensors were live before dispose()');
   assert.equal(r.liveAfter, 0);
 }

@@ -53,7 +53,8 @@ describe('tensor pool on WebGPU (SwiftShader)', () => {
   test('a shape change mid-stream re-pins and stays equal to the wasm EP', async () => {
     const r = await page.evaluate(() => window.suite.shapeChange(window.ort, window.dev));
     assertShapeChange(r, 1e-5);
-    assert.ok(r.stats.adopts > 0, JSON.stringify(r.stats));
+    // present's T+1 is learned once T moved (3 -> 5), then preallocated: never a wrong guess
+    assert.equal(r.stats.retries, 0, JSON.stringify(r.stats));
   });
 
   test('a chained decoder loop (outputs kept on the GPU and fed back) matches the CPU reference', async () => {

@@ -80,7 +80,7 @@ export async function chain(ort, dev, steps = 8) {
   let refPast = new Float32Array(8);
   let kept = null;
   let diff = 0;
-  const locations = new Set();
+  const locations = [];
   const x = new Float32Array(8);
   for (let step = 0; step < steps; step++) {
     fill(x, step);
@@ -91,7 +91,7 @@ export async function chain(ort, dev, steps = 8) {
     }, { keep: ['state_out', 'present'] });
     if (kept) { kept.state_out.dispose(); session.pool.release(kept.present); }
     kept = ours;
-    locations.add(ours.present.location);
+    locations.push(ours.present.location);
     const theirs = await reference.run({
       x: new ort.Tensor('float32', x.slice(), [1, 8]), state_in: new ort.Tensor('float32', refState, [1, 8]),
       past: new ort.Tensor('float32', refPast, [1, step + 1, 8]),
@@ -108,7 +108,7 @@ export async function chain(ort, dev, steps = 8) {
   const liveBefore = dev.liveOurs();
   await session.dispose(); // kept tensors not released are destroyed too
   await reference.release();
-  return { diff, dims: kept.present.dims, locations: [...locations], stats, liveBefore, liveAfter: dev.liveOurs() };
+  return { diff, dims: kept.present.dims, locations, stats, liveBefore, liveAfter: dev.liveOurs() };
 }
 
 /** Typed errors that name the input, then runs that still work; a caller-owned tensor is never destroyed. */

@@ -1,9 +1,12 @@
 // The JS face of the C tensor pool (wasm/tensor_pool.h). It only moves
 // integers in and out of wasm memory: every call returns the ACTIONS the C
-// policy decided, read from the module's heap as 8-uint32 records. What to
+// policy decided, read from the module's heap as records whose layout is
+// generated from the C header (POOL_ACTION_WORD, POOL_REFUSAL_WORD). What to
 // create, reuse, re-pin, keep or destroy is decided in C, never here.
-import { POOL_BACKEND, POOL_LIMIT, POOL_OP, POOL_REFUSAL, POOL_SLOT, POOL_STAT } from './core-constants.js';
-import { CORE_CODES, OrtkeepError } from './errors.js';
+import {
+  POOL_ACTION_WORD as AW, POOL_BACKEND, POOL_LIMIT, POOL_OP, POOL_REFUSAL, POOL_REFUSAL_WORD as RW, POOL_SLOT, POOL_STAT, STATUS,
+} from '../core-constants.js';
+import { CORE_CODES, OrtkeepError } from '../errors.js';
 
 /** Backends by the pool device names JS uses ('cpu', 'webgpu', 'webnn'). */
 export const BACKEND = Object.freeze({ cpu: POOL_BACKEND.CPU, webgpu: POOL_BACKEND.WEBGPU, webnn: POOL_BACKEND.WEBNN });
@@ -13,7 +16,7 @@ const WORDS = POOL_LIMIT.ACTION_WORDS;
 const MAX_RANK = POOL_LIMIT.MAX_RANK;
 const camel = (s) => s.toLowerCase().replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 /** Counter names in ok_pool_stats() order: CREATES → creates, BYTES_HELD → bytesHeld. */
-const STAT_NAMES = Object.entries(POOL_STAT).filter(([k]) => k !== 'COUNT').sort((a, b) => a[1] - b[1]).map(([k]) => camel(k));
+export const STAT_NAMES = Object.entries(POOL_STAT).filter(([k]) => k !== 'COUNT').sort((a, b) => a[1] - b[1]).map(([k]) => camel(k));
 
 const REFUSAL_NAME = Object.fromEntries(Object.entries(POOL_REFUSAL).map(([k, v]) => [v, k]));
 const int64 = (lo, hi) => (hi >= 0x80000000 ? (hi - 4294967296) * 4294967296 + lo : hi * 4294967296 + lo);
@@ -32,16 +35,26 @@ export class PoolStatus extends Error {
 }
 
 /**
+ * The backend a session's pool uses, from what JS read (ok_pool_device_verdict).
+ * @param {import('../core.js').Core} core
+ * @param {{wanted: number, available: boolean, chosenByCaller: boolean, cpuFallback: boolean}} facts
+ * @returns {number} a POOL_BACKEND value, or -1: refused (no such device and nothing to fall back to)
+ */
+export function deviceVerdict(core, { wanted, available, chosenByCaller, cpuFallback }) {
+  return core.m._ok_pool_device_verdict(wanted, available ? 1 : 0, chosenByCaller ? 1 : 0, cpuFallback ? 1 : 0);
+}
+
+/**
  * One C pool. Mutating calls return the number of action records, readable
  * with op(k), handle(k) … until the next call (they are copied out of wasm
  * memory, so wasm memory growth cannot move them).
  */
 export class PoolCore {
   /**
-   * @param {import('./core.js').Core} core
+   * @param {import('../core.js').Core} core
    * @param {{inputs: number, outputs: number, budgetBytes?: number}} shape
    */
-  constructor(core, { inputs, outputs, budgetBytes = 64 * 1024 * 1024 }) {
+  constructor(core, { inputs, outputs, budgetBytes = POOL_LIMIT.DEFAULT_BUDGET }) {
     this.m = core.m;
     this.p = this.m._ok_pool_create(BigInt(budgetBytes), inputs, outputs);
     if (!this.p) throw new OrtkeepError('NOMEM', 'ortkeep: out of wasm memory creating a tensor pool');
@@ -62,11 +75,11 @@ export class PoolCore {
 
   #refusal() {
     const base = this.m._ok_pool_refusal(this.p) >>> 2;
-    const w = this.m.HEAPU32;
-    if (w[base] === POOL_REFUSAL.NONE) return null;
+    const w = (k) => this.m.HEAPU32[base + k];
+    if (w(RW.REASON) === POOL_REFUSAL.NONE) return null;
     return {
-      reason: REFUSAL_NAME[w[base]], dim: w[base + 3] === POOL_LIMIT.NONE ? null : w[base + 3],
-      expected: int64(w[base + 4], w[base + 5]), got: int64(w[base + 6], w[base + 7]),
+      reason: REFUSAL_NAME[w(RW.REASON)], dim: w(RW.DIM) === POOL_LIMIT.NONE ? null : w(RW.DIM),
+      expected: int64(w(RW.EXPECTED_LO), w(RW.EXPECTED_HI)), got: int64(w(RW.GOT_LO), w(RW.GOT_HI)),
     };
   }
 
@@ -84,7 +97,7 @@ export class PoolCore {
 
   /** Writes dims into the scratch area as int64 (|d| < 2^53; negative: declaration codes). */
   #dims(dims) {
-    if (dims.length > MAX_RANK) throw new PoolStatus(9, 'dims');
+    if (dims.length > MAX_RANK) throw new PoolStatus(STATUS.LIMIT, 'dims');
     const heap = this.m.HEAPU32;
     const base = this.scratch >>> 2;
     for (let i = 0; i < dims.length; i++) {
@@ -95,21 +108,38 @@ export class PoolCore {
     return this.scratch;
   }
 
-  // Record words: op, handle, slot kind, slot index, backend, generation, bytes lo, bytes hi.
-  op(k) { return this.acts[k * WORDS]; }
-  handle(k) { return this.acts[k * WORDS + 1]; }
-  kind(k) { return this.acts[k * WORDS + 2]; }
-  index(k) { return this.acts[k * WORDS + 3]; }
-  backend(k) { return this.acts[k * WORDS + 4]; }
-  bytes(k) { return this.acts[k * WORDS + 6] + this.acts[k * WORDS + 7] * 4294967296; }
+  // The fields of action record k (word offsets generated from tensor_pool.h).
+  op(k) { return this.acts[k * WORDS + AW.OP]; }
+  handle(k) { return this.acts[k * WORDS + AW.HANDLE]; }
+  kind(k) { return this.acts[k * WORDS + AW.SLOT_KIND]; }
+  index(k) { return this.acts[k * WORDS + AW.SLOT_INDEX]; }
+  backend(k) { return this.acts[k * WORDS + AW.BACKEND]; }
+  bytes(k) { return this.acts[k * WORDS + AW.BYTES_LO] + this.acts[k * WORDS + AW.BYTES_HI] * 4294967296; }
 
   /** dims: encoded declaration (js/pool/shapes.js), or null for an unknown rank. */
   declare(kind, index, dtype, dims) {
     const rank = dims ? dims.length : -1;
     return this.#status(this.m._ok_pool_declare(this.p, kind, index, dtype, rank, dims ? this.#dims(dims) : 0), 'declare');
   }
-  /** Whether output `index` has a declared shape, so it stays on the device (C decides: ok_pool_output_declared). */
-  outputDeclared(index) { return this.m._ok_pool_output_declared(this.p, index) === 1; }
+  /** onnxruntime-web's metadata of a slot, after the model's declaration: C keeps what both agree on (ok_pool_declare_runtime). */
+  declareRuntime(kind, index, dtype, dims) {
+    const rank = dims ? dims.length : -1;
+    return this.#status(this.m._ok_pool_declare_runtime(this.p, kind, index, dtype, rank, dims ? this.#dims(dims) : 0), 'declare_runtime');
+  }
+  /**
+   * onnxruntime's run failed: C unpins the outputs it preallocated for this run
+   * (ok_pool_run_failed). @returns {boolean} whether to run once more, adopting them
+   */
+  runFailed() {
+    this.#status(this.m._ok_pool_run_failed(this.p, this.scratch), 'run_failed');
+    return this.m.HEAP32[this.scratch >>> 2] === 1;
+  }
+  /** The device refused this run's work: C unpins everything and destroys what the caller does not keep (ok_pool_device_failed). */
+  deviceFailed() { return this.#status(this.m._ok_pool_device_failed(this.p), 'device_failed'); }
+  /** A result onnxruntime allocated: one ADOPT, or no action when it is the caller's as it is (ok_pool_result). */
+  result(index, backend, dtype, dims, capacity, keep) {
+    return this.#status(this.m._ok_pool_result(this.p, index, backend, dtype, this.#dims(dims), dims.length, BigInt(capacity), keep ? 1 : 0), 'result');
+  }
   runBegin() { return this.#status(this.m._ok_pool_run_begin(this.p), 'run_begin'); }
   runEnd() { return this.#status(this.m._ok_pool_run_end(this.p), 'run_end'); }
   input(index, backend, dtype, dims) {
