@@ -321,7 +321,8 @@ export const POOL_STAT = Object.freeze({
   LIVE_TENSORS: 8,
   RETRIES: 9,
   DISTRUSTED: 10,
-  COUNT: 11,
+  PLACEMENT: 11,
+  COUNT: 12,
 });
 
 /** tensor pool record sizes and limits */
@@ -359,6 +360,13 @@ export const POOL_ACTION_WORD = Object.freeze({
   GENERATION: 5,
   BYTES_LO: 6,
   BYTES_HI: 7,
+});
+
+/** where a device session keeps inputs and outputs (ok_pool_placement_next) */
+export const POOL_PLACE = Object.freeze({
+  UNDECIDED: 0,
+  DEVICE: 1,
+  CPU: 2,
 });
 
 /** the pool's refusal record: uint32 word index of each field */

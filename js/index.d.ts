@@ -127,6 +127,11 @@ export interface PoolOptions {
   context?: unknown;
   /** the GPUDevice to create buffers on; default: ort.env.webgpu.device */
   gpuDevice?: unknown;
+  /**
+   * where a device session keeps inputs and outputs: 'auto' (default) measures its first runs both
+   * ways and keeps the faster; 'device' pins them on the device; 'cpu' hands onnxruntime CPU tensors
+   */
+  placement?: 'auto' | 'device' | 'cpu';
 }
 
 /** Counters of the C pool (wasm/tensor_pool.h), for the session's device. */
@@ -137,6 +142,11 @@ export interface PoolCounters {
   retries: number;
   /** declared output dims a result proved wrong (adopted from then on) */
   distrusted: number;
+  /**
+   * where a device session keeps inputs and outputs, measured over its first runs:
+   * pinned on the device, or CPU tensors as plain onnxruntime-web ('undecided' while measuring)
+   */
+  placement: 'undecided' | 'device' | 'cpu';
 }
 
 export interface PoolStats extends PoolCounters {

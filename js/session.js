@@ -139,14 +139,14 @@ export class Session {
 
   _stats() {
     const st = this._i.state;
-    const zero = Object.fromEntries(STAT_NAMES.map((name) => [name, 0]));
+    const zero = { ...Object.fromEntries(STAT_NAMES.map((name) => [name, 0])), placement: 'undecided' };
     if (this._i.final) return structuredClone(this._i.final);
     if (!st || st.pool.freed) return { device: this._deviceName(), ...zero, readback: { ...zero } };
     const backend = BACKEND[st.deviceName];
     const readback = { ...zero };
     for (const b of [BACKEND.cpu, BACKEND.webgpu]) {
       const s = st.rb.stats(b);
-      for (const k of Object.keys(readback)) readback[k] += s[k];
+      for (const k of Object.keys(readback)) if (k !== 'placement') readback[k] += s[k];
     }
     return { device: st.deviceName, ...st.pool.stats(backend), readback };
   }

@@ -229,6 +229,41 @@ ok_status ok_pool_result(ok_pool *p, uint32_t index, int backend, int32_t dtype,
     return ok_pool_adopt(p, index, backend, dtype, dims, rank, capacity);
 }
 
+/* ---- placement: measured, like a form's verdict ---- */
+
+int ok_pool_placement_next(const ok_pool *p) {
+    if (!p) return OK_PLACE_DEVICE;
+    if (p->placement != OK_PLACE_UNDECIDED) return p->placement;
+    if (p->place_runs < OK_PLACE_WARMUP) return OK_PLACE_DEVICE;
+    return (p->place_runs - OK_PLACE_WARMUP) % 2 ? OK_PLACE_DEVICE : OK_PLACE_CPU;
+}
+
+static uint32_t median3(const uint32_t *v) {
+    uint32_t a = v[0], b = v[1], c = v[2];
+    return a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
+}
+
+static void decide(ok_pool *p, int placement) {
+    p->placement = placement;
+    for (int b = 0; b < OK_BACKEND_COUNT; b++) p->stats[b][OK_STAT_PLACEMENT] = (uint64_t)placement;
+}
+
+ok_status ok_pool_placement_report(ok_pool *p, int placement, uint32_t micros, int settled) {
+    if (!p) return OK_ERR_INVALID_ARG;
+    if (placement != OK_PLACE_DEVICE && placement != OK_PLACE_CPU) return OK_ERR_INVALID_ARG;
+    if (p->placement != OK_PLACE_UNDECIDED) return OK_OK;
+    if (settled) {
+        decide(p, placement);
+        return OK_OK;
+    }
+    int k = placement == OK_PLACE_DEVICE;
+    if (p->place_runs++ < OK_PLACE_WARMUP || p->place_n[k] >= OK_PLACE_TRIALS) return OK_OK;
+    p->place_us[k][p->place_n[k]++] = micros;
+    if (p->place_n[0] == OK_PLACE_TRIALS && p->place_n[1] == OK_PLACE_TRIALS)
+        decide(p, median3(p->place_us[1]) < median3(p->place_us[0]) ? OK_PLACE_DEVICE : OK_PLACE_CPU);
+    return OK_OK;
+}
+
 /* ---- which device ---- */
 
 int ok_pool_device_verdict(int wanted, int available, int chosen_by_caller, int cpu_fallback) {

@@ -105,12 +105,13 @@ enum ok_pool_op {
     X(BYTES_FREE, 7)   /* capacity of free-list tensors */                               \
     X(LIVE_TENSORS, 8) /* live pool tensors (external ones not counted) */          \
     X(RETRIES, 9)      /* runs refused with preallocated outputs, run again adopting */ \
-    X(DISTRUSTED, 10)  /* declared dims an adopted result proved wrong (now unknown) */
+    X(DISTRUSTED, 10)  /* declared dims an adopted result proved wrong (now unknown) */ \
+    X(PLACEMENT, 11)   /* OK_PLACE_*: where inputs and outputs are kept (see PLACEMENT) */
 enum ok_pool_stat {
 #define OK_POOL_STAT_ENUM_(name, value) OK_STAT_##name = value,
     OK_POOL_STAT_LIST(OK_POOL_STAT_ENUM_)
 #undef OK_POOL_STAT_ENUM_
-    OK_POOL_STAT_COUNT = 11
+    OK_POOL_STAT_COUNT = 12
 };
 
 typedef struct ok_pool ok_pool;
@@ -287,6 +288,31 @@ ok_status ok_pool_device_failed(ok_pool *p);
 ok_status ok_pool_result(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
                          int32_t rank, uint64_t capacity, int keep);
 int ok_pool_device_verdict(int wanted, int available, int chosen_by_caller, int cpu_fallback);
+
+/* PLACEMENT (device sessions): whether a run keeps its inputs and outputs
+ * pinned on the device (DEVICE) or hands onnxruntime CPU tensors and lets it
+ * allocate the outputs on the CPU (CPU: what plain onnxruntime-web does).
+ * Which is faster depends on the model and the device: a model whose ops
+ * run partly on onnxruntime's CPU kernels (silero's If/LSTM) pays a transfer
+ * per pinned tensor. So it is measured, like a form's verdict: after
+ * OK_PLACE_WARMUP untimed runs, OK_PLACE_TRIALS timed runs of each, CPU and
+ * DEVICE alternating; DEVICE stays only if its median run is faster. A run
+ * that chains device tensors (kept outputs fed back, the caller's GPUBuffers)
+ * decides DEVICE at once: on the CPU they would travel every run.
+ * ok_pool_placement_next: the placement of the next run. report: JS timed
+ * a run made with `placement` (micros from its first binding to its last
+ * readback); settled: that placement is the verdict now, untimed (the run
+ * fed or kept device tensors: DEVICE; or the caller chose one). */
+#define OK_PLACE_LIST(X) X(UNDECIDED, 0) X(DEVICE, 1) X(CPU, 2)
+enum {
+#define OK_PLACE_ENUM_(name, value) OK_PLACE_##name = value,
+    OK_PLACE_LIST(OK_PLACE_ENUM_)
+#undef OK_PLACE_ENUM_
+};
+#define OK_PLACE_WARMUP 2
+#define OK_PLACE_TRIALS 3
+int ok_pool_placement_next(const ok_pool *p);
+ok_status ok_pool_placement_report(ok_pool *p, int placement, uint32_t micros, int settled);
 
 /* Queries (no actions). Handle bound to a slot, 0 if none. */
 uint32_t ok_pool_pinned(const ok_pool *p, int kind, uint32_t index);

@@ -72,6 +72,10 @@ struct ok_pool {
     uint32_t n_sym;       /* ids < n_sym are allocated */
     uint32_t refusal[OK_POOL_REFUSAL_WORDS];
     uint64_t headroom;    /* extra bytes the request being placed may grow into */
+    int placement;        /* OK_PLACE_*: the verdict, UNDECIDED while measuring */
+    uint32_t place_runs;  /* runs reported */
+    uint32_t place_us[2][OK_PLACE_TRIALS]; /* [0] CPU, [1] DEVICE timed runs */
+    uint32_t place_n[2];
 };
 
 /* Helpers of tensor_pool.c the other parts call (see there). */

@@ -4,7 +4,7 @@
 // generated from the C header (POOL_ACTION_WORD, POOL_REFUSAL_WORD). What to
 // create, reuse, re-pin, keep or destroy is decided in C, never here.
 import {
-  POOL_ACTION_WORD as AW, POOL_BACKEND, POOL_LIMIT, POOL_OP, POOL_REFUSAL, POOL_REFUSAL_WORD as RW, POOL_SLOT, POOL_STAT, STATUS,
+  POOL_ACTION_WORD as AW, POOL_BACKEND, POOL_LIMIT, POOL_OP, POOL_PLACE, POOL_REFUSAL, POOL_REFUSAL_WORD as RW, POOL_SLOT, POOL_STAT, STATUS,
 } from '../core-constants.js';
 import { CORE_CODES, OrtkeepError } from '../errors.js';
 
@@ -18,6 +18,8 @@ const camel = (s) => s.toLowerCase().replace(/_([a-z])/g, (_, c) => c.toUpperCas
 /** Counter names in ok_pool_stats() order: CREATES → creates, BYTES_HELD → bytesHeld. */
 export const STAT_NAMES = Object.entries(POOL_STAT).filter(([k]) => k !== 'COUNT').sort((a, b) => a[1] - b[1]).map(([k]) => camel(k));
 
+/** POOL_PLACE value → 'undecided' | 'device' | 'cpu' (stats().placement). */
+const PLACE_NAME = Object.fromEntries(Object.entries(POOL_PLACE).map(([k, v]) => [v, k.toLowerCase()]));
 const REFUSAL_NAME = Object.fromEntries(Object.entries(POOL_REFUSAL).map(([k, v]) => [v, k]));
 const int64 = (lo, hi) => (hi >= 0x80000000 ? (hi - 4294967296) * 4294967296 + lo : hi * 4294967296 + lo);
 
@@ -134,6 +136,12 @@ export class PoolCore {
     this.#status(this.m._ok_pool_run_failed(this.p, this.scratch), 'run_failed');
     return this.m.HEAP32[this.scratch >>> 2] === 1;
   }
+  /** Where the next run keeps inputs and outputs: a POOL_PLACE value (ok_pool_placement_next). */
+  placementNext() { return this.m._ok_pool_placement_next(this.p); }
+  /** A timed run (micros) made with `placement`; chained: it fed or kept device tensors (ok_pool_placement_report). */
+  placementReport(placement, micros, chained) {
+    return this.#status(this.m._ok_pool_placement_report(this.p, placement, micros >>> 0, chained ? 1 : 0), 'placement_report');
+  }
   /** The device refused this run's work: C unpins everything and destroys what the caller does not keep (ok_pool_device_failed). */
   deviceFailed() { return this.#status(this.m._ok_pool_device_failed(this.p), 'device_failed'); }
   /** A result onnxruntime allocated: one ADOPT, or no action when it is the caller's as it is (ok_pool_result). */
@@ -195,6 +203,7 @@ export class PoolCore {
     const base = ptr >>> 2;
     const out = {};
     STAT_NAMES.forEach((name, i) => { out[name] = heap[base + 2 * i] + heap[base + 2 * i + 1] * 4294967296; });
+    out.placement = PLACE_NAME[out.placement] ?? out.placement;
     return out;
   }
 

@@ -4,6 +4,7 @@
 // bindings, what it allocated itself is adopted, and device outputs are read
 // back to pooled CPU arrays unless the caller keeps them.
 import { OrtkeepError } from '../errors.js';
+import { POOL_PLACE } from '../core-constants.js';
 import { BACKEND, SLOT } from './pool-core.js';
 import { applyActions } from './actions.js';
 import { DEVICE_LOCATIONS } from './feed-capture.js';
@@ -42,11 +43,21 @@ export async function runPooled(ctx, feeds, options) {
 
   if (dev.lostInfo) throw lostError(dev);
   const errorsBefore = dev.errors ?? 0;
+  // Where this run keeps inputs and outputs: C's placement verdict, measured
+  // over the first runs (ok_pool_placement_next); a run that chains device
+  // tensors settles it on the device.
+  const onDevice = dev.backend !== BACKEND.cpu;
+  const chained = keep.length > 0 || Object.values(feeds).some((v) => isDeviceTensor(ctx, v));
+  if (onDevice && chained) pool.placementReport(POOL_PLACE.DEVICE, 0, true);
+  else if (onDevice && st.placement) pool.placementReport(st.placement, 0, true); // the caller chose
+  const placement = onDevice ? pool.placementNext() : POOL_PLACE.DEVICE;
+  const backend = placement === POOL_PLACE.CPU ? BACKEND.cpu : dev.backend;
+  const t0 = performance.now();
   pool.runBegin();
   try {
     const ortFeeds = ctx.feeds;
     for (let i = 0; i < inputSpecs.length; i++) {
-      ortFeeds[inputSpecs[i].name] = await bindInput(ctx, i, feeds[inputSpecs[i].name]);
+      ortFeeds[inputSpecs[i].name] = await bindInput(ctx, i, feeds[inputSpecs[i].name], backend);
     }
     // Outputs C plans (known before the run) are preallocated and passed as
     // fetches; for the others (null) onnxruntime allocates and the pool adopts.
@@ -56,7 +67,7 @@ export async function runPooled(ctx, feeds, options) {
       const spec = outputSpecs[j];
       if (!wanted.includes(spec.name)) continue;
       let planned = null;
-      if (dev.backend !== BACKEND.cpu && pool.outputAuto(j, dev.backend)) {
+      if (backend !== BACKEND.cpu && pool.outputAuto(j, backend)) {
         planned = (await applyActions(pool, st.map, st.devs, null, owner(ctx, spec))).tensor;
       }
       fetches[spec.name] = planned;
@@ -103,6 +114,7 @@ export async function runPooled(ctx, feeds, options) {
     }
     if (reads.length) await readOutputs(st, reads, out);
     if ((dev.errors ?? 0) !== errorsBefore) throw new Error('device error'); // caught just below
+    if (onDevice) pool.placementReport(placement, Math.round((performance.now() - t0) * 1000), chained);
     return out;
   } catch (e) {
     if ((dev.errors ?? 0) === errorsBefore) throw e;
@@ -135,7 +147,11 @@ function call(fn, slot) {
   }
 }
 
-async function bindInput(ctx, i, value) {
+/** A kept output of this session, or a device tensor of the caller's. */
+const isDeviceTensor = (ctx, v) => !!v && typeof v === 'object'
+  && (ctx.keptHandle.has(v) || (v instanceof ctx.ort.Tensor && DEVICE_LOCATIONS.has(v.location)));
+
+async function bindInput(ctx, i, value, backend) {
   const { st, inputSpecs } = ctx;
   const { pool, dev, map, devs } = st;
   const spec = inputSpecs[i];
@@ -154,7 +170,7 @@ async function bindInput(ctx, i, value) {
   }
   const { type, data, dims } = cpuFeed(ctx.ort, spec, value);
   if (type === 'string') return new ctx.ort.Tensor(type, data, dims); // strings stay out of the pool
-  call(() => pool.feed(i, dev.backend, onnxType(type), dims, data.byteLength), { ...slot, dims, type });
+  call(() => pool.feed(i, backend, onnxType(type), dims, data.byteLength), { ...slot, dims, type });
   const entry = await applyActions(pool, map, devs, null, owner(ctx, spec));
   devs[entry.backend].upload(entry, data); // C may place a small int64/bool input on the CPU
   return entry.tensor;

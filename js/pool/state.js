@@ -4,7 +4,7 @@
 import { CpuDevice } from '../devices/cpu.js';
 import { WebGpuDevice } from '../devices/webgpu.js';
 import { WebNNDevice } from '../devices/webnn.js';
-import { POOL_LIMIT } from '../core-constants.js';
+import { POOL_LIMIT, POOL_PLACE } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
 import { ortGpuDevice } from '../devices/detect.js';
 import { BACKEND, PoolCore, deviceVerdict } from './pool-core.js';
@@ -44,6 +44,12 @@ export async function createPoolState({ ort, core, deviceName, poolOptions, eps,
   const dev = verdict === BACKEND.cpu ? cpu : found;
   if (dev === cpu) deviceName = 'cpu';
   const budgetBytes = poolOptions.budgetBytes ?? POOL_LIMIT.DEFAULT_BUDGET;
+  // pool.placement: 'auto' (C measures, see ok_pool_placement_next), or the caller's 'device' / 'cpu'
+  const chosen = poolOptions.placement ?? 'auto';
+  const placement = chosen === 'device' ? POOL_PLACE.DEVICE : chosen === 'cpu' ? POOL_PLACE.CPU : null;
+  if (chosen !== 'auto' && !placement) {
+    throw new OrtkeepError('INVALID_ARG', `ortkeep: pool.placement must be 'auto', 'device' or 'cpu'; got '${chosen}'`);
+  }
   const nOut = outputSpecs.length;
   const slots = readbackSlots(nOut);
   const pool = new PoolCore(core, { inputs: inputSpecs.length, outputs: nOut, budgetBytes });
@@ -58,7 +64,9 @@ export async function createPoolState({ ort, core, deviceName, poolOptions, eps,
   const devs = [cpu, null, null];
   devs[dev.backend] = dev;
   const rbDevs = [cpu, dev.staging ?? null, null];
-  return { core, dev, cpu, pool, rb, devs, rbDevs, slots, deviceName, map: new Map(), rbMap: new Map(), scratchLock: Promise.resolve() };
+  return {
+    core, dev, cpu, pool, rb, devs, rbDevs, slots, deviceName, placement, map: new Map(), rbMap: new Map(), scratchLock: Promise.resolve(),
+  };
 }
 
 const MISSING_DEVICE = {

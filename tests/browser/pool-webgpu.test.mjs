@@ -24,7 +24,8 @@ describe('tensor pool on WebGPU (SwiftShader)', () => {
       const suite = await import('/tests/browser/pages/pool-suite.js');
       window.suite = suite;
       window.dev = {
-        open: (url) => ortkeep.load(url, { ort, executionProviders: ['webgpu'] }),
+        // the pinning mechanics on the device (placement 'auto' is pool-placement.test.mjs's)
+        open: (url) => ortkeep.load(url, { ort, executionProviders: ['webgpu'], pool: { placement: 'device' } }),
         created: () => gpu.created,
         liveOurs,
         async makeExternal(data, dims) {

@@ -36,7 +36,7 @@ describe('tensor pool on WebNN (specification-interface MLContext, CPU dispatch)
           const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
           const shim = await SpecDispatchSession.create(ort, context, url);
           const model = await ortkeep.inspect(bytes);
-          return new ortkeep.Session(ort, shim, { model }, { pool: { device: 'webnn', context } });
+          return new ortkeep.Session(ort, shim, { model }, { pool: { device: 'webnn', context, placement: 'device' } }); // the stand-in EP takes MLTensor feeds only
         },
         created: () => context.created,
         liveOurs: () => [...context.live].filter((t) => t.label !== 'caller').length,

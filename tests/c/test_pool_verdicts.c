@@ -255,6 +255,45 @@ static void test_result(void) {
     ok_pool_free(p);
 }
 
+static void test_placement_verdict(void) {
+    /* DEVICE slower: CPU wins; then it stays */
+    ok_pool *p = ok_pool_create(0, 1, 1);
+    if (!p) { CHECK(0); return; }
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
+    CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_DEVICE, 900000, 0), OK_OK); /* warm-up: not timed */
+    CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_DEVICE, 900000, 0), OK_OK);
+    uint32_t cpu_us[] = {1000, 1100, 1050}, dev_us[] = {1200, 900, 1300};
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU);
+        CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_CPU, cpu_us[k], 0), OK_OK);
+        CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_PLACEMENT], OK_PLACE_UNDECIDED);
+        CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
+        CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_DEVICE, dev_us[k], 0), OK_OK);
+    }
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU); /* median 1200 vs 1050 */
+    CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_PLACEMENT], OK_PLACE_CPU);
+    CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_CPU, 1, 1), OK_OK); /* decided: stays */
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU);
+    CHECK_EQ_INT(ok_pool_placement_report(p, 7, 1, 0), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_pool_destroy(p), OK_OK);
+    ok_pool_free(p);
+    /* a chained run decides DEVICE at once */
+    p = ok_pool_create(0, 1, 1);
+    if (!p) { CHECK(0); return; }
+    CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_DEVICE, 5, 1), OK_OK);
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
+    CHECK_EQ_INT((int)ok_pool_stats(p, CPU)[OK_STAT_PLACEMENT], OK_PLACE_DEVICE);
+    CHECK_EQ_INT(ok_pool_destroy(p), OK_OK);
+    ok_pool_free(p);
+    /* the caller's choice settles it too */
+    p = ok_pool_create(0, 1, 1);
+    if (!p) { CHECK(0); return; }
+    CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_CPU, 0, 1), OK_OK);
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU);
+    CHECK_EQ_INT(ok_pool_destroy(p), OK_OK);
+    ok_pool_free(p);
+}
+
 static void test_device_verdict(void) {
     /* wanted, available, named by the caller, falls back to a CPU provider */
     CHECK_EQ_INT(ok_pool_device_verdict(CPU, 0, 0, 0), CPU);
@@ -274,6 +313,7 @@ int main(void) {
     test_device_failed();
     test_kv_growth();
     test_result();
+    test_placement_verdict();
     test_device_verdict();
     return CHECK_DONE();
 }
