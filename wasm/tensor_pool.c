@@ -240,6 +240,10 @@ static void pin(ok_pool *p, tensor *t, uint32_t kind, uint32_t index, int32_t dt
     if (rank > 0) memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
     s->handle = t->handle;
     s->generation++;
+    /* What onnxruntime-web registered for this index is the last *device*
+     * buffer bound here: a CPU tensor in between (placement trials, a small
+     * int64 input) registers nothing, so it must not clear the memory. */
+    if (t->backend == OK_BACKEND_CPU) return;
     s->last_handle = t->handle;
     if (ok_pool_tensor_bytes(dtype, dims, rank, &s->last_bytes)) s->last_bytes = 0;
 }

@@ -237,6 +237,28 @@ static void test_kv_growth(void) {
     ok_pool_free(p);
 }
 
+/* A slot's input goes GPU [5], CPU (a placement trial), GPU [3]: the GPU
+ * tensor onnxruntime-web registered at [5] must not come back at [3]. */
+static void test_rebind_across_cpu(void) {
+    ok_pool *p = ok_pool_create(1 << 20, 1, 0);
+    if (!p) { CHECK(0); return; }
+    int64_t five[1] = {5}, three[1] = {3};
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, F32, five, 1, 20), OK_OK);
+    uint32_t gpu5 = ok_pool_pinned(p, OK_SLOT_INPUT, 0);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, F32, five, 1, 20), OK_OK);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, F32, three, 1, 12), OK_OK);
+    CHECK(ok_pool_pinned(p, OK_SLOT_INPUT, 0) != gpu5);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_check(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_destroy(p), OK_OK);
+    ok_pool_free(p);
+}
+
 static void test_result(void) {
     ok_pool *p = ok_pool_create(1 << 20, 0, 1);
     if (!p) { CHECK(0); return; }
@@ -312,6 +334,7 @@ int main(void) {
     test_failed_run_retry();
     test_device_failed();
     test_kv_growth();
+    test_rebind_across_cpu();
     test_result();
     test_placement_verdict();
     test_device_verdict();
