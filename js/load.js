@@ -12,7 +12,7 @@ import { formHooks, formInfo, formsFor, storeForms } from './forms/tiers.js';
 import { pickPrepared } from './forms/prepared.js';
 import { memoryReport } from './memory-report.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
-import { poolFallsBackToCpu } from './pool/session-options.js';
+import { boundToDevice, poolFallsBackToCpu } from './pool/session-options.js';
 import { CacheIndex } from './cache/cache-core.js';
 import { runLoad } from './cache/load-driver.js';
 import { LoadMachine } from './cache/load-core.js';
@@ -152,7 +152,7 @@ async function loadFresh(src, options, signal) {
     cache: cacheInfo,
     warnings: r.warnings,
     timings: { runtimeMs: tReady - t0, ...r.timings, totalMs: now() - t0 },
-  }, { core, pool: poolOptions.pool, executionProviders: sessionOptions.executionProviders, debug });
+  }, { core, pool: poolOptions.pool, executionProviders: sessionOptions.executionProviders, debug, boundToDevice: boundToDevice(sessionOptions) });
   /** Settles when ortkeep's background work for this load (storing and verifying forms) is done. */
   Object.defineProperty(session, 'formsReady', { value: formsReady });
   return session;

@@ -34,6 +34,7 @@ export class Session {
     Object.defineProperty(this, '_i', {
       value: {
         core: hooks.core ?? null, poolOptions: hooks.pool ?? {}, eps: hooks.executionProviders, final: null, state: null,
+        boundToDevice: hooks.boundToDevice ?? false,
         tail: Promise.resolve(), keptHandle: new WeakMap() /* kept ort.Tensor we handed out → pool handle */,
         feeds: {}, fetches: {}, ctx: null, deviceName: poolDeviceName(hooks.pool, hooks.executionProviders), debug: hooks.debug ?? null,
       },
@@ -131,7 +132,7 @@ export class Session {
     this._i.ctx ??= {
       ort: this.ort, ortSession: this.ortSession, st, inputSpecs: this.inputSpecs, outputSpecs: this.outputSpecs,
       keptHandle: this._i.keptHandle, hooks: (entry) => this._hooksFor(entry), feeds: this._i.feeds, fetches: this._i.fetches,
-      debug: this._i.debug,
+      debug: this._i.debug, boundToDevice: !!this._i.boundToDevice,
       slotName: (kind, index) => `${kind ? 'output' : 'input'} '${(kind ? this.outputSpecs : this.inputSpecs)[index]?.name}'`,
     };
     return this._i.ctx;

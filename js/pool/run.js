@@ -42,6 +42,10 @@ export async function runPooled(ctx, feeds, options) {
   }
 
   if (dev.lostInfo) throw lostError(dev);
+  if (st.poisoned) {
+    throw new OrtkeepError('STATE', 'ortkeep: a run of this session failed while its outputs were bound to the device '
+      + '(preferredOutputLocation): onnxruntime-web 1.30 then reuses that run\'s bindings in every later run; load the model again');
+  }
   const errorsBefore = dev.errors ?? 0;
   // Where this run keeps inputs and outputs: C's placement verdict, measured
   // over the first runs (ok_pool_placement_next); a run that chains device
@@ -79,7 +83,10 @@ export async function runPooled(ctx, feeds, options) {
     } catch (e) {
       // C's verdict: were outputs preallocated for this run (a model may
       // declare a wrong dim)? Then once more, letting onnxruntime allocate them.
-      if (!pool.runFailed()) throw runError(e);
+      // With the caller's preferredOutputLocation on a device, onnxruntime-web's
+      // IO binding keeps this failed run's bindings: no later run can be right.
+      if (ctx.boundToDevice) st.poisoned = true;
+      if (ctx.boundToDevice || !pool.runFailed()) throw runError(e);
       outputSpecs.forEach((spec, j) => { if (fetches[spec.name] && !pool.pinned(SLOT.output, j)) fetches[spec.name] = null; });
       try {
         results = await ctx.ortSession.run(ortFeeds, fetches);
@@ -124,6 +131,10 @@ export async function runPooled(ctx, feeds, options) {
     pool.deviceFailed();
     await applyActions(pool, st.map, st.devs, null, owner(ctx, null));
     if (dev.lostInfo) throw lostError(dev);
+  if (st.poisoned) {
+    throw new OrtkeepError('STATE', 'ortkeep: a run of this session failed while its outputs were bound to the device '
+      + '(preferredOutputLocation): onnxruntime-web 1.30 then reuses that run\'s bindings in every later run; load the model again');
+  }
     const why = dev.lastError ?? e?.message ?? e;
     throw new OrtkeepError('DEVICE', `ortkeep: the GPU refused this run's work (${why}); the pool dropped its buffers, `
       + 'the next run makes new ones', { cause: e });

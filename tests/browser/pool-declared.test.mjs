@@ -142,6 +142,22 @@ describe('device failures under the pool (WebGPU, SwiftShader)', () => {
     assert.equal(r.live, 0);
   });
 
+  test("the caller's own preferredOutputLocation 'gpu-buffer' and a failed run: typed RUN, then typed STATE errors, never a later run on the failed run's bindings", async () => {
+    const r = await page.evaluate(async (url) => {
+      const { ort, ortkeep, declared } = window;
+      const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], sessionOptions: { preferredOutputLocation: 'gpu-buffer' }, memory: false });
+      const code = (p) => p.then(() => 'ran', (e) => `${e.name}:${e.code}`);
+      const first = await code(s.run(declared.feeds(3, 1)));
+      const bad = await code(s.run({ x: { data: new Float32Array(4), dims: [4] }, y: { data: new Float32Array(3), dims: [3] } }));
+      const next = await code(s.run(declared.feeds(3, 2)));
+      const ok = s.pool.check();
+      await s.dispose();
+      return { first, bad, next, ok };
+    }, MODEL);
+    assert.deepEqual([r.first, r.bad, r.next], ['ran', 'OrtkeepError:RUN', 'OrtkeepError:STATE']);
+    assert.equal(r.ok, true);
+  });
+
   test('a lost device (GPUDevice.destroy()): typed DEVICE errors, no hang, every pool buffer released', async () => {
     const r = await page.evaluate(async (url) => {
       const { ort, ortkeep, declared } = window;
