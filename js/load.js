@@ -1,7 +1,7 @@
 // load(): from a source to a Session. The memory tier shares live sessions
 // and loads in flight; everything else is one run of the C load machine
 // (js/cache/load-driver.js carries it out).
-import { getCore } from './core.js';
+import { getCore } from './core/module.js';
 import { CACHE_MODE, LOAD_FLAG, TIER } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { resolveOrt } from './ort-adapter.js';
@@ -13,14 +13,15 @@ import { pickPrepared } from './forms/prepared.js';
 import { memoryReport } from './memory-report.js';
 import { deviceOutputs } from './pool/shapes.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
-import { CacheIndex } from './cache/cache-core.js';
+import { CacheIndex } from './cache/cache-index.js';
 import { runLoad } from './cache/load-driver.js';
-import { LoadMachine } from './cache/load-core.js';
-import { acquire, memoryKey, raceAbort } from './cache/memory-tier.js';
+import { LoadMachine } from './cache/load-machine.js';
+import { acquire, memoryKey } from './cache/memory-tier.js';
 import { pageCache } from './cache/page-cache.js';
 import { persist } from './cache/quota.js';
 import { bytesKey, normalizeSource } from './sources.js';
 import { isNode } from './platform/node.js';
+import { raceAbort } from './util/abort.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));

@@ -27,9 +27,9 @@ const READ_BATCH_BYTES = 64 << 20;
 /**
  * Runs a load to its end.
  * @param {object} ctx
- * @param {import('./load-core.js').LoadMachine} ctx.machine
- * @param {import('../core.js').Core} ctx.core
- * @param {{index: import('./cache-core.js').CacheIndex, store: import('./idb-store.js').IdbStore}|null} ctx.cache
+ * @param {import('./load-machine.js').LoadMachine} ctx.machine
+ * @param {import('../core/module.js').Core} ctx.core
+ * @param {{index: import('./cache-index.js').CacheIndex, store: import('./idb-store.js').IdbStore}|null} ctx.cache
  * @param {object} ctx.ort  @param {object} ctx.sessionOptions
  * @param {Uint8Array} [ctx.bytes] the caller's bytes (bytes sources)
  * @param {AbortSignal} [ctx.signal]

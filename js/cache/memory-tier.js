@@ -7,26 +7,11 @@
 // Signals are per caller: a caller's AbortSignal rejects only its own wait;
 // the shared load is aborted only when no caller still waits for it.
 import { OrtkeepError } from '../errors.js';
+import { raceAbort } from '../util/abort.js';
 
 const live = new Map(); // memory key → slot
 
 const now = () => (globalThis.performance ?? Date).now();
-
-export function abortedError(signal) {
-  return new OrtkeepError('ABORTED', `ortkeep: the load was aborted${signal?.reason !== undefined ? `: ${signal.reason?.message ?? signal.reason}` : ''}`, { cause: signal?.reason });
-}
-
-/** `promise`, or ABORTED as soon as `signal` fires. */
-export function raceAbort(promise, signal) {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortedError(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortedError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then((v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); });
-  });
-}
 
 /** The memory-tier key: the source plus the options that change the session. */
 export function memoryKey(sourceKey, options) {

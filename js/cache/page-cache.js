@@ -2,9 +2,9 @@
 // per realm. Opening has a deadline (LOAD_POLICY.CACHE_OPEN_TIMEOUT_MS): a
 // database that never answers (queued behind another tab's blocked delete)
 // makes loads go on uncached with a warning, and the next load tries again.
-import { getCore } from '../core.js';
+import { getCore } from '../core/module.js';
 import { LOAD_POLICY } from '../core-constants.js';
-import { CacheIndex } from './cache-core.js';
+import { CacheIndex } from './cache-index.js';
 import { DB_NAME, IdbStore } from './idb-store.js';
 
 const settings = { dbName: DB_NAME, recordForm: 'blob', budget: 0, openTimeoutMs: LOAD_POLICY.CACHE_OPEN_TIMEOUT_MS };

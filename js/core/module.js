@@ -1,11 +1,11 @@
 // Loads the C core (Emscripten ES module + .wasm) once per realm and wraps its
 // exported ABI (wasm/ortkeep_abi.c) in plain JS. Everything here moves bytes
 // in and out of wasm memory; decisions stay in C.
-import createOrtkeepCore from '../dist/ortkeep-core.mjs';
-import { STAMP } from './core-constants.js';
-import { coreError, OrtkeepError } from './errors.js';
-import { isNode, readFileUrl } from './platform/node.js';
-import { coreWasmUrl, installedUrl, isWasm } from './package-files.js';
+import createOrtkeepCore from '../../dist/ortkeep-core.mjs';
+import { STAMP } from '../core-constants.js';
+import { coreError, OrtkeepError } from '../errors.js';
+import { isNode, readFileUrl } from '../platform/node.js';
+import { coreWasmUrl, installedUrl, isWasm } from '../package-files.js';
 import { sharedScratch } from './scratch.js';
 
 /** Largest piece copied into wasm memory per call: V8 tiers wasm up only

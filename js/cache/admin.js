@@ -1,14 +1,14 @@
 // The model cache's management API: `import { cache } from 'ortkeep'`.
 // Each call reads the stores afresh (other tabs write them too) and lets the
 // C index decide; what it drops is carried out before the call returns.
-import { ENTRY_FLAG, ENTRY_STATE, FORM_STATUS, IOFAIL, STATUS } from './core-constants.js';
-import { OrtkeepError } from './errors.js';
-import { coreStatusError } from './cache/cache-core.js';
-import { applyDelete } from './cache/load-driver.js';
-import { heldLocks } from './cache/locks.js';
-import { formName, reasonName } from './cache/messages.js';
-import { configureCache, pageCache } from './cache/page-cache.js';
-import { estimate as storageEstimate, persist } from './cache/quota.js';
+import { ENTRY_FLAG, ENTRY_STATE, FORM_STATUS, IOFAIL, STATUS } from '../core-constants.js';
+import { OrtkeepError } from '../errors.js';
+import { coreStatusError } from './cache-index.js';
+import { applyDelete } from './load-driver.js';
+import { heldLocks } from './locks.js';
+import { formName, reasonName } from './messages.js';
+import { configureCache, pageCache } from './page-cache.js';
+import { estimate as storageEstimate, persist } from './quota.js';
 
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */

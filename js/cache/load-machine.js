@@ -1,8 +1,8 @@
 // One load machine (cache/ok_load.h) seen from JS: events in as calls,
-// actions out as plain objects. Like cache-core.js it only moves bytes.
+// actions out as plain objects. Like cache-index.js it only moves bytes.
 import { CACHE_MODE, SOURCE, STATUS } from '../core-constants.js';
-import { sharedScratch } from '../scratch.js';
-import { coreStatusError, decodeActions, withStrings } from './cache-core.js';
+import { sharedScratch } from '../core/scratch.js';
+import { coreStatusError, decodeActions, withStrings } from './cache-index.js';
 
 const enc = new TextEncoder();
 const u64 = (n) => BigInt.asUintN(64, BigInt(Math.max(0, Math.floor(n))));
@@ -14,7 +14,7 @@ const MAX_PIECE = 1 << 20;
 export class LoadMachine {
   /**
    * @param {object} m the Emscripten module
-   * @param {import('./cache-core.js').CacheIndex} index the page's index
+   * @param {import('./cache-index.js').CacheIndex} index the page's index
    * @param {{source: 'url'|'bytes'|'form'|'data', raw?: string, url?: string, pageUrl?: string|null, part?: string,
    *          integrity?: string|null, mode?: string, chunkSize?: number, flags?: number,
    *          bytesLength?: number, formCtx?: string|null, form?: number, sourceSha256?: string, facts?: number, owner?: LoadMachine}} p
