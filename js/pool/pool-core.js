@@ -38,7 +38,7 @@ export class PoolStatus extends Error {
 
 /**
  * The backend a session's pool uses, from what JS read (ok_pool_device_verdict).
- * @param {import('../core.js').Core} core
+ * @param {import('../core/module.js').Core} core
  * @param {{wanted: number, available: boolean, chosenByCaller: boolean, cpuFallback: boolean}} facts
  * @returns {number} a POOL_BACKEND value, or -1: refused (no such device and nothing to fall back to)
  */
@@ -53,7 +53,7 @@ export function deviceVerdict(core, { wanted, available, chosenByCaller, cpuFall
  */
 export class PoolCore {
   /**
-   * @param {import('../core.js').Core} core
+   * @param {import('../core/module.js').Core} core
    * @param {{inputs: number, outputs: number, budgetBytes?: number}} shape
    */
   constructor(core, { inputs, outputs, budgetBytes = POOL_LIMIT.DEFAULT_BUDGET }) {
