@@ -15,6 +15,7 @@ import { formName, reasonName } from '../cache/messages.js';
 import { captureOptimized, installCaptureLoader } from './capture.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';
 import { sha256Hex } from '../sources.js';
+import { formOptionsSuffix } from './options-identity.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const LEVELS = new Set(['basic', 'extended', 'layout', 'all']);
@@ -53,7 +54,14 @@ export async function formsFor(ort, options, sessionOptions, storable) {
   if (sessionOptions.optimizedModelFilePath) return { off: 'the caller writes its own optimized model' };
   const eps = (sessionOptions.executionProviders ?? ['wasm']).map((ep) => (typeof ep === 'string' ? ep : ep.name));
   const version = ort.env.versions.web;
-  return { ctx: `ort=${version};ep=${eps.join(',')};level=${level}`, version, level, eps, bundle };
+  // the options that change what the optimizer writes are part of the form's identity
+  let opts;
+  try {
+    opts = await formOptionsSuffix(sessionOptions);
+  } catch (e) {
+    return { off: `these session options cannot key a form (${e?.message ?? e})` };
+  }
+  return { ctx: `ort=${version};ep=${eps.join(',')};level=${level}${opts}`, version, level, eps, bundle };
 }
 
 /** What the reader found that may rule tiers out (FACT bits; the core decides). */
