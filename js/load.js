@@ -128,7 +128,7 @@ async function loadFresh(src, options, signal) {
   const formsReady = captured && r.stored
     ? storeForms({
       // the form's sessions read the original's data files, as loaded
-      ort, core, cache, forms, first: captured, probe: options.forms?.probe, emit, debug,
+      ort, core, cache, forms, first: captured, probe: options.forms?.probe, emit, debug, onWarning: options.onWarning,
       sessionOptions: r.externalData ? { ...baseOptions, externalData: r.externalData } : baseOptions,
       original: { bytes: r.bytes, report: r.report, sha256: r.info.sha256, key: r.info.key, url: src.url },
     }).then((out) => ({ ...out, events }))

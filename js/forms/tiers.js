@@ -16,6 +16,7 @@ import { captureOptimized, installCaptureLoader } from './capture.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';
 import { sha256Hex } from '../sources.js';
 import { formOptionsSuffix } from './options-identity.js';
+import { backgroundOrt, onDevice } from './turns.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const LEVELS = new Set(['basic', 'extended', 'layout', 'all']);
@@ -146,8 +147,10 @@ export function noteEvent(a) {
  * kept leaves the original serving.
  * @returns {Promise<{stored: string|null, failed: Array<{form: string, reason: string}>}>}
  */
-export async function storeForms({ ort, core, cache, forms, first, original, sessionOptions, probe, emit, debug }) {
+export async function storeForms({ ort, core, cache, forms, first, original, sessionOptions, probe, emit, debug, onWarning }) {
   const out = { stored: null, failed: [] };
+  // on a device, every session this creates and runs takes turns with the caller's runs
+  if (onDevice(sessionOptions.executionProviders)) ort = backgroundOrt(ort);
   let cap = first;
   const reportJson = JSON.stringify(original.report);
   while (cap) {
@@ -161,7 +164,7 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
     let r;
     try {
       r = await runLoad({
-        machine, core, cache, ort, bytes: bytes ?? new Uint8Array(0), url: original.url, debug,
+        machine, core, cache, ort, bytes: bytes ?? new Uint8Array(0), url: original.url, debug, onWarning,
         sessionOptions: { ...sessionOptions, graphOptimizationLevel: 'disabled' },
         forms: {
           format, formReport: reportJson,
