@@ -238,6 +238,7 @@ export const REASON = Object.freeze({
   FORM_DOOMED: 28,
   FORM_STALE: 29,
   DATA_SHORT: 30,
+  FORM_INTERRUPTED: 31,
 });
 
 /** events for the caller (NOTE actions) */
