@@ -3,15 +3,24 @@
 // onnxruntime-web on the same bytes and inputs. Models from
 // tests/fixtures/make_adversary_models.py: each folds a chain of constants,
 // so its .onnx form creates clearly faster and is kept once it verifies.
+//   - a data file changes on the server while the model file stays
+//     byte-identical: the old form (the weight folded inline) is never
+//     served again, the outputs follow the new data; and cache: 'no-cache'
+//     revalidates that data file too, not only the model file;
 //   - a form captured with freeDimensionOverrides {batch: 1} is never served
-//     to loads with other overrides (or none): batch 3 runs.
+//     to loads with other overrides (or none): batch 3 runs;
+//   - two pages loading one model at once: one verifies its form, the other
+//     uses the verdict;
+//   - with room for the original but not for it and its form (silero v5:
+//     2.33 MB, its form 3.31 MB), the original stays and the form is skipped
+//     with one QUOTA warning, where storing the form used to evict it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
-import { useCacheBrowser } from './cache-env.mjs';
+import { modelPath, useCacheBrowser } from './cache-env.mjs';
 
 const DIR = path.join(REPO_ROOT, 'build/fixtures/adversary');
 const BASE = '/adv';
@@ -79,6 +88,39 @@ function loadAndCompare(page, url, { options = {}, rows = 1, dataFiles = [] } = 
   }, { url, options, rows, dataFiles });
 }
 
+test('a data file changes under a byte-identical model: the form made from the old data is never served again; outputs follow the new data', async () => {
+  await env.reset();
+  const url = `${BASE}/foldw.onnx`;
+  const data = ['foldw.onnx_data'];
+  serve('foldw.onnx');
+  serve('foldw.onnx_data');
+  const page = await env.newPage();
+  const cold = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(cold.ok, true, JSON.stringify(cold));
+  assert.equal(cold.stored, 'onnx', JSON.stringify(cold.failed));
+  const warm = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(warm.form.chosen, 'verified');
+  assert.ok(warm.diff < 1e-4, `the verified form differs from plain by ${warm.diff}`);
+
+  // the server's data file changes; foldw.onnx is the same bytes
+  serve('foldw.onnx_data', 'foldw_v2.onnx_data', 'v2');
+  const reload = await loadAndCompare(page, url, { dataFiles: data, options: { cache: 'reload' } });
+  assert.equal(reload.tier, 'network');
+  assert.ok(reload.diff < 1e-4, `reload differs from plain by ${reload.diff}`);
+  // the next visits: never the old form (it folded the old weight inline)
+  const next = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(next.tier, 'indexeddb');
+  assert.notEqual(next.form.chosen, 'verified', 'the form of the old data file was served');
+  assert.ok(next.diff < 1e-4, `served outputs differ from plain on the new data by ${next.diff}`);
+  assert.equal(next.stored, 'onnx', `a form of the new bytes is made: ${JSON.stringify(next.failed)}`);
+  const after = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(after.form.chosen, 'verified');
+  assert.ok(after.diff < 1e-4, `the new form differs from plain by ${after.diff}`);
+  const forms = (await page.evaluate(() => window.ortkeep.cache.list())).filter((e) => e.form === 'onnx');
+  assert.equal(forms.length, 1, 'the stale form was replaced, not kept beside');
+  await page.close();
+});
+
 test('a form captured with freeDimensionOverrides {batch: 1} is never served to a load without them or with batch 3', async () => {
   await env.reset();
   const url = `${BASE}/batch.onnx`;
@@ -106,4 +148,91 @@ test('a form captured with freeDimensionOverrides {batch: 1} is never served to 
   assert.equal(new Set(forms.map((f) => f.key)).size, forms.length);
   assert.ok(forms.length >= 2, JSON.stringify(forms.map((f) => f.key)));
   await page.close();
+});
+
+test('room for the original but not for it and its form: the original stays, the form is skipped with one QUOTA warning', async () => {
+  await env.reset();
+  const page = await env.newPage();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.origin, quotaSize: 4_200_000 });
+  try {
+    const r = await page.evaluate(async (url) => {
+      const { ortkeep, ortDirect: ort, feeds } = window;
+      const visit = async () => {
+        const warnings = [];
+        const s = await ortkeep.load(url, { ort, memory: false, forms: { probe: { inputDims: { input: [1, 256] } } }, onWarning: (w) => warnings.push(w.code) });
+        const reference = await ort.InferenceSession.create(await (await fetch(url, { cache: 'no-store' })).arrayBuffer());
+        const diff = feeds.maxAbsDiff(await s.run(feeds.FEEDS.silero_vad_v5(ort, 1)), await reference.run(feeds.FEEDS.silero_vad_v5(ort, 1)));
+        await reference.release();
+        const background = await s.formsReady;
+        const out = { tier: s.info.cache.tier, stored: s.info.cache.stored, form: s.info.form, background, warnings, diff };
+        await s.dispose();
+        return { ...out, list: (await ortkeep.cache.list()).map((e) => e.form) };
+      };
+      return [await visit(), await visit()];
+    }, modelPath('silero_vad_v5'));
+    const [first, second] = r;
+    assert.equal(first.stored, true);
+    assert.equal(first.form.chosen, 'capturing');
+    assert.equal(first.background.stored, null, JSON.stringify(first));
+    assert.deepEqual(first.warnings, ['QUOTA'], 'one warning, for the form');
+    assert.deepEqual(first.list, ['original'], 'the original stays; no form');
+    assert.equal(first.diff, 0);
+    assert.equal(second.tier, 'indexeddb', 'the original serves the next load');
+    assert.deepEqual(second.list, ['original']);
+    assert.equal(second.diff, 0);
+  } finally {
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.origin });
+    await cdp.detach();
+  }
+  await page.close();
+});
+
+test("cache: 'no-cache' revalidates each data file, not only the model file: a data file that changed is fetched, served and stored", async () => {
+  await env.reset();
+  const url = `${BASE}/foldw.onnx`;
+  const data = ['foldw.onnx_data'];
+  serve('foldw.onnx');
+  serve('foldw.onnx_data');
+  const page = await env.newPage();
+  const noForms = { forms: false };
+  const cold = await loadAndCompare(page, url, { dataFiles: data, options: noForms });
+  assert.equal(cold.ok, true, JSON.stringify(cold));
+  serve('foldw.onnx_data', 'foldw_v2.onnx_data', 'v2');
+  env.server.resetCounts();
+  const revalidated = await loadAndCompare(page, url, { dataFiles: data, options: { ...noForms, cache: 'no-cache' } });
+  assert.equal(revalidated.tier, 'indexeddb', 'the model file answered 304');
+  assert.ok(revalidated.diff < 1e-4, `served outputs differ from plain on the new data file by ${revalidated.diff}`);
+  // ours (a conditional request) and the reference's
+  assert.equal(env.server.count(`${BASE}/foldw.onnx_data`), 2);
+  env.server.resetCounts();
+  const next = await loadAndCompare(page, url, { dataFiles: data, options: noForms });
+  assert.ok(next.diff < 1e-4, `differs from plain by ${next.diff}`);
+  assert.equal(env.server.count(`${BASE}/foldw.onnx_data`), 1, 'the new data file came from IndexedDB (the one request is the reference\'s)');
+  await page.close();
+});
+
+test('two pages load one model at once: one of them verifies its form, the other uses that verdict', async () => {
+  await env.reset();
+  const url = `${BASE}/batch.onnx`;
+  serve('batch.onnx');
+  const pages = [await env.newPage(), await env.newPage()];
+  const results = await Promise.all(pages.map((page) => page.evaluate(async (u) => {
+    const { ortkeep, ortDirect: ort } = window;
+    let creates = 0;
+    const create = ort.InferenceSession.create;
+    ort.InferenceSession.create = (...args) => { creates++; return create.apply(ort.InferenceSession, args); };
+    const s = await ortkeep.load(u, { ort, memory: false, forms: true });
+    const background = await s.formsReady;
+    const out = { creates, chosen: s.info.form.chosen, background };
+    await s.dispose();
+    return out;
+  }, url)));
+  // each page creates the caller's session; one verification creates the
+  // form's session and three more (original, form again, original)
+  const creates = results.map((r) => r.creates);
+  console.log(`[forms-adversary] two pages at once: sessions created ${JSON.stringify(creates)}, ${JSON.stringify(results.map((r) => r.background))}`);
+  for (const r of results) assert.equal(r.background.stored, 'onnx', JSON.stringify(r));
+  assert.ok(creates[0] + creates[1] <= 2 + 4, `both pages verified: ${JSON.stringify(creates)}`);
+  for (const page of pages) await page.close();
 });
