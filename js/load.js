@@ -104,7 +104,7 @@ async function loadFresh(src, options, signal) {
     try { options.onEvent?.(ev); } catch { /* the caller's handler */ }
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'), signal);
-  const hooks = forms.ctx ? formHooks(ort, forms, emit, core) : null;
+  const hooks = forms.ctx ? formHooks(ort, forms, emit, core, options.onWarning) : null;
   const index = cache?.index ?? unstoredIndex(core);
   const machine = new LoadMachine(core.m, index, {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,

@@ -8,7 +8,7 @@
 import { ACTION_FLAG, CACHE_ACTION as ACT, IOFAIL, STATUS } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
 import { createSession } from '../ort-adapter.js';
-import { ortHeapBytes } from '../forms/derivation.js';
+import { ortHeapBytes } from '../forms/capture-loader.js';
 import { blobRecordsFor, ioFailKind, valueBytes } from './idb-store.js';
 import { acquireLock, heldLocks } from './locks.js';
 import { failError, warning } from './messages.js';
