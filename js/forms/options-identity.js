@@ -46,7 +46,9 @@ export function formOptionsText(sessionOptions) {
   const epOptions = (sessionOptions?.executionProviders ?? [])
     .map((ep) => (typeof ep === 'string' ? null : ep))
     .filter((ep) => ep && Object.keys(ep).some((k) => k !== 'name' && ep[k] !== undefined));
-  if (epOptions.length) kept.executionProviders = sessionOptions.executionProviders.map((ep) => (typeof ep === 'string' ? { name: ep } : ep));
+  if (epOptions.length) {
+    kept.executionProviders = sessionOptions.executionProviders.map((ep) => (typeof ep === 'string' ? { name: ep } : ep));
+  }
   return Object.keys(kept).length ? canonical(kept) : '';
 }
 

@@ -56,12 +56,14 @@ function loadAndCompare(page, url, { options = {}, rows = 1, dataFiles = [] } = 
   return page.evaluate(async ({ url, options, rows, dataFiles }) => {
     const { ortkeep, ortDirect: ort } = window;
     const warnings = [];
-    const xs = [0.5, -0.25].map((v) => new ort.Tensor('float32', Float32Array.from({ length: rows * 64 }, (_, i) => v + (i % 97) / 64), [rows, 64]));
+    const values = (v) => Float32Array.from({ length: rows * 64 }, (_, i) => v + (i % 97) / 64);
+    const xs = [0.5, -0.25].map((v) => new ort.Tensor('float32', values(v), [rows, 64]));
     const bytes = async (u) => new Uint8Array(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
     // ortkeep first: the capturing loader must be in place before the page's first session
     let s;
     try {
-      s = await ortkeep.load(url, { ort, memory: false, forms: true, ...options, onWarning: (w) => warnings.push(w.code) });
+      const onWarning = (w) => warnings.push(w.code);
+      s = await ortkeep.load(url, { ort, memory: false, forms: true, ...options, onWarning });
     } catch (e) {
       return { ok: false, stage: 'load', code: e.code, message: e.message, warnings };
     }
@@ -73,7 +75,11 @@ function loadAndCompare(page, url, { options = {}, rows = 1, dataFiles = [] } = 
       error = `${e.code ?? e.name}: ${e.message}`;
     }
     const refOptions = { ...options.sessionOptions };
-    if (dataFiles.length) refOptions.externalData = await Promise.all(dataFiles.map(async (f) => ({ path: f, data: await bytes(new URL(f, new URL(url, location.href)).href) })));
+    const near = (f) => new URL(f, new URL(url, location.href)).href;
+    if (dataFiles.length) {
+      const files = dataFiles.map(async (f) => ({ path: f, data: await bytes(near(f)) }));
+      refOptions.externalData = await Promise.all(files);
+    }
     const reference = await ort.InferenceSession.create(await bytes(url), refOptions);
     let diff = 0;
     for (const [i, x] of xs.entries()) {
@@ -82,7 +88,10 @@ function loadAndCompare(page, url, { options = {}, rows = 1, dataFiles = [] } = 
     }
     await reference.release();
     const background = await s.formsReady;
-    const out = { ok: !error, error, diff, form: s.info.form, tier: s.info.cache.tier, stored: background.stored, failed: background.failed, warnings };
+    const out = {
+      ok: !error, error, diff, form: s.info.form, tier: s.info.cache.tier,
+      stored: background.stored, failed: background.failed, warnings,
+    };
     await s.dispose();
     return out;
   }, { url, options, rows, dataFiles });
@@ -139,7 +148,8 @@ test('a form captured with freeDimensionOverrides {batch: 1} is never served to 
   assert.equal(none.ok, true, none.error);
   assert.notEqual(none.form.chosen, 'verified', 'no form of its own yet: the batch-1 form was served');
   assert.ok(none.diff < 1e-4, `differs from plain by ${none.diff}`);
-  const three = await loadAndCompare(page, url, { rows: 3, options: { sessionOptions: { freeDimensionOverrides: { batch: 3 } } } });
+  const batch3 = { sessionOptions: { freeDimensionOverrides: { batch: 3 } } };
+  const three = await loadAndCompare(page, url, { rows: 3, options: batch3 });
   assert.equal(three.ok, true, three.error);
   assert.notEqual(three.form.chosen, 'verified');
   assert.ok(three.diff < 1e-4, `differs from plain by ${three.diff}`);
@@ -160,12 +170,16 @@ test('room for the original but not for it and its form: the original stays, the
       const { ortkeep, ortDirect: ort, feeds } = window;
       const visit = async () => {
         const warnings = [];
-        const s = await ortkeep.load(url, { ort, memory: false, forms: { probe: { inputDims: { input: [1, 256] } } }, onWarning: (w) => warnings.push(w.code) });
-        const reference = await ort.InferenceSession.create(await (await fetch(url, { cache: 'no-store' })).arrayBuffer());
-        const diff = feeds.maxAbsDiff(await s.run(feeds.FEEDS.silero_vad_v5(ort, 1)), await reference.run(feeds.FEEDS.silero_vad_v5(ort, 1)));
+        const forms = { probe: { inputDims: { input: [1, 256] } } };
+        const s = await ortkeep.load(url, { ort, memory: false, forms, onWarning: (w) => warnings.push(w.code) });
+        const bytes = await (await fetch(url, { cache: 'no-store' })).arrayBuffer();
+        const reference = await ort.InferenceSession.create(bytes);
+        const feed = () => feeds.FEEDS.silero_vad_v5(ort, 1);
+        const diff = feeds.maxAbsDiff(await s.run(feed()), await reference.run(feed()));
         await reference.release();
         const background = await s.formsReady;
-        const out = { tier: s.info.cache.tier, stored: s.info.cache.stored, form: s.info.form, background, warnings, diff };
+        const { tier, stored } = s.info.cache;
+        const out = { tier, stored, form: s.info.form, background, warnings, diff };
         await s.dispose();
         return { ...out, list: (await ortkeep.cache.list()).map((e) => e.form) };
       };
@@ -208,7 +222,8 @@ test("cache: 'no-cache' revalidates each data file, not only the model file: a d
   env.server.resetCounts();
   const next = await loadAndCompare(page, url, { dataFiles: data, options: noForms });
   assert.ok(next.diff < 1e-4, `differs from plain by ${next.diff}`);
-  assert.equal(env.server.count(`${BASE}/foldw.onnx_data`), 1, 'the new data file came from IndexedDB (the one request is the reference\'s)');
+  // the one request is the reference's: ours came from IndexedDB
+  assert.equal(env.server.count(`${BASE}/foldw.onnx_data`), 1);
   await page.close();
 });
 
@@ -231,7 +246,8 @@ test('two pages load one model at once: one of them verifies its form, the other
   // each page creates the caller's session; one verification creates the
   // form's session and three more (original, form again, original)
   const creates = results.map((r) => r.creates);
-  console.log(`[forms-adversary] two pages at once: sessions created ${JSON.stringify(creates)}, ${JSON.stringify(results.map((r) => r.background))}`);
+  const backgrounds = JSON.stringify(results.map((r) => r.background));
+  console.log(`[forms-adversary] two pages at once: sessions created ${JSON.stringify(creates)}, ${backgrounds}`);
   for (const r of results) assert.equal(r.background.stored, 'onnx', JSON.stringify(r));
   assert.ok(creates[0] + creates[1] <= 2 + 4, `both pages verified: ${JSON.stringify(creates)}`);
   for (const page of pages) await page.close();

@@ -38,18 +38,24 @@ test("WebGPU, first visit with forms: run() right after load() settles equal to 
     window.addEventListener('error', (e) => unhandled.push(String(e.error?.stack ?? e.message)));
     const { ortkeep, ortDirect: ort } = window;
     const input = (seed) => new ort.Tensor('float32', Float32Array.from({ length: 64 }, (_, i) => seed + i / 64), [1, 64]);
-    const deadline = (ms, what) => new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} did not settle in ${ms} ms`)), ms));
+    const deadline = (ms, what) => new Promise((_, reject) => {
+      setTimeout(() => reject(new Error(`${what} did not settle in ${ms} ms`)), ms);
+    });
     const s = await ortkeep.load(url, { ort, forms: true, memory: false, executionProviders: ['webgpu', 'wasm'] });
     const form = s.info.form;
     const ours = [];
     let runError = null;
     try {
       // at once, and again while the background work goes on
-      for (const seed of [0.5, -0.25, 1]) ours.push(Array.from((await Promise.race([s.run({ x: input(seed) }), deadline(90000, 'run()')])).y.data));
+      for (const seed of [0.5, -0.25, 1]) {
+        const out = await Promise.race([s.run({ x: input(seed) }), deadline(90000, 'run()')]);
+        ours.push(Array.from(out.y.data));
+      }
     } catch (e) {
       runError = String(e?.stack ?? e);
     }
-    const background = await Promise.race([s.formsReady, deadline(240000, 'formsReady')]).catch((e) => ({ error: String(e) }));
+    const background = await Promise.race([s.formsReady, deadline(240000, 'formsReady')])
+      .catch((e) => ({ error: String(e) }));
     await s.dispose();
     const reference = await ort.InferenceSession.create(await (await fetch(url, { cache: 'no-store' })).arrayBuffer());
     const theirs = [];
@@ -65,8 +71,11 @@ test("WebGPU, first visit with forms: run() right after load() settles equal to 
   r.ours.forEach((o, i) => o.forEach((v, j) => { diff = Math.max(diff, Math.abs(v - r.theirs[i][j])); }));
   assert.ok(diff < 1e-3, `WebGPU outputs differ from plain onnxruntime-web (wasm) by ${diff}`);
   assert.equal(r.background.error, undefined, r.background.error);
-  for (const f of r.background.failed) assert.notEqual(f.reason, 'session', `a tier failed for good: ${JSON.stringify(r.background)}`);
+  for (const f of r.background.failed) {
+    assert.notEqual(f.reason, 'session', `a tier failed for good: ${JSON.stringify(r.background)}`);
+  }
   for (const e of r.list) assert.notEqual(e.reason, 'session', JSON.stringify(r.list));
-  console.log(`[forms-webgpu] background: ${JSON.stringify(r.background.stored)} failed ${JSON.stringify(r.background.failed)}; max diff ${diff}`);
+  const { stored, failed } = r.background;
+  console.log(`[forms-webgpu] background: ${JSON.stringify(stored)} failed ${JSON.stringify(failed)}; max diff ${diff}`);
   await page.close();
 });
