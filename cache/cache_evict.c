@@ -5,7 +5,12 @@
  * with its external data files (parts). The plan is all-or-nothing: when
  * evicting every candidate would still not make room, nothing is evicted
  * and the caller loads uncached -- emptying the cache for a download that
- * cannot be stored anyway would only lose data. */
+ * cannot be stored anyway would only lose data. A form never evicts the
+ * original it was made from: it serves only beside it, so storing it in the
+ * original's place would leave nothing usable (the original is downloaded
+ * and the form captured again on every visit). */
+#include <string.h>
+
 #include "cache_internal.h"
 
 static int fits(const ok_cache *c, uint64_t used, uint64_t freed,
@@ -17,12 +22,26 @@ static int fits(const ok_cache *c, uint64_t used, uint64_t freed,
     return 1;
 }
 
+/* e is the original that a form keyed `key` is made from: e's key is
+ * "<k>|form:original" and key "<k>|form:<form>|<context>". */
+static int original_of(const ok_entry *e, const char *key) {
+    static const char tail[] = "|form:original";
+    size_t n = strlen(e->key), t = sizeof tail - 1;
+    if (!key || e->form != OK_FORM_ORIGINAL || n < t ||
+        memcmp(e->key + n - t, tail, t) != 0 || strcmp(e->key, key) == 0)
+        return 0;
+    n -= t;
+    return strncmp(key, e->key, n) == 0 && strncmp(key + n, "|form:", 6) == 0;
+}
+
 /* Idle here, and no other load (tab) holds its key's lock. A part (an
- * external data file) is never picked on its own: it goes with its model. */
+ * external data file) is never picked on its own: it goes with its model;
+ * nor is the original of the form being written (`spare`). */
 static int candidate(const ok_cache *c, const ok_entry *e,
-                     const ok_entry *keep) {
+                     const ok_entry *keep, const char *spare) {
     return e != keep && e->refcount == 0 && !e->writing &&
-           !(e->flags & OK_EF_PART) && !ok_idx_busy(c, e->key);
+           !(e->flags & OK_EF_PART) && !ok_idx_busy(c, e->key) &&
+           !original_of(e, spare);
 }
 
 /* The parts of e are idle too (they are dropped with it). */
@@ -39,6 +58,13 @@ static int parts_idle(const ok_cache *c, const ok_entry *e,
 
 ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
                         const ok_entry *keep, int min_one) {
+    return ok_evict_plan_for(c, keep ? keep->key : NULL, need, quota_free,
+                             keep, min_one);
+}
+
+ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need,
+                            uint64_t quota_free, const ok_entry *keep,
+                            int min_one) {
     uint64_t used = ok_cache_bytes_stored(c), freed = 0;
     uint32_t i, picked = 0;
 
@@ -47,7 +73,7 @@ ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
         ok_entry *lru = NULL;
         for (i = 0; i < c->n_entries; i++) {
             ok_entry *e = c->entries[i];
-            if (e->mark || !candidate(c, e, keep) || !parts_idle(c, e, keep))
+            if (e->mark || !candidate(c, e, keep, key) || !parts_idle(c, e, keep))
                 continue;
             /* oldest use first; ties by id (older load first) */
             if (!lru || e->last_used < lru->last_used ||

@@ -153,6 +153,11 @@ ok_status ok_entry_set_str(char **slot, const char *s);
  * ok_idx_push_drop_marked, ok_idx_remove_marked. */
 ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
                         const ok_entry *keep, int min_one);
+/* The same for a write of `key` (NULL: keep's key): when it is a form's,
+ * the original it is made from (and so its data files) is never evicted. */
+ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need,
+                            uint64_t quota_free, const ok_entry *keep,
+                            int min_one);
 
 /* Chunk checksums: XXH3-64, seed 0. What protects stored chunks at rest,
  * where the threat is a torn or rotten record (a crash, a disk error, a

@@ -1,11 +1,13 @@
 /* The optimized forms' tier policy (form_tiers.h): .onnx -> .ort -> the
  * original. A form is judged for the exact bytes it was made from (its
- * source SHA-256): a model that changes at its URL starts over. */
+ * source: the model's SHA-256 and its data files'): a model or a data file
+ * that changes at its URL starts over. */
 #include <stdio.h>
 #include <string.h>
 
 #include "form_tiers.h"
 #include "ok_load.h"
+#include "sha256.h"
 
 #define FORM_NAME_(name, value, js) js,
 static const char *const FORM_NAMES[] = {OK_FORM_LIST(FORM_NAME_)};
@@ -23,16 +25,63 @@ char *ok_form_key(const char *orig_key, uint32_t form, const char *ctx) {
     return k;
 }
 
-/* The committed entry of form `form` made from these bytes, if any. */
+/* A committed data file serving beside the model `orig_key` whose bytes
+ * hash to `sha` (ok_idx_owner's test, without looking the model up). */
+static int part_beside(const ok_entry *p, const char *orig_key,
+                       const uint8_t *sha) {
+    return p->state == OK_ENTRY_COMMITTED && !p->superseded &&
+           ok_part_of(p, orig_key) && memcmp(p->source_sha256, sha, 32) == 0;
+}
+
+/* The part beside it whose key sorts first after `after` (NULL: first). */
+static const ok_entry *next_part(const ok_cache *c, const char *orig_key,
+                                 const uint8_t *sha, const char *after) {
+    const ok_entry *best = NULL;
+    uint32_t i;
+    for (i = 0; i < c->n_entries; i++) {
+        const ok_entry *p = c->entries[i];
+        if (!part_beside(p, orig_key, sha)) continue;
+        if (after && strcmp(p->key, after) <= 0) continue;
+        if (!best || strcmp(p->key, best->key) < 0) best = p;
+    }
+    return best;
+}
+
+void ok_form_source_id(const ok_cache *c, const char *orig_key,
+                       const uint8_t *sha, uint8_t out[32]) {
+    static const char tag[] = "ortkeep form source v1";
+    size_t owner = strlen(orig_key);
+    const ok_entry *p = next_part(c, orig_key, sha, NULL);
+    struct ok_sha256 h;
+    if (!p) {
+        memmove(out, sha, 32); /* no data files: the model's own hash */
+        return;
+    }
+    ok_sha256_init(&h);
+    ok_sha256_update(&h, (const uint8_t *)tag, sizeof tag); /* with its NUL */
+    ok_sha256_update(&h, sha, 32);
+    for (; p; p = next_part(c, orig_key, sha, p->key)) {
+        /* the location (after "|data:") and a NUL: no two lists collide */
+        const char *loc = p->key + owner + sizeof OK_PART_SEP - 1;
+        ok_sha256_update(&h, (const uint8_t *)loc, strlen(loc) + 1);
+        ok_sha256_update(&h, p->sha256, 32);
+    }
+    ok_sha256_final(&h, out);
+}
+
+/* The committed entry of form `form` made from these bytes (the model's
+ * and its data files'), if any. */
 static ok_status form_entry(const ok_cache *c, const char *orig_key,
                             uint32_t form, const char *ctx, const uint8_t *sha,
                             ok_entry **out) {
     char *k = ok_form_key(orig_key, form, ctx);
     ok_entry *f;
+    uint8_t id[32];
     if (!k) return OK_ERR_NOMEM;
     f = ok_idx_find_committed(c, k);
     ok_cache_free(k);
-    *out = f && memcmp(f->source_sha256, sha, 32) == 0 ? f : NULL;
+    if (f) ok_form_source_id(c, orig_key, sha, id);
+    *out = f && memcmp(f->source_sha256, id, 32) == 0 ? f : NULL;
     return OK_OK;
 }
 
@@ -60,10 +109,18 @@ static int doomed(uint32_t form, uint32_t facts) {
     return form == OK_FORM_ORT || (facts & OK_FACT_SUBGRAPH_INITIALIZERS);
 }
 
+int ok_form_retry(const ok_entry *f, uint64_t now) {
+    if (f->form_status != OK_FORM_FAILED) return 0;
+    if (f->form_reason == OK_REASON_FORM_INTERRUPTED) return 1;
+    return f->form_reason == OK_REASON_FORM_SLOWER && now >= f->last_used &&
+           now - f->last_used >= OK_FORM_RETRY_SLOWER_MS;
+}
+
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
                                const char *ctx, const uint8_t *sha,
                                uint32_t facts, uint64_t model_bytes,
-                               uint64_t data_bytes, uint32_t *out) {
+                               uint64_t data_bytes, uint64_t now,
+                               uint32_t *out) {
     uint32_t form;
     int external = (facts & OK_FACT_EXTERNAL_DATA) != 0;
     *out = OK_FORM_ORIGINAL;
@@ -80,14 +137,18 @@ ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
             return OK_OK;
         }
         if (f->form_status == OK_FORM_VERIFIED) return OK_OK; /* have one */
+        if (ok_form_retry(f, now)) {
+            *out = form; /* once more */
+            return OK_OK;
+        }
         /* FAILED for these bytes: the next tier */
     }
     return OK_OK; /* every tier failed: the sentinel */
 }
 
 ok_status ok_form_judge(uint32_t verdict, uint32_t create_us,
-                        uint32_t orig_create_us, uint32_t *status,
-                        uint32_t *reason) {
+                        uint32_t orig_create_us, uint32_t prior_reason,
+                        uint32_t *status, uint32_t *reason) {
     *status = OK_FORM_FAILED;
     *reason = OK_REASON_NONE;
     switch (verdict) {
@@ -99,7 +160,10 @@ ok_status ok_form_judge(uint32_t verdict, uint32_t create_us,
         return OK_OK;
     case OK_VERDICT_DIFFERS: *reason = OK_REASON_FORM_OUTPUTS; return OK_OK;
     case OK_VERDICT_UNVERIFIABLE: *reason = OK_REASON_FORM_UNVERIFIABLE; return OK_OK;
-    case OK_VERDICT_FAILED: *reason = OK_REASON_SESSION; return OK_OK;
+    case OK_VERDICT_FAILED:
+        *reason = prior_reason == OK_REASON_FORM_INTERRUPTED ? OK_REASON_SESSION
+                                                             : OK_REASON_FORM_INTERRUPTED;
+        return OK_OK;
     default: return OK_ERR_INVALID_ARG;
     }
 }

@@ -12,8 +12,19 @@
  * of memory. */
 char *ok_form_key(const char *orig_key, uint32_t form, const char *ctx);
 
+/* What a form of the original `orig_key` with content hash `sha` is made
+ * from, as one digest: `sha` itself for a model with no stored data files;
+ * else SHA-256 over `sha` and, in key order, each committed data file's
+ * location and content SHA-256. A form folds weights of the data files into
+ * itself (a BatchNorm into a Conv, a Transpose of a weight), so a data file
+ * that changes while the model file stays byte-identical must make its old
+ * forms stale. */
+void ok_form_source_id(const ok_cache *c, const char *orig_key,
+                       const uint8_t *sha, uint8_t out[32]);
+
 /* The first tier VERIFIED for the original `orig_key` with content hash
- * `sha` (a FAILED tier is passed over), or NULL: the original serves. */
+ * `sha` and the data files stored beside it (ok_form_source_id; a FAILED
+ * tier is passed over), or NULL: the original serves. */
 ok_status ok_form_servable(const ok_cache *c, const char *orig_key,
                            const char *ctx, const uint8_t *sha, ok_entry **out);
 
@@ -28,21 +39,37 @@ ok_status ok_form_servable(const ok_cache *c, const char *orig_key,
  * onnxruntime's one wasm32 heap (4 GiB): past this, no form is made. */
 #define OK_FORM_MAX_DATA_BYTES ((uint64_t)1 << 30)
 
+/* A form judged slower than its original is tried again this long after
+ * that verdict: creation times measured in one noisy moment on a shared
+ * machine must not rule a form out for good. */
+#define OK_FORM_RETRY_SLOWER_MS ((uint64_t)7 * 24 * 60 * 60 * 1000)
+
+/* The stored verdict `f` is to be tried again at `now` (ms): a check that
+ * was interrupted once, or a "slower" verdict at least
+ * OK_FORM_RETRY_SLOWER_MS old. */
+int ok_form_retry(const ok_entry *f, uint64_t now);
+
 /* The tier to capture for those bytes (OK_FORM_ONNX / ORT), or
  * OK_FORM_ORIGINAL: none (a verified form exists, every tier failed -- the
  * sentinel --, the facts rule every tier out, the model is past 2 GiB, or
- * its external data past OK_FORM_MAX_DATA_BYTES). */
+ * its external data past OK_FORM_MAX_DATA_BYTES). A tier whose verdict is
+ * to be tried again at `now` (ok_form_retry) is captured again. */
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
                                const char *ctx, const uint8_t *sha,
                                uint32_t facts, uint64_t model_bytes,
-                               uint64_t data_bytes, uint32_t *form);
+                               uint64_t data_bytes, uint64_t now,
+                               uint32_t *form);
 
 /* A round trip's verdict (OK_VERDICT_*) with both creation times -> what is
  * committed: OK_FORM_VERIFIED, or OK_FORM_FAILED and why (OK_REASON_*).
- * OK_ERR_INVALID_ARG for an unknown verdict. */
+ * A check that itself failed (OK_VERDICT_FAILED) may be a transient fault
+ * -- on WebGPU, another session's run on the page's one device -- so the
+ * first is FORM_INTERRUPTED (the tier is captured and checked once more)
+ * and only a second (`prior_reason` FORM_INTERRUPTED) fails it for good
+ * (SESSION). OK_ERR_INVALID_ARG for an unknown verdict. */
 ok_status ok_form_judge(uint32_t verdict, uint32_t create_us,
-                        uint32_t orig_create_us, uint32_t *status,
-                        uint32_t *reason);
+                        uint32_t orig_create_us, uint32_t prior_reason,
+                        uint32_t *status, uint32_t *reason);
 
 /* The tier after `form` the facts allow (OK_FORM_ORIGINAL: none). */
 uint32_t ok_form_after(uint32_t form, uint32_t facts);

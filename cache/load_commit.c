@@ -51,7 +51,9 @@ ok_status ok_ld_done(ok_load *l) {
         if (l->session_live)
             st = ok_ld_push_simple(l, OK_ACT_RELEASE_SESSION, 0, 0, 0, NULL);
         l->session_live = 0;
-        if (!st && l->form_status == OK_FORM_FAILED && l->stored) {
+        /* a tier interrupted once is tried again, not escalated */
+        if (!st && l->form_status == OK_FORM_FAILED && l->stored &&
+            l->form_reason != OK_REASON_FORM_INTERRUPTED) {
             l->next_form = ok_form_after(l->form, l->facts);
             st = ok_ld_note(l, OK_NOTE_FORM_ESCALATED, l->form_reason,
                             (uint64_t)l->form | (uint64_t)l->next_form << 8);

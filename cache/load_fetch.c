@@ -220,11 +220,15 @@ ok_status ok_ld_accept_fresh(ok_load *l) {
 ok_status ok_load_quota(ok_load *l, uint64_t free_bytes) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_QUOTA);
     if (st) return st;
-    st = ok_evict_plan(l->c, l->total, free_bytes, NULL, 0);
+    /* a form never evicts the original it is made from */
+    st = ok_evict_plan_for(l->c, l->n_keys ? l->keys[0] : NULL, l->total,
+                           free_bytes, NULL, 0);
     if (st == OK_ERR_QUOTA) {
         l->storing = 0;
         st = ok_ld_warn(l, OK_WARN_QUOTA, OK_REASON_TOO_BIG, l->total);
-        if (!st) st = ok_ld_stream(l);
+        /* a form that cannot be kept is not worth verifying */
+        if (!st && l->source == OK_SOURCE_FORM) st = ok_ld_done(l);
+        else if (!st) st = ok_ld_stream(l);
         return ok_ld_leave(l, st);
     }
     if (!st) st = ok_idx_push_drop_marked(l->c);

@@ -10,10 +10,17 @@
 ok_status ok_ld_lookup_form_store(ok_load *l) {
     ok_entry *f = ok_idx_find_committed(l->c, l->keys[0]), *p;
     ok_status st;
+    /* what the capture was made from: the original's bytes and the data
+     * files stored beside them now (its load committed them, and nothing
+     * else changes them without replacing the original's bytes or files) */
+    ok_form_source_id(l->c, l->raw, l->source_sha, l->source_sha);
     if (f && memcmp(f->source_sha256, l->source_sha, 32) == 0) {
-        l->form_status = f->form_status;
-        l->form_reason = f->form_reason;
-        return ok_ld_done(l);
+        if (!ok_form_retry(f, l->now)) {
+            l->form_status = f->form_status;
+            l->form_reason = f->form_reason;
+            return ok_ld_done(l);
+        }
+        l->prior_reason = f->form_reason; /* judged once more */
     }
     p = ok_ld_pending_for(l);
     if (p) {
@@ -41,9 +48,14 @@ ok_status ok_ld_form_commit(ok_load *l, uint32_t status, uint32_t reason) {
     ok_entry *e = ok_ld_entry_of(l, l->write_id);
     ok_act_args a;
     ok_status st;
+    if (!l->storing) {
+        /* storing stopped (quota): nothing kept, so no verdict either */
+        l->form_status = OK_FORM_NONE;
+        l->form_reason = OK_REASON_NONE;
+        return ok_ld_done(l);
+    }
     l->form_status = status;
     l->form_reason = status == OK_FORM_FAILED ? reason : OK_REASON_NONE;
-    if (!l->storing) return ok_ld_done(l); /* storing stopped (quota): nothing kept */
     if (!e) {
         st = ok_idx_reserve(l->c, 1);
         if (!st) st = ok_idx_new_entry(l->c, l->keys[0], l->url, l->form,
@@ -88,7 +100,8 @@ ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
     if (form_create_us && form_create_us < l->create_us) l->create_us = form_create_us;
     {
         uint32_t status, reason;
-        st = ok_form_judge(verdict, l->create_us, orig_create_us, &status, &reason);
+        st = ok_form_judge(verdict, l->create_us, orig_create_us, l->prior_reason,
+                           &status, &reason);
         if (st) {
             ok_ld_unbind_queue(l);
             return st;
@@ -109,7 +122,8 @@ uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
     e = ok_idx_find_id(l->c, l->hit_id);
     /* out of memory: no capture this time */
     if (ok_form_next_capture(l->c, e ? e->key : l->keys[l->key_index], l->form_ctx,
-                             l->sha256, facts, l->total, external_bytes, &form) != OK_OK)
+                             l->sha256, facts, l->total, external_bytes, l->now,
+                             &form) != OK_OK)
         return OK_FORM_ORIGINAL;
     return form;
 }

@@ -124,6 +124,8 @@ struct ok_load {
     uint32_t orig_id;       /* URL: the original behind a form being read */
     uint32_t create_us, orig_create_us;
     uint32_t form_status, form_reason, next_form;
+    uint32_t prior_reason;  /* FORM: why the stored verdict for these bytes
+                               failed, when it is tried again */
     uint32_t facts;         /* FORM: the original's OK_FACT_* */
 
     /* external data files (parts) */

@@ -127,13 +127,24 @@ static ok_status lookup_miss(ok_load *l) {
     return ok_ld_send_fetch(l, 0, 0);
 }
 
+/* no-cache: a conditional request with the entry's validators (304: the
+ * stored copy); nothing to revalidate with: a fetch that replaces it. */
+static ok_status revalidate(ok_load *l, ok_entry *e) {
+    ok_status st;
+    e->refcount++;
+    l->hit_id = e->id;
+    if (e->etag[0] || e->lm[0]) return ok_ld_send_fetch(l, 0, OK_FETCH_CONDITIONAL);
+    st = ok_ld_release_hit(l);
+    return st ? st : ok_ld_send_fetch(l, 0, 0);
+}
+
 /* A part: the stored file if it was committed beside these very model
  * bytes, else a download it can continue, else the network. */
 static ok_status lookup_part(ok_load *l) {
     ok_entry *e = l->mode != OK_MODE_RELOAD
                       ? ok_idx_find_committed(l->c, l->keys[0]) : NULL;
     if (e && memcmp(e->source_sha256, l->source_sha, 32) == 0)
-        return ok_ld_start_hit(l, e);
+        return l->mode == OK_MODE_NO_CACHE ? revalidate(l, e) : ok_ld_start_hit(l, e);
     return lookup_miss(l);
 }
 
@@ -157,15 +168,7 @@ ok_status ok_ld_lookup(ok_load *l) {
             return ok_ld_start_hit(l, f);
         }
     }
-    if (e && l->mode == OK_MODE_NO_CACHE) {
-        /* revalidate: conditional request with the entry's validators */
-        e->refcount++;
-        l->hit_id = e->id;
-        if (e->etag[0] || e->lm[0]) return ok_ld_send_fetch(l, 0, OK_FETCH_CONDITIONAL);
-        /* nothing to revalidate with: fetch; it replaces the entry */
-        st = ok_ld_release_hit(l);
-        return st ? st : ok_ld_send_fetch(l, 0, 0);
-    }
+    if (e && l->mode == OK_MODE_NO_CACHE) return revalidate(l, e);
     if (e) return ok_ld_start_hit(l, e);
     return lookup_miss(l);
 }

@@ -55,10 +55,10 @@ ok_status ok_ld_part_of_owner(ok_load *l, const ok_load_params *p) {
     l->flags = o->flags;
     l->chunk_size = o->chunk_size;
     l->now = o->now;
-    /* revalidating the model decided the bytes: a file stored beside them
-     * is theirs */
-    l->mode = how == OK_PARTS_UNSTORED ? OK_MODE_NO_STORE
-              : o->mode == OK_MODE_NO_CACHE ? OK_MODE_DEFAULT : o->mode;
+    /* the model's mode: under no-cache each file is revalidated as a plain
+     * no-cache fetch of it would be (a data file can change on the server
+     * while the model file stays byte-identical) */
+    l->mode = how == OK_PARTS_UNSTORED ? OK_MODE_NO_STORE : o->mode;
     l->owner_stored = how == OK_PARTS_OWNER_STORED;
     o->data_planned += p->bytes_len;
     return OK_OK;

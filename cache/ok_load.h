@@ -147,7 +147,10 @@ enum {
     X(FORM_DOOMED, 28)      /* the reader's facts rule the tier out */        \
     X(FORM_STALE, 29)       /* made from other bytes than the original now */ \
     X(DATA_SHORT, 30)       /* an external data file ends before the model's \
-                               tensors in it; value2 = its size */
+                               tensors in it; value2 = its size */        \
+    X(FORM_INTERRUPTED, 31) /* the check itself failed once (a transient    \
+                               fault: another session on the device,      \
+                               memory): the tier is tried once more */
 enum {
 #define OK_REASON_ENUM_(name, value) OK_REASON_##name = value,
     OK_REASON_LIST(OK_REASON_ENUM_)

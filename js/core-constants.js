@@ -238,6 +238,7 @@ export const REASON = Object.freeze({
   FORM_DOOMED: 28,
   FORM_STALE: 29,
   DATA_SHORT: 30,
+  FORM_INTERRUPTED: 31,
 });
 
 /** events for the caller (NOTE actions) */
@@ -421,4 +422,52 @@ export const DTYPE = Object.freeze({
   21: Object.freeze({ name: 'uint4', bits: 4 }),
   22: Object.freeze({ name: 'int4', bits: 4 }),
   23: Object.freeze({ name: 'float4e2m1', bits: 4 }),
+});
+
+/** facts about a load that decide whether it makes forms (ok_form_context) */
+export const FORM_LOAD = Object.freeze({
+  STORABLE: 1,
+  OWN_WRITER: 2,
+});
+
+/** why a load makes no forms (ok_form_context's answer) */
+export const FORMS_OFF = Object.freeze({
+  NONE: 0,
+  NOT_STORED: 1,
+  LEVEL: 2,
+  OWN_WRITER: 3,
+  CONTEXT: 4,
+  MAX_CONTEXT: 256,
+});
+
+/** the verify protocol: creations timed per side, probe feed sets */
+export const VERIFY = Object.freeze({
+  ORIGINAL_CREATES: 2,
+  FORM_CREATES: 1,
+  PROBE_SETS: 2,
+});
+
+/** what a round trip showed (ok_form_probe_verdict) */
+export const PROBE_FACT = Object.freeze({
+  CREATED: 1,
+  REFERENCE_RAN: 2,
+  FORM_RAN: 4,
+  EQUAL: 8,
+});
+
+/** probe tolerances (millionths) and the long dimension */
+export const PROBE = Object.freeze({
+  RTOL_PPM: 1000,
+  ATOL_PPM: 100,
+  LONG_DIM: 256,
+});
+
+/** facts about a form a prepare manifest lists (ok_form_pick_prepared) */
+export const PREPARED_FACT = Object.freeze({
+  ONNX: 1,
+  HAS_FILE: 2,
+  VERIFIED_EQUAL: 4,
+  SAME_ORT: 8,
+  EP_WANTED: 16,
+  NONE: 4294967295,
 });

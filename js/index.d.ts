@@ -30,7 +30,7 @@ export interface LoadOptions {
   /** model cache mode for URL sources, like fetch()'s: default = serve a stored copy without the network */
   cache?: 'default' | 'no-cache' | 'reload' | 'no-store' | 'only-if-cached';
   /** warnings that do not fail the load (also in info.warnings) */
-  onWarning?: (warning: { code: WarningCode; message: string }) => void;
+  onWarning?: (warning: { code: WarningCode; message: string; reason?: string }) => void;
   /** the fetch to use for the network tier (default globalThis.fetch) */
   fetch?: typeof fetch;
   /** true: one console.debug line per decision of the load machine and of the session's tensor pool (create, take, bind, adopt, keep, destroy; the steady-state reuse is silent); or a function that gets each line */
@@ -85,6 +85,13 @@ export interface FormsOptions {
   captureBase?: string | URL;
   /** onnxruntime-web's own .wasm for the bundle, when it cannot be found (or set ort.env.wasm.wasmPaths) */
   wasmUrl?: string | URL;
+  /**
+   * the page's onnxruntime-web loader (ort-wasm-simd-threaded.jsep.mjs for the default bundle), when the page runs
+   * an onnxruntime-web other than the one ortkeep's build derived its capturing loaders from and that loader
+   * cannot be found (next to ort.min.js, env.wasm.wasmPaths, or a bundler's copy of the installed package):
+   * its text is fetched, derived in the page and imported from a Blob URL (a CSP script-src must allow blob:)
+   */
+  loaderUrl?: string | URL;
 }
 
 export type FormName = 'original' | 'onnx' | 'ort';
@@ -230,7 +237,9 @@ export interface ModelReport {
 /** QUOTA: does not fit, loaded uncached; CORRUPT: a stored copy failed its check, dropped and refetched;
  * REFUSED: onnxruntime refused a stored copy, dropped; RESUMING, RETRYING: network trouble handled;
  * UNCACHED: this response cannot be stored; CACHE_UNAVAILABLE / CACHE_ERROR: IndexedDB unusable or failed, loaded uncached. */
-export type WarningCode = 'QUOTA' | 'CORRUPT' | 'RESUMING' | 'RETRYING' | 'UNCACHED' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'REFUSED';
+export type WarningCode = 'QUOTA' | 'CORRUPT' | 'RESUMING' | 'RETRYING' | 'UNCACHED' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'REFUSED'
+  /** optimized forms are off in this page (once per page; `reason` says why, the message what to do) */
+  | 'FORMS_OFF';
 
 export interface CacheInfo {
   tier: 'memory' | 'indexeddb' | 'network';

@@ -95,7 +95,7 @@ async function loadFresh(src, options, signal) {
     try { options.onEvent?.(ev); } catch { /* the caller's handler */ }
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'), signal);
-  const hooks = forms.ctx ? formHooks(ort, forms, emit, core) : null;
+  const hooks = forms.ctx ? formHooks(ort, forms, emit, core, options.onWarning) : null;
   const machine = new LoadMachine(core.m, index, {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
     mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength, formCtx: forms.ctx ?? null,
@@ -118,7 +118,7 @@ async function loadFresh(src, options, signal) {
   const formsReady = captured && r.stored
     ? storeForms({
       // the form's sessions read the original's data files, as loaded
-      ort, core, cache, forms, first: captured, probe: options.forms?.probe, emit, debug,
+      ort, core, cache, forms, first: captured, probe: options.forms?.probe, emit, debug, onWarning: options.onWarning,
       sessionOptions: r.externalData ? { ...baseOptions, externalData: r.externalData } : baseOptions,
       original: { bytes: r.bytes, report: r.report, sha256: r.info.sha256, key: r.info.key, url: src.url },
     }).then((out) => ({ ...out, events }))

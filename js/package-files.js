@@ -47,6 +47,20 @@ export function siblingOrtWasmUrl(wasmFile) {
   return wasmFile === 'ort-wasm-simd-threaded.jsep.wasm' ? jsep : new URL(wasmFile, jsep);
 }
 
+/**
+ * onnxruntime-web's own loader as installed beside this package, for a page
+ * whose onnxruntime-web is not the one ortkeep's build derived from (its
+ * capturing loader is then derived from this text in the page). The default
+ * bundle's loader is a literal, so a bundler emits the app's installed copy
+ * of it; the others are looked up beside it.
+ * @param {string} loaderFile e.g. 'ort-wasm-simd-threaded.jsep.mjs'
+ * @returns {URL}
+ */
+export function siblingOrtLoaderUrl(loaderFile) {
+  const jsep = new URL('../../onnxruntime-web/dist/ort-wasm-simd-threaded.jsep.mjs', import.meta.url);
+  return loaderFile === 'ort-wasm-simd-threaded.jsep.mjs' ? jsep : new URL(loaderFile, jsep);
+}
+
 const PREBUNDLED = '/node_modules/.vite/';
 
 /**

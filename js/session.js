@@ -12,6 +12,7 @@ import { runPooled } from './pool/run.js';
 import { poolDeviceName } from './pool/session-options.js';
 import { slotSpecs } from './pool/shapes.js';
 import { createPoolState } from './pool/state.js';
+import { callerTurn, onDevice } from './forms/turns.js';
 
 export { poolDeviceName, poolSessionOptions } from './pool/session-options.js';
 
@@ -88,6 +89,8 @@ export class Session {
       await previous;
       if (this.disposed) throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
       const st = await this._ensureState();
+      // on a device, never beside ortkeep's background work (js/forms/turns.js)
+      if (onDevice(this._i.eps)) return await callerTurn(() => runPooled(this._runContext(st), feeds, options));
       return await runPooled(this._runContext(st), feeds, options);
     } finally {
       done();
@@ -112,7 +115,8 @@ export class Session {
         st.rb.free();
       }
     }
-    await this.ortSession.release();
+    if (onDevice(this._i.eps)) await callerTurn(() => this.ortSession.release());
+    else await this.ortSession.release();
   }
 
   // ---- pool state ----

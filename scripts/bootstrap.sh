@@ -49,7 +49,7 @@ done
 # loaders, onnxruntime-web's package.json, the script, or the last npm ci.
 capture_stale() {
   [ -f dist/ort-capture/manifest.json ] || return 0
-  [ -n "$(find node_modules/.ortkeep-lock scripts/derive-capture-loader.mjs node_modules/onnxruntime-web/package.json \
+  [ -n "$(find node_modules/.ortkeep-lock scripts/derive-capture-loader.mjs js/forms/loader-patch.js node_modules/onnxruntime-web/package.json \
     node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded*.mjs -newer dist/ort-capture/manifest.json 2>/dev/null)" ]
 }
 if capture_stale; then

@@ -4,7 +4,7 @@
 // capture), a form's verification, the session's release.
 import { CACHE_ACTION as ACT, STATUS } from '../core-constants.js';
 import { createSession } from '../ort-adapter.js';
-import { ortHeapBytes } from '../forms/derivation.js';
+import { ortHeapBytes } from '../forms/capture-loader.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 

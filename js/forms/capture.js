@@ -1,9 +1,9 @@
 // captureOptimized: creates the caller's session with onnxruntime's
-// optimized-model writer on, through the capturing loader, so the optimized
-// artifact comes out of a session creation the page needed anyway.
+// optimized-model writer on, through the capturing loader (installed once per
+// page by js/forms/capture-loader.js), so the optimized artifact comes out of
+// a session creation the page needed anyway.
 import { OrtkeepError } from '../errors.js';
-import { isNode } from '../platform/node.js';
-import { captureFiles, formsOff, originalWasmUrl, pickLoader, readManifest } from './derivation.js';
+import { captureLoader, formsOff } from './capture-loader.js';
 import { withSink } from './sink.js';
 import { selfTest } from './self-test.js';
 
@@ -22,7 +22,10 @@ const SAVE_FORMAT = { onnx: 'ONNX', ort: 'ORT' };
  * @property {string|URL} [wasmUrl] onnxruntime-web's own .wasm for that bundle, when it cannot be found
  * @property {string|URL} [captureBase] the folder serving a copy of dist/ort-capture/ (default: found from this
  *   module's URL, which bundlers and dev servers rewrite; see js/package-files.js)
- * @property {import('./derivation.js').CaptureManifest} [manifest] the derivation's manifest, if already read
+ * @property {string|URL} [loaderUrl] the page's onnxruntime-web loader (.mjs), when a version ortkeep's build did
+ *   not derive from must be derived in the page and its loader cannot be found
+ * @property {import('./capture-loader.js').CaptureManifest} [manifest] the build's manifest, if already read
+ * @property {import('./capture-loader.js').CaptureLoader} [loader] the loader captureLoader() installed
  */
 
 /**
@@ -30,8 +33,7 @@ const SAVE_FORMAT = { onnx: 'ONNX', ort: 'ORT' };
  * @param {Uint8Array} modelBytes the original model
  * @param {CaptureOptions} [options]
  * @returns {Promise<{session: object, bytes: Uint8Array, createMs: number, format: 'onnx'|'ort', level: string, loader: string, found: object}>}
- * @throws {OrtkeepError} FORMS_OFF (details.reason: version-mismatch, derivation-missing,
- *   loader-blocked, loader-mismatch, no-wasm-url, proxy, ort-initialized) before or
+ * @throws {OrtkeepError} FORMS_OFF (details.reason: those of captureLoader(), and ort-initialized) before or
  *   instead of a session; FORM_SELF_TEST with details.session when the session was
  *   created but its artifact is not trusted; SESSION_CREATE; INVALID_ARG.
  */
@@ -45,9 +47,8 @@ export async function captureOptimized(ort, modelBytes, options = {}) {
   if (Object.keys(extraSession).some((k) => k.startsWith('optimized_model_external_initializers'))) {
     throw new OrtkeepError('INVALID_ARG', 'ortkeep: captured forms keep initializers inline; remove session.optimized_model_external_initializers_* from the options');
   }
-  const { manifest, file } = await installCaptureLoader(ort, options);
-
-  const loadedKey = Symbol.for(manifest.loadedKey);
+  const loader = options.loader ?? await captureLoader(ort, options);
+  const loadedKey = Symbol.for(loader.loadedKey);
   const createOptions = {
     ...sessionOptions,
     ...(executionProviders ? { executionProviders } : {}),
@@ -58,14 +59,16 @@ export async function captureOptimized(ort, modelBytes, options = {}) {
   };
   let captured;
   try {
-    captured = await withSink(manifest.sinkKey, async () => {
+    captured = await withSink(loader.sinkKey, async () => {
       const t0 = performance.now();
       const session = await ort.InferenceSession.create(modelBytes, createOptions);
       return { session, createMs: performance.now() - t0 };
     });
   } catch (e) {
-    if (globalThis[loadedKey]?.loader !== file) {
-      throw formsOff('ort-initialized', 'onnxruntime-web had loaded its own loader before the capturing one was installed (a session was created first in this page); capture before any other session, then create sessions as usual', e);
+    if (globalThis[loadedKey]?.loader !== loader.file) {
+      throw formsOff('ort-initialized', 'onnxruntime-web had started with its own loader before ortkeep installed the capturing one '
+        + '(a session was created before ortkeep\'s first load() in this page); the next page load gets forms if its first '
+        + 'onnxruntime-web session comes from ortkeep (await ortkeep\'s first load() before creating sessions with onnxruntime-web directly)', e);
     }
     throw new OrtkeepError('SESSION_CREATE', `ortkeep: onnxruntime-web could not create a session with capture on: ${e?.message ?? e}`, { cause: e });
   }
@@ -81,62 +84,8 @@ export async function captureOptimized(ort, modelBytes, options = {}) {
     e.details = { ...(e.details ?? {}), session };
     throw e;
   }
-  return { session, bytes, createMs, format, level, loader: file, found };
+  return { session, bytes, createMs, format, level, loader: loader.file, found };
 }
 
-/**
- * Makes onnxruntime-web use the capturing loader in this realm, if it can:
- * call it before the page's first session (onnxruntime-web picks its loader
- * once). captureOptimized calls it too. Unarmed, the loader behaves as the
- * original, so every other session is unaffected.
- * @param {object} ort onnxruntime-web
- * @param {Pick<CaptureOptions, 'bundle'|'wasmUrl'|'captureBase'|'manifest'>} [options]
- * @returns {Promise<{manifest: import('./derivation.js').CaptureManifest, file: string}>}
- * @throws {OrtkeepError} FORMS_OFF
- */
-export async function installCaptureLoader(ort, options = {}) {
-  if (ort.env?.wasm?.proxy) throw formsOff('proxy', 'onnxruntime-web runs in a proxy worker (env.wasm.proxy), where the capturing loader cannot be reached');
-  let files = captureFiles(options.captureBase);
-  let manifest = options.manifest;
-  if (!manifest) ({ manifest, files } = await readManifest(files));
-  const { file, wasm } = pickLoader(ort, manifest, options.bundle ?? (isNode ? 'wasm' : 'jsep'));
-  await installLoader(ort, manifest, files, file, wasm, options.wasmUrl);
-  return { manifest, file };
-}
-
-/**
- * Points onnxruntime-web at the derived loader (and the unchanged .wasm),
- * unless it is already live in this realm. onnxruntime-web reads wasmPaths
- * once, when its first session initializes the module.
- */
-async function installLoader(ort, manifest, files, file, wasm, wasmUrl) {
-  const live = globalThis[Symbol.for(manifest.loadedKey)];
-  if (live) {
-    if (live.loader !== file || live.version !== manifest.onnxruntimeWeb) {
-      throw formsOff('loader-mismatch', `the capturing loader running here is ${live.loader} (${live.version}), not ${file} (${manifest.onnxruntimeWeb}); pass the bundle this page imports`);
-    }
-    return;
-  }
-  let loaderUrl;
-  try {
-    loaderUrl = files.loader(file).href;
-    // A loader that cannot be imported (a CSP that forbids it, a missing file)
-    // must be found out here: pointed at it, onnxruntime-web's initialization
-    // would fail for good in this page.
-    await import(/* @vite-ignore */ /* webpackIgnore: true */ loaderUrl);
-  } catch (e) {
-    throw formsOff('loader-blocked', `the capturing loader ${loaderUrl ?? file} could not be imported (${e?.message ?? e}); a Content-Security-Policy script-src must allow it, and it must be served (forms.captureBase: the folder serving a copy of node_modules/ortkeep/dist/ort-capture/)`, e);
-  }
-  const wasmBinary = ort.env.wasm.wasmBinary;
-  let wasmHref;
-  if (!wasmBinary) {
-    const found = await originalWasmUrl(ort, wasm, wasmUrl);
-    wasmHref = found.url;
-    if (!wasmHref) {
-      throw formsOff('no-wasm-url', `cannot find onnxruntime-web's ${wasm}${found.tried.length ? ` (no wasm binary at ${found.tried.join(', ')})` : ''}; `
-        + `tell onnxruntime-web where it is served before load(): ort.env.wasm.wasmPaths = { wasm: url } (in Vite: import url from 'onnxruntime-web/${wasm}?url'), `
-        + `or ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/'; or pass load(src, { forms: { wasmUrl: url } })`);
-    }
-  }
-  ort.env.wasm.wasmPaths = wasmHref ? { mjs: loaderUrl, wasm: wasmHref } : { mjs: loaderUrl };
-}
+/** The loader's installation as captureOptimized's callers knew it (tests, the bench). */
+export const installCaptureLoader = captureLoader;

@@ -8,7 +8,10 @@
 // .onnx forms are served this way: the cache takes a URL's bytes only when
 // the C ONNX reader accepts them, and an .ort file is a FlatBuffer.
 import { OrtkeepError } from '../errors.js';
-import { readJsonUrl } from './derivation.js';
+import { getCore } from '../core/module.js';
+import { PREPARED_FACT } from '../core-constants.js';
+import { pickPreparedIndex } from './policy.js';
+import { readJsonUrl } from './read-json.js';
 
 /** prepare's --ep names → the onnxruntime-web execution providers they stand for. */
 const EP_OF = { wasm: ['wasm', 'cpu'] };
@@ -31,14 +34,19 @@ export async function pickPrepared(manifest, ort, eps) {
   }
   const version = ort.env?.versions?.web;
   const wanted = new Set(eps.map((ep) => (typeof ep === 'string' ? ep : ep.name)));
-  const usable = doc.forms.filter((f) => f.format === 'onnx' && f.file && f.verified?.equal && f.onnxruntime === version
-    && (EP_OF[f.ep] ?? [f.ep]).some((ep) => wanted.has(ep)));
-  if (!usable.length) {
+  // the facts; which form serves is the core's (ok_form_pick_prepared)
+  const facts = doc.forms.map((f) => ({
+    facts: (f.format === 'onnx' ? PREPARED_FACT.ONNX : 0) | (f.file ? PREPARED_FACT.HAS_FILE : 0)
+      | (f.verified?.equal ? PREPARED_FACT.VERIFIED_EQUAL : 0) | (f.onnxruntime === version ? PREPARED_FACT.SAME_ORT : 0)
+      | ((EP_OF[f.ep] ?? [f.ep]).some((ep) => wanted.has(ep)) ? PREPARED_FACT.EP_WANTED : 0),
+    createMs: f.createMs,
+  }));
+  const pick = pickPreparedIndex(await getCore(), facts);
+  if (pick < 0) {
     const made = [...new Set(doc.forms.map((f) => `${f.onnxruntime}/${f.ep}`))].join(', ');
     return { why: `no verified form for onnxruntime-web ${version} and ${[...wanted].join(',')} (the manifest has ${made || 'none'})` };
   }
-  usable.sort((a, b) => (a.createMs ?? Infinity) - (b.createMs ?? Infinity));
-  const best = usable[0];
+  const best = doc.forms[pick];
   return {
     url: new URL(best.file, base).href,
     format: best.format,

@@ -6,6 +6,10 @@
 // browsers. The dtype table is the core's (js/pool/dtypes.js).
 import { OrtkeepError } from '../errors.js';
 import { ONNX_TO_ORT_TYPE, TYPED_ARRAYS } from '../pool/dtypes.js';
+import { PROBE } from '../core-constants.js';
+
+/** The core's default tolerance (cache/form_policy.h, in millionths). */
+export const DEFAULT_TOLERANCE = Object.freeze({ rtol: PROBE.RTOL_PPM / 1e6, atol: PROBE.ATOL_PPM / 1e6 });
 
 /** mulberry32: small, fast, and the same sequence on every platform. */
 function prng(seed) {
@@ -154,7 +158,8 @@ export async function runProbes(run, feedSets) {
  * Compares two runProbes() results (expected = the original model's).
  * Equal when both hold the same feed sets with the same output names, and
  * every output has the same type and dims and every element satisfies
- * |a - b| <= atol + rtol * |a| (a expected; float32/float64/float16, where
+ * |a - b| <= atol + rtol * |a| (a expected; by default the core's tolerance,
+ * rtol 1e-3 and atol 1e-4: PROBE in js/core-constants.js; float32/float64/float16, where
  * NaN equals NaN at the same place and an infinity equals itself), integers,
  * bools and strings exactly.
  *
@@ -166,7 +171,7 @@ export async function runProbes(run, feedSets) {
  * the set counts differ), 'type', 'dims' or 'values'.
  * @returns {{equal: boolean, maxAbsDiff: number, output: string|null, reason: null|'dims'|'type'|'values'|'missing'}}
  */
-export function compareOutputs(expected, actual, { rtol = 1e-3, atol = 1e-4 } = {}) {
+export function compareOutputs(expected, actual, { rtol = DEFAULT_TOLERANCE.rtol, atol = DEFAULT_TOLERANCE.atol } = {}) {
   let worst = 0;
   let first = null;
   const differ = (output, reason, diff = Infinity) => {

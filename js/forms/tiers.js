@@ -7,20 +7,36 @@
 // tombstone; a tombstone makes the core name the next tier, captured and
 // stored in the same background run. Which tier, what is trusted, what is
 // kept: all the core's; here only onnxruntime-web is driven.
-import { FACT, FORM, FORM_STATUS, NOTE, VERDICT } from '../core-constants.js';
+import { FACT, FORM, FORM_STATUS, NOTE, PROBE, PROBE_FACT, VERIFY } from '../core-constants.js';
+import { getCore } from '../core/module.js';
 import { isNode } from '../platform/node.js';
 import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-machine.js';
 import { formName, reasonName } from '../cache/messages.js';
-import { captureOptimized, installCaptureLoader } from './capture.js';
+import { captureOptimized } from './capture.js';
+import { captureLoader } from './capture-loader.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';
 import { sha256Hex } from '../sources.js';
+import { formOptionsSuffix } from './options-identity.js';
+import { backgroundOrt, onDevice } from './turns.js';
+import { bestMs, formContext, probeVerdict } from './policy.js';
 
 const now = () => (globalThis.performance ?? Date).now();
-const LEVELS = new Set(['basic', 'extended', 'layout', 'all']);
 
 /** Per realm: the capturing loader installed, or why forms are off. */
 let realm = null;
+/** Forms turned off in this page: said once, through onWarning and the console. */
+let warned = false;
+
+/** One FORMS_OFF warning per page, with the reason and what to do. */
+function warnFormsOff(e, onWarning) {
+  if (warned) return;
+  warned = true;
+  const w = { code: 'FORMS_OFF', reason: e?.details?.reason ?? 'capture unavailable',
+    message: `${e?.message ?? e} (ortkeep loads models in their original form in this page)` };
+  console.warn(w.message);
+  try { onWarning?.(w); } catch { /* the caller's handler */ }
+}
 
 /**
  * Whether this load may use forms, and its context string. Forms need a
@@ -39,21 +55,25 @@ export async function formsFor(ort, options, sessionOptions, storable) {
   const bundle = opt.bundle ?? (isNode ? 'wasm' : 'jsep');
   // installed at the page's first load, whatever it loads: onnxruntime-web
   // picks its loader once, at its first session
-  realm ??= installCaptureLoader(ort, { bundle, captureBase: opt.captureBase, wasmUrl: opt.wasmUrl })
-    .then(() => ({ ok: true }), (e) => {
-      console.warn(`${e?.message ?? e} (ortkeep loads models in their original form in this page)`);
-      return { ok: false, why: e?.details?.reason ?? 'capture unavailable' };
-    });
+  realm ??= captureLoader(ort, { bundle, captureBase: opt.captureBase, wasmUrl: opt.wasmUrl, loaderUrl: opt.loaderUrl })
+    .then((loader) => ({ ok: true, loader }), (e) => ({ ok: false, why: e?.details?.reason ?? 'capture unavailable', error: e }));
   const r = await realm;
+  if (r.error) warnFormsOff(r.error, options.onWarning);
   if (!r.ok) return { off: r.why };
-  if (!storable) return { off: 'nothing is stored for this source' };
-  const level = sessionOptions.graphOptimizationLevel ?? 'all';
-  // 'disabled' (or an unknown level) has no optimized form to keep
-  if (!LEVELS.has(level)) return { off: `graphOptimizationLevel '${level}' has no optimized form to keep` };
-  if (sessionOptions.optimizedModelFilePath) return { off: 'the caller writes its own optimized model' };
   const eps = (sessionOptions.executionProviders ?? ['wasm']).map((ep) => (typeof ep === 'string' ? ep : ep.name));
   const version = ort.env.versions.web;
-  return { ctx: `ort=${version};ep=${eps.join(',')};level=${level}`, version, level, eps, bundle };
+  const c = formContext(await getCore(), {
+    version, eps, level: sessionOptions.graphOptimizationLevel, storable, ownWriter: !!sessionOptions.optimizedModelFilePath,
+  });
+  if (c.off) return { off: c.off };
+  // the options that change what the optimizer writes are part of the form's identity
+  let opts;
+  try {
+    opts = await formOptionsSuffix(sessionOptions);
+  } catch (e) {
+    return { off: `these session options cannot key a form (${e?.message ?? e})` };
+  }
+  return { ctx: `${c.ctx}${opts}`, version, level: c.level, eps, bundle, loader: r.loader };
 }
 
 /** What the reader found that may rule tiers out (FACT bits; the core decides). */
@@ -73,7 +93,7 @@ export function externalBytesOf(report) {
  * capture at an original's CREATE_SESSION, notes. Captures land in
  * `captured` for the background run.
  */
-export function formHooks(ort, forms, emit, core) {
+export function formHooks(ort, forms, emit, core, onWarning) {
   const state = { captured: null, stamped: false };
   return {
     state,
@@ -104,7 +124,7 @@ export function formHooks(ort, forms, emit, core) {
       const format = formName(form);
       try {
         const r = await captureOptimized(ort, bytes, {
-          level: forms.level, format, executionProviders: so.executionProviders, sessionOptions: so, bundle: forms.bundle,
+          level: forms.level, format, executionProviders: so.executionProviders, sessionOptions: so, loader: forms.loader,
         });
         state.captured = { form, bytes: r.bytes };
         return r.session;
@@ -114,7 +134,9 @@ export function formHooks(ort, forms, emit, core) {
           return e.details.session;
         }
         if (e?.code === 'FORMS_OFF') {
-          console.warn(`${e.message} (loaded in its original form)`);
+          // onnxruntime-web picked its loader before this one: off for the rest of this page
+          realm = Promise.resolve({ ok: false, why: e.details?.reason, error: e });
+          warnFormsOff(e, onWarning);
           return ort.InferenceSession.create(bytes, so);
         }
         throw e;
@@ -138,8 +160,10 @@ export function noteEvent(a) {
  * kept leaves the original serving.
  * @returns {Promise<{stored: string|null, failed: Array<{form: string, reason: string}>}>}
  */
-export async function storeForms({ ort, core, cache, forms, first, original, sessionOptions, probe, emit, debug }) {
+export async function storeForms({ ort, core, cache, forms, first, original, sessionOptions, probe, emit, debug, onWarning }) {
   const out = { stored: null, failed: [] };
+  // on a device, every session this creates and runs takes turns with the caller's runs
+  if (onDevice(sessionOptions.executionProviders)) ort = backgroundOrt(ort);
   let cap = first;
   const reportJson = JSON.stringify(original.report);
   while (cap) {
@@ -153,11 +177,11 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
     let r;
     try {
       r = await runLoad({
-        machine, core, cache, ort, bytes: bytes ?? new Uint8Array(0), url: original.url, debug,
+        machine, core, cache, ort, bytes: bytes ?? new Uint8Array(0), url: original.url, debug, onWarning,
         sessionOptions: { ...sessionOptions, graphOptimizationLevel: 'disabled' },
         forms: {
           format, formReport: reportJson,
-          verify: (session) => verify(ort, session, bytes, original, sessionOptions, probe),
+          verify: (session) => verify(ort, core, session, bytes, original, sessionOptions, probe),
           onNote: (a) => emit(noteEvent(a)),
         },
       });
@@ -172,7 +196,7 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
     // the next tier, captured from the original now (its session is not kept)
     try {
       const c = await captureOptimized(ort, original.bytes, {
-        level: forms.level, format: formName(info.nextForm), sessionOptions, bundle: forms.bundle,
+        level: forms.level, format: formName(info.nextForm), sessionOptions, loader: forms.loader,
       });
       await c.session.release();
       cap = { form: info.nextForm, bytes: c.bytes };
@@ -196,33 +220,45 @@ async function stamped(core, bytes, forms, sourceSha) {
 
 /**
  * VERIFY_FORM: the form's session against a session of the original created
- * as the caller's, on probe inputs. Creation is timed twice on each side,
- * interleaved (original, form again, original), and the core takes each
- * side's best: one creation on a shared machine can be slowed by anything.
- * Probes that do not run on the original at the caller's probe shapes are
- * retried with every free dim at 256 before the form is called unverifiable.
+ * as the caller's, on probe inputs. The core's protocol (VERIFY): creations
+ * timed interleaved, original first and last, the form between, each side
+ * taken at its best sample (ok_form_best_us); the verdict is the core's from
+ * what the round trip showed (ok_form_probe_verdict). Probes that do not run
+ * on the original at the caller's probe shapes are retried at longer ones
+ * (probeLadder) before the form is called unverifiable.
  * @returns {Promise<{verdict: number, origMs: number, formMs: number}>}
  */
-async function verify(ort, formSession, formBytes, original, sessionOptions, probe) {
+async function verify(ort, core, formSession, formBytes, original, sessionOptions, probe) {
   const timed = async (bytes, options) => {
     const t0 = now();
     const session = await ort.InferenceSession.create(bytes, options);
     return { session, ms: now() - t0 };
   };
-  let ref;
-  let origMs;
-  let formMs = 0;
+  const samples = { original: [], form: [] };
+  let ref = null;
+  let seen = 0;
+  const judged = () => ({
+    verdict: probeVerdict(core, seen),
+    origMs: samples.original.length ? bestMs(core, samples.original) : 0,
+    formMs: samples.form.length ? bestMs(core, samples.form) : 0,
+  });
   try {
-    const first = await timed(original.bytes, sessionOptions);
-    await first.session.release();
-    const again = await timed(formBytes, { ...sessionOptions, graphOptimizationLevel: 'disabled' });
-    await again.session.release();
-    formMs = again.ms;
-    ref = await timed(original.bytes, sessionOptions);
-    origMs = Math.min(first.ms, ref.ms);
-    ref = ref.session;
+    for (let i = 0; i < Math.max(VERIFY.ORIGINAL_CREATES, VERIFY.FORM_CREATES); i++) {
+      for (const side of ['original', 'form']) {
+        const count = side === 'original' ? VERIFY.ORIGINAL_CREATES : VERIFY.FORM_CREATES;
+        if (i >= count) continue;
+        const t = side === 'original' ? await timed(original.bytes, sessionOptions)
+          : await timed(formBytes, { ...sessionOptions, graphOptimizationLevel: 'disabled' });
+        samples[side].push(t.ms);
+        // the original's last session is kept as the probes' reference
+        if (side === 'original' && i === count - 1) ref = t.session;
+        else await t.session.release();
+      }
+    }
+    seen |= PROBE_FACT.CREATED;
   } catch {
-    return { verdict: VERDICT.FAILED, origMs: 0, formMs };
+    await ref?.release().catch(() => {});
+    return judged();
   }
   const wrap = (feeds) => Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, new ort.Tensor(f.type, f.data, f.dims)]));
   try {
@@ -230,29 +266,32 @@ async function verify(ort, formSession, formBytes, original, sessionOptions, pro
     let expected = null;
     for (const shapes of probeLadder(original.report, probe)) {
       try {
-        feeds = probeFeeds(original.report, { count: 2, ...shapes });
+        feeds = probeFeeds(original.report, { count: VERIFY.PROBE_SETS, ...shapes });
         expected = await runProbes((f) => ref.run(wrap(f)), feeds);
         break;
       } catch {
         expected = null;
       }
     }
-    if (!expected) return { verdict: VERDICT.UNVERIFIABLE, origMs, formMs };
+    if (!expected) return judged();
+    seen |= PROBE_FACT.REFERENCE_RAN;
     let actual;
     try {
       actual = await runProbes((f) => formSession.run(wrap(f)), feeds);
     } catch {
-      return { verdict: VERDICT.DIFFERS, origMs, formMs };
+      return judged();
     }
-    return { verdict: compareOutputs(expected, actual, probe?.tolerance).equal ? VERDICT.EQUAL : VERDICT.DIFFERS, origMs, formMs };
+    seen |= PROBE_FACT.FORM_RAN;
+    if (compareOutputs(expected, actual, probe?.tolerance).equal) seen |= PROBE_FACT.EQUAL;
+    return judged();
   } finally {
     await ref.release().catch(() => {});
   }
 }
 
 /**
- * The caller's probe shapes, then every free dim at 256 (images: H and W),
- * then only each input's last unnamed dim at 256 and the rest at 1 (audio and
+ * The caller's probe shapes, then every free dim at PROBE.LONG_DIM (256;
+ * images: H and W), then only each input's last unnamed dim at it and the rest at 1 (audio and
  * sequences whose other inputs carry an unnamed batch dim: silero v5 takes
  * input [?, ?] and state [2, ?, 128], which the other two cannot both fit).
  */
@@ -261,10 +300,10 @@ function* probeLadder(report, probe = {}) {
   yield given;
   const names = new Set();
   for (const input of report.inputs ?? []) for (const d of input.dims ?? []) if (typeof d === 'string') names.add(d);
-  const big = Object.fromEntries([...names].map((n) => [n, 256]));
+  const big = Object.fromEntries([...names].map((n) => [n, PROBE.LONG_DIM]));
   const inputDims = {};
   for (const input of report.inputs ?? []) {
-    if (input.dims?.some((d) => d === null)) inputDims[input.name] = input.dims.map((d, i) => (typeof d === 'number' ? d : i === 0 ? 1 : 256));
+    if (input.dims?.some((d) => d === null)) inputDims[input.name] = input.dims.map((d, i) => (typeof d === 'number' ? d : i === 0 ? 1 : PROBE.LONG_DIM));
   }
   yield { freeDimensionOverrides: { ...big, ...given.freeDimensionOverrides }, inputDims: { ...inputDims, ...given.inputDims } };
   const lastOnly = {};
@@ -274,7 +313,7 @@ function* probeLadder(report, probe = {}) {
     lastOnly[input.name] = dims.map((d, i) => {
       if (typeof d === 'number') return d;
       if (typeof d === 'string') return given.freeDimensionOverrides[d] ?? 1;
-      return i === dims.length - 1 ? 256 : 1;
+      return i === dims.length - 1 ? PROBE.LONG_DIM : 1;
     });
   }
   if (Object.keys(lastOnly).length) yield { freeDimensionOverrides: given.freeDimensionOverrides, inputDims: { ...lastOnly, ...given.inputDims } };

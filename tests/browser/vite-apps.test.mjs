@@ -66,17 +66,20 @@ function freePort() {
   });
 }
 
-/** A fresh app: the tarball unpacked as node_modules/ortkeep, onnxruntime-web and Vite linked. */
-function makeApp(name, viteConfig = null) {
+/**
+ * A fresh app: the tarball unpacked as node_modules/ortkeep, onnxruntime-web and Vite linked.
+ * ortPackage: the folder under node_modules/ installed as the app's onnxruntime-web (ort127 is onnxruntime-web@1.27.0, ...).
+ */
+function makeApp(name, viteConfig = null, ortPackage = 'onnxruntime-web') {
   const dir = path.join(APPS, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.join(dir, 'node_modules/ortkeep'), { recursive: true });
   mkdirSync(path.join(dir, 'public/ort'), { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', path.join(dir, 'node_modules/ortkeep'), '--strip-components=1']);
   // hard links: inside the app's root, as an install puts it (Vite serves nothing outside its root)
-  execFileSync('cp', ['-al', path.join(REPO_ROOT, 'node_modules/onnxruntime-web'), path.join(dir, 'node_modules/onnxruntime-web')]);
+  execFileSync('cp', ['-al', path.join(REPO_ROOT, 'node_modules', ortPackage), path.join(dir, 'node_modules/onnxruntime-web')]);
   symlinkSync(path.join(REPO_ROOT, 'node_modules', VITES[name.split('-')[0]]), path.join(dir, 'node_modules/vite'));
-  cpSync(path.join(REPO_ROOT, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.jsep.wasm'), path.join(dir, 'public/ort/ort-wasm-simd-threaded.jsep.wasm'));
+  cpSync(path.join(REPO_ROOT, 'node_modules', ortPackage, 'dist/ort-wasm-simd-threaded.jsep.wasm'), path.join(dir, 'public/ort/ort-wasm-simd-threaded.jsep.wasm'));
   cpSync(path.join(REPO_ROOT, MODEL), path.join(dir, 'public/silero.onnx'));
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html><body><script type="module" src="/main.js"></script></body></html>');
@@ -187,6 +190,14 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
   for (const vite of Object.keys(VITES)) {
     test(`${vite}: vite build + vite preview, no configuration: forms on, equal to onnxruntime-web, the second visit from IndexedDB in its optimized form`, async () => {
       await withApp(makeApp(`${vite}-build`), 'build', async (port) => assertFormsCached(await visitTwice(port)));
+    });
+  }
+
+  // ortkeep's build derived its capturing loaders from 1.30.0; an app on another onnxruntime-web gets its
+  // loader derived in the page from the copy Vite emits of the app's own (js/package-files.js)
+  for (const [ortPackage, version] of [['ort122', '1.22.0'], ['ort127', '1.27.0'], ['ort131', '1.31.0-dev.20260914-8d85527a0']]) {
+    test(`vite8 build, the app on onnxruntime-web ${version}: forms on, equal to onnxruntime-web, the second visit from IndexedDB in its optimized form`, async () => {
+      await withApp(makeApp(`vite8-${ortPackage}`, null, ortPackage), 'build', async (port) => assertFormsCached(await visitTwice(port)));
     });
   }
 

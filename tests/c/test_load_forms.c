@@ -380,10 +380,10 @@ static void test_facts_and_failed_capture(void) {
         /* a model past what one protobuf file holds: no .onnx can be written */
         uint32_t form = 99;
         CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0,
-                                          OK_FORM_MAX_INLINE_BYTES, 0, &form), OK_OK);
+                                          OK_FORM_MAX_INLINE_BYTES, 0, 1000, &form), OK_OK);
         CHECK_EQ_INT(form, OK_FORM_ORIGINAL);
         CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0,
-                                          OK_FORM_MAX_INLINE_BYTES - 1, 0, &form), OK_OK);
+                                          OK_FORM_MAX_INLINE_BYTES - 1, 0, 1000, &form), OK_OK);
         CHECK_EQ_INT(form, OK_FORM_ONNX);
     }
     w.pg.external_bytes = 0;

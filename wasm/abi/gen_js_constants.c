@@ -15,6 +15,7 @@
 
 #include "ok_cache.h"
 #include "ok_load.h"
+#include "form_policy.h"
 #include "ok_error.h"
 #include "host_policy.h"
 #include "stamp.h"
@@ -230,6 +231,27 @@ static void generate(out_buf *o_) {
         close_obj(&o);
     }
 #undef DTYPE
+    /* ---- the forms' decisions (cache/form_policy.h) ---- */
+    open_obj(&o, "FORM_LOAD", "facts about a load that decide whether it makes forms (ok_form_context)");
+    OK_FORM_LOAD_FACT_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "FORMS_OFF", "why a load makes no forms (ok_form_context's answer)");
+    OK_FORMS_OFF_LIST(NUM)
+    NUM(MAX_CONTEXT, OK_FORM_MAX_CONTEXT)
+    close_obj(&o);
+    open_obj(&o, "VERIFY", "the verify protocol: creations timed per side, probe feed sets");
+    OK_VERIFY_POLICY_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "PROBE_FACT", "what a round trip showed (ok_form_probe_verdict)");
+    OK_PROBE_FACT_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "PROBE", "probe tolerances (millionths) and the long dimension");
+    OK_PROBE_POLICY_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "PREPARED_FACT", "facts about a form a prepare manifest lists (ok_form_pick_prepared)");
+    OK_PREPARED_FACT_LIST(NUM)
+    NUM(NONE, OK_PREPARED_NONE)
+    close_obj(&o);
     *o_ = o;
 }
 

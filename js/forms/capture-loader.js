@@ -1,0 +1,350 @@
+// The capturing loader, found or derived, and installed: one entry point,
+// captureLoader(ort, options), called once per page. The fast path is the
+// copy derived at build time (dist/ort-capture/, scripts/derive-capture-loader.mjs)
+// for the onnxruntime-web ortkeep was built with; for any other version the
+// loader the page itself uses is fetched, derived here with the same exact
+// edits (js/forms/loader-patch.js) and imported from a Blob URL (a data: URL
+// in Node). Any doubt turns forms off with one typed FORMS_OFF that names the
+// reason and what to do; onnxruntime-web is pointed at a loader only once it
+// has been imported here, since a loader it cannot import fails its
+// initialization for good in this page.
+import { OrtkeepError } from '../errors.js';
+import { isNode } from '../platform/node.js';
+import { captureUrls, installedUrl, isWasm, siblingOrtLoaderUrl, siblingOrtWasmUrl } from '../package-files.js';
+import { deriveLoaderText, LOADED_KEY, LoaderPatchError, SINK_KEY } from './loader-patch.js';
+import { readJsonUrl, readTextUrl } from './read-json.js';
+
+export { LOADED_KEY, SINK_KEY };
+
+/** onnxruntime-web's wasm memory in bytes, when a derived loader runs it (else null). */
+export function ortHeapBytes() {
+  try {
+    return globalThis[Symbol.for(LOADED_KEY)]?.heapBytes?.() ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Loader used by each bundle family: the Node and wasm-only bundles load the
+ * plain loader; the default/all bundles the JSEP one; the webgpu bundle asyncify. */
+export const LOADER_FOR_BUNDLE = {
+  wasm: 'ort-wasm-simd-threaded.mjs',
+  jsep: 'ort-wasm-simd-threaded.jsep.mjs',
+  asyncify: 'ort-wasm-simd-threaded.asyncify.mjs',
+  jspi: 'ort-wasm-simd-threaded.jspi.mjs',
+};
+
+/**
+ * @typedef {object} CaptureManifest
+ * @property {string} onnxruntimeWeb the version the loaders were derived from
+ * @property {string} sinkKey Symbol.for key of the sink the loaders write to
+ * @property {string} loadedKey Symbol.for key a derived loader sets when it runs
+ * @property {Record<string, {wasm: string, sha256: string, sourceSha256: string}>} loaders
+ */
+
+/**
+ * @typedef {object} CaptureLoader the loader installed in this realm
+ * @property {string} file the loader's name (ort-wasm-simd-threaded.jsep.mjs, …)
+ * @property {string} version the onnxruntime-web it was derived from
+ * @property {'build'|'page'} derived at build time (dist/ort-capture/) or here from the page's loader
+ * @property {string} sinkKey
+ * @property {string} loadedKey
+ */
+
+/** @param {string} reason @param {string} message @param {unknown} [cause] */
+export function formsOff(reason, message, cause) {
+  return new OrtkeepError('FORMS_OFF', `ortkeep: artifact forms are off (${reason}): ${message}`,
+    { details: { reason }, ...(cause === undefined ? {} : { cause }) });
+}
+
+/**
+ * @typedef {object} LoaderOptions
+ * @property {'wasm'|'jsep'|'asyncify'|'jspi'} [bundle] which onnxruntime-web bundle the page imports
+ * @property {string|URL} [wasmUrl] onnxruntime-web's own .wasm for that bundle, when it cannot be found
+ * @property {string|URL} [captureBase] the folder serving a copy of dist/ort-capture/
+ * @property {string|URL} [loaderUrl] the page's onnxruntime-web loader (.mjs), when it cannot be found
+ * @property {CaptureManifest} [manifest] the build's manifest, if already read
+ */
+
+/** Per realm: the loader installed, or why not (onnxruntime-web picks its loader once). */
+let installed = null;
+
+/**
+ * Makes onnxruntime-web use a capturing loader in this realm, once: call it
+ * before the page's first session. Unarmed, the loader behaves as the
+ * original, so every other session is unaffected. Later calls answer the
+ * first installation.
+ * @param {object} ort onnxruntime-web
+ * @param {LoaderOptions} [options]
+ * @returns {Promise<CaptureLoader>}
+ * @throws {OrtkeepError} FORMS_OFF (details.reason: proxy, derivation-missing, loader-unreadable,
+ *   loader-unknown, loader-blocked, loader-mismatch, no-wasm-url)
+ */
+export function captureLoader(ort, options = {}) {
+  // a refusal is not kept: nothing was installed, and other options may do
+  installed ??= install(ort, options).catch((e) => {
+    installed = null;
+    throw e;
+  });
+  return installed;
+}
+
+async function install(ort, options) {
+  if (ort.env?.wasm?.proxy) {
+    throw formsOff('proxy', 'onnxruntime-web runs in a proxy worker (env.wasm.proxy), where the capturing loader cannot be reached');
+  }
+  const bundle = options.bundle ?? (isNode ? 'wasm' : 'jsep');
+  const file = LOADER_FOR_BUNDLE[bundle];
+  if (!file) throw new OrtkeepError('INVALID_ARG', `ortkeep: forms.bundle must be one of ${Object.keys(LOADER_FOR_BUNDLE).join(', ')}; got ${bundle}`);
+  const version = ort.env?.versions?.web;
+  const loader = { file, version, sinkKey: SINK_KEY, loadedKey: LOADED_KEY };
+  const live = globalThis[Symbol.for(LOADED_KEY)];
+  if (live) {
+    if (live.loader !== file || live.version !== version) {
+      throw formsOff('loader-mismatch', `the capturing loader running here is ${live.loader} (${live.version}), not ${file} (${version}); pass the bundle this page imports`);
+    }
+    return { ...loader, derived: 'build' };
+  }
+  const built = await buildCopy(options, file);
+  const use = built.url && built.version === version
+    ? { url: built.url, derived: 'build' }
+    : await derivedHere(ort, options, file, version, built);
+  try {
+    await import(/* @vite-ignore */ /* webpackIgnore: true */ use.url);
+  } catch (e) {
+    const shown = use.derived === 'page' ? `derived here from ${use.from} (a ${isNode ? 'data' : 'blob'}: URL)` : use.url;
+    throw formsOff('loader-blocked', `the capturing loader ${shown} could not be imported (${e?.message ?? e}); `
+      + (use.derived === 'page'
+        ? `a Content-Security-Policy script-src must allow blob: for it, or run onnxruntime-web ${built.version ?? 'the version ortkeep was built with'}, whose capturing loader ortkeep ships`
+        : 'a Content-Security-Policy script-src must allow it, and it must be served (forms.captureBase: the folder serving a copy of node_modules/ortkeep/dist/ort-capture/)'), e);
+  }
+  const wasmHref = ort.env.wasm.wasmBinary ? null : await wasmUrlFor(ort, file, options.wasmUrl);
+  ort.env.wasm.wasmPaths = wasmHref ? { mjs: use.url, wasm: wasmHref } : { mjs: use.url };
+  return { ...loader, derived: use.derived };
+}
+
+/**
+ * The build's copy: its URL and the version it was derived from, or why
+ * there is none (not built, not served; a bundler inlines the small manifest
+ * as a data: URL, which a CSP's connect-src may refuse).
+ * @returns {Promise<{url?: string, version?: string, why?: string}>}
+ */
+async function buildCopy(options, file) {
+  let files = captureFiles(options.captureBase);
+  let manifest = options.manifest;
+  if (!manifest) {
+    try {
+      ({ manifest, files } = await readManifest(files));
+    } catch (e) {
+      return { why: e.message };
+    }
+  }
+  const entry = manifest.loaders?.[file];
+  if (!entry) return { version: manifest.onnxruntimeWeb, why: `the build derived no ${file}` };
+  return { url: files.loader(file).href, version: manifest.onnxruntimeWeb };
+}
+
+/** Where the build's files are: forms.captureBase's folder, else where package-files.js finds them. */
+function captureFiles(captureBase) {
+  if (captureBase != null) {
+    const base = new URL(String(captureBase), globalThis.location?.href);
+    return { manifest: new URL('manifest.json', base), loader: (file) => new URL(file, base), given: true };
+  }
+  const { manifest, loaders } = captureUrls();
+  return { manifest, loader: (file) => loaders[file] ?? new URL(file, manifest), given: false };
+}
+
+/** The build's manifest; where a dev server moved this module, from the install path (package-files.js). */
+async function readManifest(files) {
+  let first;
+  try {
+    return { manifest: await readJsonUrl(files.manifest), files };
+  } catch (e) {
+    first = e;
+  }
+  const moved = !files.given && installedUrl(files.manifest);
+  if (moved) {
+    try {
+      const manifest = await readJsonUrl(moved);
+      return { manifest, files: { ...files, manifest: moved, loader: (file) => installedUrl(files.loader(file)) ?? new URL(file, moved) } };
+    } catch { /* the first failure is the one to report */ }
+  }
+  const at = files.manifest.protocol === 'data:' ? 'the manifest a bundler inlined as a data: URL (a CSP connect-src must allow data:)' : files.manifest;
+  throw new Error(`no capturing loader at ${at} (${first?.message ?? first})`);
+}
+
+/**
+ * The capturing loader derived from the page's own loader: its text fetched
+ * (it is the file onnxruntime-web would import), patched, and handed over as
+ * a Blob URL whose import.meta.url still names the original's place.
+ * @returns {Promise<{url: string, derived: 'page', from: string}>}
+ */
+async function derivedHere(ort, options, file, version, built) {
+  const why = built.why ?? `the build's is for onnxruntime-web ${built.version}, this page runs ${version ?? 'an unknown version'}`;
+  if (!version) throw formsOff('derivation-missing', `onnxruntime-web does not say its version (ort.env.versions.web); ${why}`);
+  const candidates = await loaderCandidates(ort, file, options.loaderUrl);
+  const tried = [];
+  let text = null;
+  let from = null;
+  for (const { url, checkVersion } of candidates) {
+    try {
+      if (checkVersion && !(await sameVersion(url, version))) {
+        tried.push(`${url} (another onnxruntime-web)`);
+        continue;
+      }
+      text = await readTextUrl(url);
+      from = url;
+      break;
+    } catch (e) {
+      tried.push(`${url} (${e?.message ?? e})`);
+    }
+  }
+  if (text == null) {
+    throw formsOff('loader-unreadable', `${why}, and this page's ${file} could not be read to derive one`
+      + `${tried.length ? ` (tried ${tried.join(', ')})` : ''}; tell onnxruntime-web where its files are served before load(): `
+      + `ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/' (a Content-Security-Policy connect-src must allow it), `
+      + "or pass load(src, { forms: { loaderUrl } }); or use forms: false");
+  }
+  let derived;
+  try {
+    derived = deriveLoaderText(text, { version, file, baseUrl: from });
+  } catch (e) {
+    if (!(e instanceof LoaderPatchError)) throw e;
+    throw formsOff('loader-unknown', `${why}, and ${from} is not a loader ortkeep can derive from (${e.message}); `
+      + `run onnxruntime-web ${built.version ?? 'of a version ortkeep was tested with'}, or report this version`, e);
+  }
+  const url = isNode
+    ? `data:text/javascript;base64,${Buffer.from(derived).toString('base64')}`
+    : URL.createObjectURL(new Blob([derived], { type: 'text/javascript' }));
+  return { url, derived: 'page', from };
+}
+
+/**
+ * Where the page's loader is, most certain first: what the page told
+ * onnxruntime-web (env.wasm.wasmPaths), forms.loaderUrl, the module
+ * resolver (Node; an import map), next to the page's onnxruntime-web script
+ * tag, then the copy a bundler emits of the onnxruntime-web installed beside
+ * ortkeep (package-files.js). Guesses not tied to the running onnxruntime-web
+ * are used only when the package.json beside them names its version (where
+ * there is one to read).
+ */
+async function loaderCandidates(ort, file, given) {
+  const out = [];
+  if (given) out.push({ url: String(given) });
+  const paths = ort.env.wasm.wasmPaths;
+  if (typeof paths === 'string') out.push({ url: new URL(file, new URL(paths, globalThis.location?.href)).href });
+  else if (paths?.mjs && !String(paths.mjs).startsWith('blob:')) out.push({ url: String(paths.mjs.href ?? paths.mjs) });
+  const resolved = resolveModule(`onnxruntime-web/${file}`) ?? (isNode ? null : resolveModule('onnxruntime-web'));
+  if (resolved) out.push({ url: new URL(file, resolved).href, checkVersion: true });
+  const script = ort === globalThis.ort ? ortScriptUrl() : null;
+  if (script) out.push({ url: new URL(file, script).href });
+  const sibling = siblingOrtLoaderUrl(file);
+  out.push({ url: sibling.href, checkVersion: true });
+  return out;
+}
+
+/**
+ * The module resolver's answer, hidden from bundlers: webpack resolves a
+ * literal import.meta.resolve() at build time against onnxruntime-web's
+ * package exports, which have no "." for its conditions, and fails the build.
+ */
+function resolveModule(specifier) {
+  try {
+    const meta = import.meta;
+    const resolve = meta[['re', 'solve'].join('')];
+    return typeof resolve === 'function' ? resolve.call(meta, specifier) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the package.json above a loader's dist/ names this version (true where there is none to read). */
+async function sameVersion(loaderUrl, version) {
+  let pkg;
+  try {
+    pkg = await readJsonUrl(new URL('../package.json', loaderUrl));
+  } catch {
+    return true; // a bundler's copy: the app's installed onnxruntime-web, the one it bundles
+  }
+  return pkg?.name !== 'onnxruntime-web' || pkg.version === version;
+}
+
+/** The URL of the page's onnxruntime-web script (ort.min.js, ort.webgpu.min.js, …), if one is there. */
+function ortScriptUrl() {
+  if (typeof document === 'undefined') return null;
+  for (const el of document.querySelectorAll('script[src]')) {
+    try {
+      const url = new URL(el.src, document.baseURI);
+      if (/\/ort(\.[\w-]+)*\.js$/.test(url.pathname)) return url;
+    } catch { /* not a URL */ }
+  }
+  return null;
+}
+
+/**
+ * The URL of onnxruntime-web's own .wasm for a loader: the binary is never
+ * changed, only the JS loader is. What the page told onnxruntime-web
+ * (env.wasm.wasmPaths, or forms.wasmUrl) is taken as given; failing that,
+ * the module resolver (Node's package exports; an import map in a page),
+ * next to the page's onnxruntime-web script, then onnxruntime-web installed
+ * beside ortkeep (package-files.js). A guess is used only once it answers
+ * with a wasm binary.
+ * @throws {OrtkeepError} FORMS_OFF no-wasm-url
+ */
+async function wasmUrlFor(ort, file, explicit) {
+  const wasmFile = file.replace(/\.mjs$/, '.wasm');
+  if (explicit) return String(explicit);
+  const paths = ort.env.wasm.wasmPaths;
+  if (typeof paths === 'string') return new URL(wasmFile, new URL(paths, globalThis.location?.href)).href;
+  if (paths?.wasm) return String(paths.wasm.href ?? paths.wasm);
+  const guesses = [];
+  if (isNode) {
+    const url = resolveModule(`onnxruntime-web/${wasmFile}`);
+    if (url) return url;
+    guesses.push(`onnxruntime-web/${wasmFile}`);
+  } else {
+    const resolved = resolveModule('onnxruntime-web');
+    if (resolved) guesses.push(new URL(wasmFile, resolved).href);
+    // a script tag's onnxruntime-web looks next to its own script (a CDN URL
+    // pins its version there, which a guess beside ortkeep's would not)
+    const script = ort === globalThis.ort ? ortScriptUrl() : null;
+    if (script) guesses.push(new URL(wasmFile, script).href);
+    guesses.push(siblingOrtWasmUrl(wasmFile).href);
+    for (const url of guesses) if (await answersWasm(url)) return url;
+  }
+  throw formsOff('no-wasm-url', `cannot find onnxruntime-web's ${wasmFile}${guesses.length ? ` (no wasm binary at ${guesses.join(', ')})` : ''}; `
+    + `tell onnxruntime-web where it is served before load(): ort.env.wasm.wasmPaths = { wasm: url } (in Vite: import url from 'onnxruntime-web/${wasmFile}?url'), `
+    + `or ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/'; or pass load(src, { forms: { wasmUrl: url } })`);
+}
+
+/**
+ * Whether a URL answers with a wasm binary. HEAD first (no body: the page
+ * fetches this file again in a moment, tens of MB): served and not text (an
+ * SPA fallback is text/html). A server that refuses HEAD gets a GET whose
+ * first four bytes must be the wasm magic, then the body is dropped.
+ */
+async function answersWasm(url) {
+  try {
+    const head = await fetch(url, { method: 'HEAD' });
+    if (head.ok) return !/^text\//i.test(head.headers.get('content-type') ?? '');
+    if (head.status !== 405 && head.status !== 501) return false;
+  } catch { /* try GET */ }
+  try {
+    const response = await fetch(url);
+    if (!response.ok || !response.body) return false;
+    const reader = response.body.getReader();
+    const first = new Uint8Array(4);
+    let n = 0;
+    while (n < 4) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const take = value.subarray(0, 4 - n);
+      first.set(take, n);
+      n += take.byteLength;
+    }
+    reader.cancel().catch(() => {});
+    return n === 4 && isWasm(first);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,254 @@
+// Optimized forms tried as an adversary would (issue 19), in Chromium with a
+// persistent profile, the real IndexedDB and onnxruntime-web, against plain
+// onnxruntime-web on the same bytes and inputs. Models from
+// tests/fixtures/make_adversary_models.py: each folds a chain of constants,
+// so its .onnx form creates clearly faster and is kept once it verifies.
+//   - a data file changes on the server while the model file stays
+//     byte-identical: the old form (the weight folded inline) is never
+//     served again, the outputs follow the new data; and cache: 'no-cache'
+//     revalidates that data file too, not only the model file;
+//   - a form captured with freeDimensionOverrides {batch: 1} is never served
+//     to loads with other overrides (or none): batch 3 runs;
+//   - two pages loading one model at once: one verifies its form, the other
+//     uses the verdict;
+//   - with room for the original but not for it and its form (silero v5:
+//     2.33 MB, its form 3.31 MB), the original stays and the form is skipped
+//     with one QUOTA warning, where storing the form used to evict it.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { modelPath, useCacheBrowser } from './cache-env.mjs';
+
+const DIR = path.join(REPO_ROOT, 'build/fixtures/adversary');
+const BASE = '/adv';
+const env = useCacheBrowser();
+/** What the server answers for each path under BASE: {bytes, etag}. */
+const served = new Map();
+
+before(() => {
+  if (!existsSync(path.join(DIR, 'batch.onnx'))) {
+    execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_adversary_models.py'), DIR]);
+  }
+});
+
+/** Serves `file` of the fixtures at BASE/`as` with a strong ETag of its version. */
+function serve(as, file = as, version = 'v1') {
+  served.set(`${BASE}/${as}`, { bytes: readFileSync(path.join(DIR, file)), etag: `"${file}-${version}"` });
+  env.handler = (req, res, { pathname, serveBytes }) => {
+    const s = served.get(pathname);
+    if (!s) return false;
+    serveBytes(req, res, s.bytes, { etag: s.etag });
+    return true;
+  };
+}
+
+/**
+ * In the page: ortkeep.load(url, options) runs two inputs x [rows, 64];
+ * then plain onnxruntime-web on the bytes the server holds now (fetched
+ * with no-store, data files given as bytes) runs the same. Returns the
+ * largest difference, the form info, what the background stored, the
+ * warnings.
+ */
+function loadAndCompare(page, url, { options = {}, rows = 1, dataFiles = [] } = {}) {
+  return page.evaluate(async ({ url, options, rows, dataFiles }) => {
+    const { ortkeep, ortDirect: ort } = window;
+    const warnings = [];
+    const values = (v) => Float32Array.from({ length: rows * 64 }, (_, i) => v + (i % 97) / 64);
+    const xs = [0.5, -0.25].map((v) => new ort.Tensor('float32', values(v), [rows, 64]));
+    const bytes = async (u) => new Uint8Array(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
+    // ortkeep first: the capturing loader must be in place before the page's first session
+    let s;
+    try {
+      const onWarning = (w) => warnings.push(w.code);
+      s = await ortkeep.load(url, { ort, memory: false, forms: true, ...options, onWarning });
+    } catch (e) {
+      return { ok: false, stage: 'load', code: e.code, message: e.message, warnings };
+    }
+    const ours = [];
+    let error = null;
+    try {
+      for (const x of xs) ours.push((await s.run({ x })).y.data);
+    } catch (e) {
+      error = `${e.code ?? e.name}: ${e.message}`;
+    }
+    const refOptions = { ...options.sessionOptions };
+    const near = (f) => new URL(f, new URL(url, location.href)).href;
+    if (dataFiles.length) {
+      const files = dataFiles.map(async (f) => ({ path: f, data: await bytes(near(f)) }));
+      refOptions.externalData = await Promise.all(files);
+    }
+    const reference = await ort.InferenceSession.create(await bytes(url), refOptions);
+    let diff = 0;
+    for (const [i, x] of xs.entries()) {
+      const theirs = (await reference.run({ x })).y.data;
+      for (let j = 0; j < theirs.length && ours[i]; j++) diff = Math.max(diff, Math.abs(ours[i][j] - theirs[j]));
+    }
+    await reference.release();
+    const background = await s.formsReady;
+    const out = {
+      ok: !error, error, diff, form: s.info.form, tier: s.info.cache.tier,
+      stored: background.stored, failed: background.failed, warnings,
+    };
+    await s.dispose();
+    return out;
+  }, { url, options, rows, dataFiles });
+}
+
+test('a data file changes under a byte-identical model: the form made from the old data is never served again; outputs follow the new data', async () => {
+  await env.reset();
+  const url = `${BASE}/foldw.onnx`;
+  const data = ['foldw.onnx_data'];
+  serve('foldw.onnx');
+  serve('foldw.onnx_data');
+  const page = await env.newPage();
+  const cold = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(cold.ok, true, JSON.stringify(cold));
+  assert.equal(cold.stored, 'onnx', JSON.stringify(cold.failed));
+  const warm = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(warm.form.chosen, 'verified');
+  assert.ok(warm.diff < 1e-4, `the verified form differs from plain by ${warm.diff}`);
+
+  // the server's data file changes; foldw.onnx is the same bytes
+  serve('foldw.onnx_data', 'foldw_v2.onnx_data', 'v2');
+  const reload = await loadAndCompare(page, url, { dataFiles: data, options: { cache: 'reload' } });
+  assert.equal(reload.tier, 'network');
+  assert.ok(reload.diff < 1e-4, `reload differs from plain by ${reload.diff}`);
+  // the next visits: never the old form (it folded the old weight inline)
+  const next = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(next.tier, 'indexeddb');
+  assert.notEqual(next.form.chosen, 'verified', 'the form of the old data file was served');
+  assert.ok(next.diff < 1e-4, `served outputs differ from plain on the new data by ${next.diff}`);
+  assert.equal(next.stored, 'onnx', `a form of the new bytes is made: ${JSON.stringify(next.failed)}`);
+  const after = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(after.form.chosen, 'verified');
+  assert.ok(after.diff < 1e-4, `the new form differs from plain by ${after.diff}`);
+  const forms = (await page.evaluate(() => window.ortkeep.cache.list())).filter((e) => e.form === 'onnx');
+  assert.equal(forms.length, 1, 'the stale form was replaced, not kept beside');
+  await page.close();
+});
+
+test('a form captured with freeDimensionOverrides {batch: 1} is never served to a load without them or with batch 3', async () => {
+  await env.reset();
+  const url = `${BASE}/batch.onnx`;
+  serve('batch.onnx');
+  const page = await env.newPage();
+  if (process.env.ORTKEEP_PAGE_LOG) page.on('console', (m) => console.log(`[page ${m.type()}] ${m.text()}`));
+  const one = { sessionOptions: { freeDimensionOverrides: { batch: 1 } } };
+  const cold = await loadAndCompare(page, url, { options: one });
+  assert.equal(cold.ok, true, JSON.stringify(cold));
+  assert.equal(cold.stored, 'onnx', JSON.stringify(cold));
+  const warm = await loadAndCompare(page, url, { options: one });
+  assert.equal(warm.form.chosen, 'verified', 'the batch-1 loads get their form');
+  assert.ok(warm.diff < 1e-4, `the form differs from plain by ${warm.diff}`);
+
+  const none = await loadAndCompare(page, url, { rows: 3 });
+  assert.equal(none.ok, true, none.error);
+  assert.notEqual(none.form.chosen, 'verified', 'no form of its own yet: the batch-1 form was served');
+  assert.ok(none.diff < 1e-4, `differs from plain by ${none.diff}`);
+  const batch3 = { sessionOptions: { freeDimensionOverrides: { batch: 3 } } };
+  const three = await loadAndCompare(page, url, { rows: 3, options: batch3 });
+  assert.equal(three.ok, true, three.error);
+  assert.notEqual(three.form.chosen, 'verified');
+  assert.ok(three.diff < 1e-4, `differs from plain by ${three.diff}`);
+  // each set of options keeps its own form
+  const forms = (await page.evaluate(() => window.ortkeep.cache.list())).filter((e) => e.form === 'onnx');
+  assert.equal(new Set(forms.map((f) => f.key)).size, forms.length);
+  assert.ok(forms.length >= 2, JSON.stringify(forms.map((f) => f.key)));
+  await page.close();
+});
+
+test('room for the original but not for it and its form: the original stays, the form is skipped with one QUOTA warning', async () => {
+  await env.reset();
+  const page = await env.newPage();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.origin, quotaSize: 4_200_000 });
+  try {
+    const r = await page.evaluate(async (url) => {
+      const { ortkeep, ortDirect: ort, feeds } = window;
+      const visit = async () => {
+        const warnings = [];
+        const forms = { probe: { inputDims: { input: [1, 256] } } };
+        const s = await ortkeep.load(url, { ort, memory: false, forms, onWarning: (w) => warnings.push(w.code) });
+        const bytes = await (await fetch(url, { cache: 'no-store' })).arrayBuffer();
+        const reference = await ort.InferenceSession.create(bytes);
+        const feed = () => feeds.FEEDS.silero_vad_v5(ort, 1);
+        const diff = feeds.maxAbsDiff(await s.run(feed()), await reference.run(feed()));
+        await reference.release();
+        const background = await s.formsReady;
+        const { tier, stored } = s.info.cache;
+        const out = { tier, stored, form: s.info.form, background, warnings, diff };
+        await s.dispose();
+        return { ...out, list: (await ortkeep.cache.list()).map((e) => e.form) };
+      };
+      return [await visit(), await visit()];
+    }, modelPath('silero_vad_v5'));
+    const [first, second] = r;
+    assert.equal(first.stored, true);
+    assert.equal(first.form.chosen, 'capturing');
+    assert.equal(first.background.stored, null, JSON.stringify(first));
+    assert.deepEqual(first.warnings, ['QUOTA'], 'one warning, for the form');
+    assert.deepEqual(first.list, ['original'], 'the original stays; no form');
+    assert.equal(first.diff, 0);
+    assert.equal(second.tier, 'indexeddb', 'the original serves the next load');
+    assert.deepEqual(second.list, ['original']);
+    assert.equal(second.diff, 0);
+  } finally {
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.origin });
+    await cdp.detach();
+  }
+  await page.close();
+});
+
+test("cache: 'no-cache' revalidates each data file, not only the model file: a data file that changed is fetched, served and stored", async () => {
+  await env.reset();
+  const url = `${BASE}/foldw.onnx`;
+  const data = ['foldw.onnx_data'];
+  serve('foldw.onnx');
+  serve('foldw.onnx_data');
+  const page = await env.newPage();
+  const noForms = { forms: false };
+  const cold = await loadAndCompare(page, url, { dataFiles: data, options: noForms });
+  assert.equal(cold.ok, true, JSON.stringify(cold));
+  serve('foldw.onnx_data', 'foldw_v2.onnx_data', 'v2');
+  env.server.resetCounts();
+  const revalidated = await loadAndCompare(page, url, { dataFiles: data, options: { ...noForms, cache: 'no-cache' } });
+  assert.equal(revalidated.tier, 'indexeddb', 'the model file answered 304');
+  assert.ok(revalidated.diff < 1e-4, `served outputs differ from plain on the new data file by ${revalidated.diff}`);
+  // ours (a conditional request) and the reference's
+  assert.equal(env.server.count(`${BASE}/foldw.onnx_data`), 2);
+  env.server.resetCounts();
+  const next = await loadAndCompare(page, url, { dataFiles: data, options: noForms });
+  assert.ok(next.diff < 1e-4, `differs from plain by ${next.diff}`);
+  // the one request is the reference's: ours came from IndexedDB
+  assert.equal(env.server.count(`${BASE}/foldw.onnx_data`), 1);
+  await page.close();
+});
+
+test('two pages load one model at once: one of them verifies its form, the other uses that verdict', async () => {
+  await env.reset();
+  const url = `${BASE}/batch.onnx`;
+  serve('batch.onnx');
+  const pages = [await env.newPage(), await env.newPage()];
+  const results = await Promise.all(pages.map((page) => page.evaluate(async (u) => {
+    const { ortkeep, ortDirect: ort } = window;
+    let creates = 0;
+    const create = ort.InferenceSession.create;
+    ort.InferenceSession.create = (...args) => { creates++; return create.apply(ort.InferenceSession, args); };
+    const s = await ortkeep.load(u, { ort, memory: false, forms: true });
+    const background = await s.formsReady;
+    const out = { creates, chosen: s.info.form.chosen, background };
+    await s.dispose();
+    return out;
+  }, url)));
+  // each page creates the caller's session; one verification creates the
+  // form's session and three more (original, form again, original)
+  const creates = results.map((r) => r.creates);
+  const backgrounds = JSON.stringify(results.map((r) => r.background));
+  console.log(`[forms-adversary] two pages at once: sessions created ${JSON.stringify(creates)}, ${backgrounds}`);
+  for (const r of results) assert.equal(r.background.stored, 'onnx', JSON.stringify(r));
+  assert.ok(creates[0] + creates[1] <= 2 + 4, `both pages verified: ${JSON.stringify(creates)}`);
+  for (const page of pages) await page.close();
+});
