@@ -8,7 +8,7 @@
 // .onnx forms are served this way: the cache takes a URL's bytes only when
 // the C ONNX reader accepts them, and an .ort file is a FlatBuffer.
 import { OrtkeepError } from '../errors.js';
-import { getCore } from '../core.js';
+import { getCore } from '../core/module.js';
 import { PREPARED_FACT } from '../core-constants.js';
 import { pickPreparedIndex } from './policy.js';
 import { readJsonUrl } from './read-json.js';

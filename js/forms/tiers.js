@@ -8,10 +8,10 @@
 // stored in the same background run. Which tier, what is trusted, what is
 // kept: all the core's; here only onnxruntime-web is driven.
 import { FACT, FORM, FORM_STATUS, NOTE, PROBE, PROBE_FACT, VERIFY } from '../core-constants.js';
-import { getCore } from '../core.js';
+import { getCore } from '../core/module.js';
 import { isNode } from '../platform/node.js';
 import { runLoad } from '../cache/load-driver.js';
-import { LoadMachine } from '../cache/load-core.js';
+import { LoadMachine } from '../cache/load-machine.js';
 import { formName, reasonName } from '../cache/messages.js';
 import { captureOptimized } from './capture.js';
 import { captureLoader } from './capture-loader.js';
