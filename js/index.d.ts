@@ -46,11 +46,12 @@ export interface LoadOptions {
   /** the session's tensor pool (always on; these tune it) */
   pool?: PoolOptions;
   /**
-   * Optimized forms (opt-in): true or options. The first load captures
-   * onnxruntime's optimized model while creating the session; the capture is
-   * kept once a session from it at 'disabled' gives the original's outputs on
-   * probe inputs and creates faster; later loads serve it. Needs IndexedDB and
-   * must be on for the page's first load (onnxruntime-web picks its loader once).
+   * Optimized forms (on by default in browsers; false turns them off): options, or true. The
+   * first load captures onnxruntime's optimized model while creating the session; the capture
+   * is kept once a session from it at 'disabled' gives the original's outputs on probe inputs
+   * and creates faster; later loads serve it. Needs IndexedDB, and ortkeep's load() before the
+   * page's first onnxruntime-web session (onnxruntime-web picks its loader once); otherwise one
+   * FORMS_OFF warning says why and what to do.
    */
   forms?: boolean | FormsOptions;
   /**

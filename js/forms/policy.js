@@ -19,7 +19,7 @@ function cString(core, s) {
 
 /**
  * Whether a load makes forms, and its context string.
- * @param {import('../core.js').Core} core
+ * @param {import('../core/module.js').Core} core
  * @param {{version: string, eps: string[], level?: string, storable: boolean, ownWriter: boolean}} facts
  * @returns {{ctx: string, level: string} | {off: string}}
  */
@@ -65,7 +65,7 @@ export function probeVerdict(core, probeFacts) {
 
 /**
  * Which prepared form serves, as an index into `forms`, or -1.
- * @param {import('../core.js').Core} core
+ * @param {import('../core/module.js').Core} core
  * @param {Array<{facts: number, createMs?: number}>} forms PREPARED_FACT bits and prepare's creation time
  */
 export function pickPreparedIndex(core, forms) {

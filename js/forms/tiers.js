@@ -46,10 +46,11 @@ function warnFormsOff(e, onWarning) {
  * @returns {Promise<{ctx: string, version: string, level: string, eps: string[], bundle: string} | {off: string}>}
  */
 export async function formsFor(ort, options, sessionOptions, storable) {
-  // Opt-in: which onnxruntime-web bundle the page runs cannot be seen from
-  // its exports, and the capturing loader must match it (forms.bundle).
-  if (!options.forms) return { off: 'not asked for (load(url, {forms: true}))' };
-  const opt = options.forms === true ? {} : options.forms;
+  // On by default; forms: false opts out. The bundle the page runs cannot be
+  // seen from onnxruntime-web's exports: the default one's loader unless
+  // forms.bundle names another.
+  if (options.forms === false) return { off: 'turned off (forms: false)' };
+  const opt = options.forms && typeof options.forms === 'object' ? options.forms : {};
   // Node has no IndexedDB to keep forms in (prepare writes them ahead of time)
   if (isNode && !opt.bundle) return { off: 'no IndexedDB' };
   const bundle = opt.bundle ?? (isNode ? 'wasm' : 'jsep');

@@ -22,8 +22,8 @@ const MODEL = `/${REAL_MODELS.find((m) => m.name === 'silero_vad_v5').path}`;
 /** The alias each version is installed under (package.json devDependencies). */
 const VERSIONS = { '1.22.0': 'ort122', '1.27.0': 'ort127', '1.30.0': 'onnxruntime-web', '1.31.0-dev.20260914-8d85527a0': 'ort131' };
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
-// What the page passes to load(): forms with no option of their own.
-const LOAD_OPTIONS = '{ forms: true, onWarning: (w) => warnings.push(w) }';
+// What the page passes to load(): nothing about forms (on by default), a warnings handler.
+const LOAD_OPTIONS = '{ onWarning: (w) => warnings.push(w) }';
 
 const RUN_JS = `const ort = window.ort;
 ort.env.wasm.numThreads = 1;

@@ -39,7 +39,7 @@ const feeds = () => ({
 });
 async function main() {
   try {
-    const session = await load('/silero.onnx', { ort, forms: true });
+    const session = await load('/silero.onnx', { ort }); // forms on by default
     const ours = await session.run(feeds());
     const background = await session.formsReady; // the form is verified after load() resolves
     const plain = await ort.InferenceSession.create('/silero.onnx');
@@ -221,7 +221,7 @@ describe('the packed tarball in fresh Vite apps (Chromium)', () => {
       .replace("import * as ort from 'onnxruntime-web';", "import * as ort from 'onnxruntime-web/wasm';\nimport url from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';")
       // what the warning says to add, only on ?configured
       .replace("ort.env.wasm.wasmPaths = { wasm: '/ort/ort-wasm-simd-threaded.jsep.wasm' };", "if (location.search === '?configured') ort.env.wasm.wasmPaths = { wasm: url };")
-      .replace("{ ort, forms: true }", "{ ort, forms: { bundle: 'wasm' } }"));
+      .replace("{ ort }", "{ ort, forms: { bundle: 'wasm' } }"));
     await withApp(dir, 'build', async (port) => {
       const context = await browser.newContext();
       try {

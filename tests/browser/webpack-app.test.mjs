@@ -32,7 +32,7 @@ const feeds = () => ({
 async function main() {
   const warnings = [];
   try {
-    const session = await load('/silero.onnx', { ort, forms: true, onWarning: (w) => warnings.push(w.message) });
+    const session = await load('/silero.onnx', { ort, onWarning: (w) => warnings.push(w.message) });
     const ours = await session.run(feeds());
     const background = await session.formsReady;
     const plain = await ort.InferenceSession.create('/silero.onnx');
