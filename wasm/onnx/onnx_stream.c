@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "onnx_reader_internal.h"
+#include "onnx_rules.h"
 #include "pb_wire.h"
 
 enum { /* frame kinds */
