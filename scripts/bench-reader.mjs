@@ -10,8 +10,9 @@ import process from 'node:process';
 import { REPO_ROOT } from './static-server.mjs';
 import { assembleChunkedModel, CHUNKED_MODELS } from '../tests/models.mjs';
 
-const SOURCES = ['tests/c/bench_onnx_stream.c', 'wasm/onnx/onnx_stream.c', 'wasm/onnx/onnx_rules.c',
-  'tests/c/oracle/onnx_reader.c', 'wasm/base/pb_wire.c'];
+const SOURCES = ['tests/c/bench_onnx_stream.c', 'wasm/onnx/onnx_stream.c', 'wasm/onnx/onnx_stream_walk.c',
+  'wasm/onnx/onnx_stream_frames.c', 'wasm/onnx/onnx_stream_fields.c', 'wasm/onnx/onnx_stream_finish.c',
+  'wasm/onnx/onnx_rules.c', 'tests/c/oracle/onnx_reader.c', 'wasm/base/pb_wire.c'];
 const OUT = path.join(REPO_ROOT, 'build/bench/bench_onnx_stream.js');
 
 export async function run({ log = console.log } = {}) {
