@@ -39,7 +39,7 @@ export async function run({ log = console.log } = {}) {
  * and the core's whole wasm memory afterwards.
  */
 async function shipped(file, log) {
-  const { getCore } = await import('../js/core.js');
+  const { getCore } = await import('../js/core/module.js');
   const core = await getCore();
   const bytes = new Uint8Array(readFileSync(file));
   const sha = core.inspect(bytes).sha256;
