@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "load_internal.h"
-#include "onnx_reader.h"
+#include "onnx_model.h"
 
 static ok_status finish_stream(ok_load *l);
 

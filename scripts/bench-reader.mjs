@@ -10,8 +10,9 @@ import process from 'node:process';
 import { REPO_ROOT } from './static-server.mjs';
 import { assembleChunkedModel, CHUNKED_MODELS } from '../tests/models.mjs';
 
-const SOURCES = ['tests/c/bench_onnx_stream.c', 'wasm/onnx/onnx_stream.c', 'wasm/onnx/onnx_reader.c',
-  'wasm/base/pb_wire.c'];
+const SOURCES = ['tests/c/bench_onnx_stream.c', 'wasm/onnx/onnx_stream.c', 'wasm/onnx/onnx_stream_walk.c',
+  'wasm/onnx/onnx_stream_frames.c', 'wasm/onnx/onnx_stream_fields.c', 'wasm/onnx/onnx_stream_finish.c',
+  'wasm/onnx/onnx_rules.c', 'tests/c/oracle/onnx_reader.c', 'wasm/base/pb_wire.c'];
 const OUT = path.join(REPO_ROOT, 'build/bench/bench_onnx_stream.js');
 
 export async function run({ log = console.log } = {}) {
@@ -22,7 +23,7 @@ export async function run({ log = console.log } = {}) {
     mkdirSync(path.dirname(OUT), { recursive: true });
     // emcc writes CommonJS; the repository's package is ESM
     writeFileSync(path.join(path.dirname(OUT), 'package.json'), '{ "type": "commonjs" }\n');
-    execFileSync('emcc', ['-O2', '-msimd128', '-sALLOW_MEMORY_GROWTH=1', '-sNODERAWFS=1', '-Iwasm/base', '-Iwasm/onnx', ...SOURCES, '-o', OUT],
+    execFileSync('emcc', ['-O2', '-msimd128', '-sALLOW_MEMORY_GROWTH=1', '-sNODERAWFS=1', '-Iwasm/base', '-Iwasm/onnx', '-Itests/c/oracle', ...SOURCES, '-o', OUT],
       { cwd: REPO_ROOT, env: { ...process.env, NODE_PATH: '/usr/share/nodejs' }, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   const out = execFileSync('node', ['--no-experimental-fetch', OUT, path.join(REPO_ROOT, model.path)], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "inspect_json.h"
 #include "json_buf.h"
+#include "onnx_reader.h"
 
 static char out[512];
 

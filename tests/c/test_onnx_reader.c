@@ -1,4 +1,4 @@
-/* Unit tests for the ONNX reader (wasm/onnx_reader.c), on ModelProto bytes
+/* Unit tests for the ONNX reader (tests/c/oracle/onnx_reader.c), on ModelProto bytes
  * built here with a tiny protobuf writer. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* The streaming ONNX reader (wasm/onnx_stream.c) against the one-shot reader
- * (wasm/onnx_reader.c), compared by their JSON reports (inspect_json.c) and
+ * (tests/c/oracle/onnx_reader.c), compared by their JSON reports (inspect_json.c) and
  * by their errors (code, offset, message):
  *   - fixture models (tests/fixtures/make_models.py, in build/fixtures):
  *     every split into two pieces, byte by byte, every prefix;

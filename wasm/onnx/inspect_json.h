@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "ok_error.h"
-#include "onnx_reader.h"
+#include "onnx_model.h"
 
 /* Renders m as one JSON object. sha256_hex (may be NULL -> null) is copied
  * into "sha256" as given. On success *json_out is a malloc'd NUL-terminated

@@ -6,7 +6,7 @@
  * metadata_props 14, training_info 20, functions 25, configuration 26
  * (len). Exporters write fields in number order, so the prefix of a real
  * model is ir_version, opset/producer strings, then the graph. */
-#include "onnx_reader.h"
+#include "onnx_model.h"
 
 static int expected_wire(uint64_t field) {
     switch (field) {

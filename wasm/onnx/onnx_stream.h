@@ -1,5 +1,5 @@
-/* Streaming, sans-I/O ONNX reader: the same report as ok_onnx_read()
- * (onnx_reader.h, same rules), from bytes fed in pieces of any size as they
+/* Streaming, sans-I/O ONNX reader: the report of onnx_model.h (the same as
+ * the one-shot ok_onnx_read(), its test oracle in tests/c/oracle/), from bytes fed in pieces of any size as they
  * arrive, in the style of zstd's ZSTD_decompressStream. It never holds the
  * model: weight payloads (raw_data, float_data and every other field the
  * report does not need) are skipped by counting bytes; what the report needs
@@ -47,7 +47,7 @@
 #include <stdint.h>
 
 #include "ok_error.h"
-#include "onnx_reader.h"
+#include "onnx_model.h"
 
 /* Open messages at once: ModelProto, then per graph level node, attribute
  * and graph (OK_ONNX_MAX_GRAPH_DEPTH levels), then the deepest message

@@ -1,11 +1,11 @@
-/* Zero-copy reader of an ONNX ModelProto.
+/* An ONNX ModelProto as the readers report it, and the rules they follow.
  *
- * ok_onnx_read() walks the wire format once (never copying weight bytes) and
- * builds an ok_model: flat arrays that index each other by uint32 position.
- * Strings are spans into m->buf: for ok_onnx_read() the caller's buffer,
- * which must outlive the model; for a model from the streaming reader
- * (onnx_stream.h, same report) an arena of owned copies that the model holds
- * and ok_model_free() releases. Only graph paths are built (and owned) here.
+ * The streaming reader (onnx_stream.h, the core's) builds an ok_model: flat
+ * arrays that index each other by uint32 position. Strings are spans into
+ * m->buf: for a streamed model an arena of owned copies that the model holds
+ * and ok_model_free() releases; for the one-shot reader that the tests use as
+ * its oracle (tests/c/oracle/onnx_reader.h, zero-copy) the caller's buffer,
+ * which must outlive the model. Only graph paths are built (and owned) here.
  *
  * What it covers: the main graph and every graph-valued attribute
  * (AttributeProto.g and .graphs, so If/Loop/Scan and any custom op), nested
@@ -39,8 +39,8 @@
  *   resolves to the first.
  * - Control flow: nodes with op_type If/Loop/Scan in domain "" or "ai.onnx".
  */
-#ifndef ORTKEEP_ONNX_READER_H
-#define ORTKEEP_ONNX_READER_H
+#ifndef ORTKEEP_ONNX_MODEL_H
+#define ORTKEEP_ONNX_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -83,7 +83,7 @@ typedef struct ok_initializer {
     uint32_t ndims;
     uint64_t bytes;     /* logical byte size (see rules above) */
     int has_raw;        /* raw_data present: raw is its payload */
-    ok_span raw;        /* into buf: ok_onnx_read() only ({0,0} when streamed) */
+    ok_span raw;        /* into buf: the one-shot reader only ({0,0} when streamed) */
     uint64_t raw_offset; /* raw_data payload as a byte range of the model */
     uint64_t raw_length;
     int is_external;    /* data_location == EXTERNAL */
@@ -155,13 +155,6 @@ typedef struct ok_model {
     uint64_t n_if, n_loop, n_scan;
 } ok_model;
 
-/* Reads buf[0, len). On success *out is a new model (free with
- * ok_model_free) and OK_OK is returned; on failure *out is NULL and err (if
- * not NULL) says what and where. Errors: OK_ERR_EMPTY, OK_ERR_TRUNCATED,
- * OK_ERR_BAD_WIRE_TYPE, OK_ERR_BAD_VARINT, OK_ERR_TOO_DEEP, OK_ERR_NOT_ONNX,
- * OK_ERR_LIMIT, OK_ERR_CORRUPT, OK_ERR_NOMEM, OK_ERR_INVALID_ARG. */
-int ok_onnx_read(const uint8_t *buf, size_t len, ok_model **out, ok_error *err);
-
 void ok_model_free(ok_model *m);
 
 /* Logical byte size of a tensor with n elements of data_type; *out. Returns
@@ -182,7 +175,7 @@ void ok_model_totals(const ok_model *m, ok_totals *t);
 /* Cheap early check of the first bytes of a download: could they begin an
  * ONNX ModelProto? 0 = certainly not (an HTML page, JSON, text: every
  * top-level field must be a ModelProto field with its wire type), 1 =
- * maybe. ok_onnx_read() decides for good once the whole file is there. */
+ * maybe. The reader decides for good once the whole file is there. */
 int ok_onnx_prefix_plausible(const uint8_t *p, size_t n);
 
 #endif

@@ -1,13 +1,13 @@
-/* What the one-shot reader (onnx_reader.c) shares with the streaming reader
- * (onnx_stream.c), so both apply one set of rules and word errors alike. Not
- * part of the public API. */
-#ifndef ORTKEEP_ONNX_READER_INTERNAL_H
-#define ORTKEEP_ONNX_READER_INTERNAL_H
+/* What the streaming reader (onnx_stream.c) shares with its test oracle, the
+ * one-shot reader (tests/c/oracle/onnx_reader.c), so both apply one set of
+ * rules and word errors alike. Not part of the public API. */
+#ifndef ORTKEEP_ONNX_RULES_H
+#define ORTKEEP_ONNX_RULES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "onnx_reader.h"
+#include "onnx_model.h"
 #include "pb_wire.h"
 
 /* Message descriptors, for error messages ("graph.node"). */
@@ -30,7 +30,7 @@ typedef struct ok_onnx_ref {
     ok_span name;
 } ok_onnx_ref;
 
-/* Resolves refs against defs by ONNX scoping (onnx_reader.h) over
+/* Resolves refs against defs by ONNX scoping (onnx_model.h) over
  * m->graphs[].parent; fills m->inits[].ref_graphs and m->shared. Temporary
  * heap: at most 16 * n_defs + 8 * n_refs + 64 bytes (a hash table of 4-byte
  * slots at most 4 per def, and one 8-byte pair per ref). */
