@@ -62,7 +62,7 @@ export async function runPooled(ctx, feeds, options) {
 
     let results;
     try {
-      results = await ctx.ortSession.run(ortFeeds, fetches);
+      results = await ctx.ortSession.run(ortFeeds, fetches, options.runOptions);
     } catch (e) {
       throw new OrtkeepError('RUN', `ortkeep: onnxruntime-web failed to run: ${e?.message ?? e}`, { cause: e });
     }
