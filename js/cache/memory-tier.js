@@ -30,7 +30,18 @@ export function raceAbort(promise, signal) {
 
 /** The memory-tier key: the source plus the options that change the session. */
 export function memoryKey(sourceKey, options) {
-  return `${sourceKey}|integrity:${options.integrity ?? ''}|ep:${JSON.stringify(options.executionProviders ?? ['wasm'])}|so:${JSON.stringify(options.sessionOptions ?? {})}`;
+  return `${sourceKey}|integrity:${options.integrity ?? ''}|ep:${JSON.stringify(options.executionProviders ?? ['wasm'])}|so:${JSON.stringify(options.sessionOptions ?? {}, byIdentity)}`;
+}
+
+// Bytes in the options (externalData given as bytes) are named by identity,
+// never spelt out: JSON of a 100 MB array is a string of hundreds of MB.
+const bytesIds = new WeakMap();
+let nextBytesId = 0;
+function byIdentity(key, value) {
+  if (!ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer) && !(typeof Blob !== 'undefined' && value instanceof Blob)) return value;
+  const target = ArrayBuffer.isView(value) ? value.buffer : value;
+  if (!bytesIds.has(target)) bytesIds.set(target, ++nextBytesId);
+  return ArrayBuffer.isView(value) ? `bytes#${bytesIds.get(target)}@${value.byteOffset}+${value.byteLength}` : `bytes#${bytesIds.get(target)}`;
 }
 
 /**
