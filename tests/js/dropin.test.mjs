@@ -60,3 +60,12 @@ test('an unknown option or a bad overload is INVALID_ARG', async () => {
   await assert.rejects(ort.InferenceSession.create(new ArrayBuffer(4), 2, 9), { code: 'INVALID_ARG' });
   await assert.rejects(ort.InferenceSession.create(42), { code: 'INVALID_ARG' });
 });
+
+test("the package's entries resolve: ortkeep/onnxruntime-web and its subpaths, ortkeep/transformers", () => {
+  const js = (p) => new URL(`../../js/${p}`, import.meta.url).href;
+  assert.equal(import.meta.resolve('ortkeep/onnxruntime-web'), js('onnxruntime-web.js'));
+  for (const sub of ['wasm', 'webgpu', 'all', 'jspi', 'webgl']) {
+    assert.equal(import.meta.resolve(`ortkeep/onnxruntime-web/${sub}`), js(`onnxruntime-web/${sub}.js`));
+  }
+  assert.equal(import.meta.resolve('ortkeep/transformers'), js('transformers.js'));
+});
