@@ -167,16 +167,21 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
       });
       const fromUrl = Array.from((await byUrl.run({ x: x() })).y.data);
       const files = byUrl.info.cache.stored ? (await window.ortkeep.cache.list()).find((e) => e.url.endsWith('/moved/external.onnx'))?.dataFiles : null;
+      // a library's habit: the model as bytes, its data file by URL
+      const mixed = await ort.InferenceSession.create(model.buffer, { externalData: [{ path: 'external.bin', data: '/build/fixtures/external.bin' }], memory: false });
+      const fromMixed = Array.from((await mixed.run({ x: x() })).y.data);
+      await mixed.release();
       const byBytes = await ort.InferenceSession.create(model, { externalData: [{ path: 'external.bin', data: new Uint8Array(data.length) }], memory: false });
       const fromZeros = Array.from((await byBytes.run({ x: x() })).y.data);
       for (const s of [plain, byUrl, byBytes]) await s.release();
-      return { theirs, fromUrl, fromZeros, files: files?.map((f) => f.path) ?? null };
+      return { theirs, fromUrl, fromMixed, fromZeros, files: files?.map((f) => f.path) ?? null };
     });
     await page.close();
     env.handler = null;
     assert.equal(moved.seen.length, 1);
     assert.equal(env.server.count('/moved/external.bin'), 0, 'nothing looked for next to the model');
     assert.deepEqual(r.fromUrl, r.theirs);
+    assert.deepEqual(r.fromMixed, r.theirs);
     assert.ok(r.theirs.some((v) => v !== 0));
     assert.deepEqual(r.files, ['external.bin'], 'the data file named by the option is cached with its model');
     assert.deepEqual(r.fromZeros, Array(16).fill(0), 'the bytes given are the weights used');
