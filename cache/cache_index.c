@@ -61,40 +61,6 @@ ok_status ok_entry_set_str(char **slot, const char *s) {
     return OK_OK;
 }
 
-void ok_entry_to_manifest(const ok_entry *e, ok_manifest *m) {
-    memset(m, 0, sizeof *m);
-    m->state = e->state;
-    m->form = e->form;
-    m->flags = e->flags;
-    m->chunk_size = e->chunk_size;
-    m->chunk_count = e->chunk_count;
-    m->stored_count = e->stored_count;
-    m->integrity_alg = e->integ_alg;
-    m->integrity_count = e->integ_count;
-    m->report_len = e->report_len;
-    m->gen = e->gen;
-    m->total_size = e->total_size;
-    m->last_used = e->last_used;
-    m->hit_count = e->hit_count;
-    m->report_sum = e->report_sum;
-    memcpy(m->sha256, e->sha256, 32);
-    m->form_status = e->form_status;
-    m->form_reason = e->form_reason;
-    m->create_us = e->create_us;
-    m->orig_create_us = e->orig_create_us;
-    memcpy(m->source_sha256, e->source_sha256, 32);
-    m->integrity = e->integ;
-    m->key = e->key;
-    m->url = e->url;
-    m->etag = e->etag;
-    m->last_modified = e->lm;
-    m->key_len = (uint32_t)strlen(e->key);
-    m->url_len = (uint32_t)strlen(e->url);
-    m->etag_len = (uint32_t)strlen(e->etag);
-    m->lm_len = (uint32_t)strlen(e->lm);
-    m->sums = e->sums;
-}
-
 static ok_status entry_from_manifest(const ok_manifest *m, const char *name,
                                      size_t name_len, ok_entry **out) {
     size_t ib = (size_t)m->integrity_count * ok_hash_bytes(m->integrity_alg);

@@ -142,6 +142,7 @@ ok_status ok_entry_reserve_sums(ok_entry *e, uint32_t idx);
  * the size is exact, nothing was compressed, and the resource is provably
  * the same (a strong ETag, or an integrity digest the end must match). */
 int ok_entry_resumable(const ok_entry *e);
+/* cache_manifest.c: the entry's manifest as it is now (pointers into e). */
 void ok_entry_to_manifest(const ok_entry *e, ok_manifest *m);
 ok_status ok_entry_set_str(char **slot, const char *s);
 

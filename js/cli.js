@@ -4,7 +4,7 @@
 // never a stack trace.
 import { open } from 'node:fs/promises';
 import process from 'node:process';
-import { getCore } from './core.js';
+import { getCore } from './core/module.js';
 import { OrtkeepError } from './errors.js';
 import { formatPrepared, formatSummary } from './cli-format.js';
 

@@ -282,6 +282,15 @@ export const LOAD_FLAG = Object.freeze({
   IDB_FAILED: 8,
 });
 
+/** the numbers behind the host's small decisions (cache/host_policy.h) */
+export const HOST_POLICY = Object.freeze({
+  PIECE_BYTES: 1048576,
+  BLOB_RECORD_BUDGET: 805306368,
+  READ_BATCH_BYTES: 67108864,
+  DELETE_REOPENS: 1,
+  GROWTH_WARN_PERCENT: 150,
+});
+
 /** tensor pool backends (wasm/tensor_pool.h) */
 export const POOL_BACKEND = Object.freeze({
   CPU: 0,

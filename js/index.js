@@ -1,9 +1,9 @@
 // ortkeep's public API: load a model (any source), run it, dispose it; the
 // model cache's management API; the C reader on its own.
-import { getCore, setCoreWasmUrl } from './core.js';
+import { getCore, setCoreWasmUrl } from './core/module.js';
 import { OrtkeepError } from './errors.js';
 import { Session } from './session.js';
-import { cache } from './cache.js';
+import { cache } from './cache/admin.js';
 import { load } from './load.js';
 
 export { OrtkeepError, Session, cache, load, setCoreWasmUrl };

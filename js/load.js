@@ -1,25 +1,29 @@
 // load(): from a source to a Session. The memory tier shares live sessions
 // and loads in flight; everything else is one run of the C load machine
 // (js/cache/load-driver.js carries it out).
-import { getCore } from './core.js';
-import { CACHE_MODE, LOAD_FLAG, TIER } from './core-constants.js';
+//
+// The imports, in the order a load calls them: sources, the memory tier,
+// the runtime and the core, the page's cache, the machine and its driver
+// (which store, fetch and create), the data files, the session.
+import { CACHE_LIMIT, CACHE_MODE, LOAD_FLAG, TIER } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
+import { raceAbort } from './util/abort.js';
+import { normalizeSource } from './sources.js';
+import { acquire, memoryKey } from './cache/memory-tier.js';
+import { getCore } from './core/module.js';
 import { resolveOrt } from './ort-adapter.js';
+import { pickPrepared } from './forms/prepared.js';
+import { cacheForLoad } from './cache/page-cache.js';
 import { deviceAvailable } from './devices/detect.js';
+import { formHooks, formInfo, formsFor, storeForms } from './forms/tiers.js';
+import { LoadMachine } from './cache/load-machine.js';
+import { runLoad } from './cache/load-driver.js';
 import { externalDataPlan } from './external-data.js';
 import { loadDataFiles } from './cache/data-files.js';
-import { formHooks, formInfo, formsFor, storeForms } from './forms/tiers.js';
-import { pickPrepared } from './forms/prepared.js';
-import { memoryReport } from './memory-report.js';
 import { deviceOutputs } from './pool/shapes.js';
-import { Session, poolDeviceName, poolSessionOptions } from './session.js';
-import { CacheIndex } from './cache/cache-core.js';
-import { runLoad } from './cache/load-driver.js';
-import { LoadMachine } from './cache/load-core.js';
-import { acquire, memoryKey, raceAbort } from './cache/memory-tier.js';
-import { pageCache } from './cache/page-cache.js';
 import { persist } from './cache/quota.js';
-import { bytesKey, normalizeSource } from './sources.js';
+import { memoryReport } from './memory-report.js';
+import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { isNode } from './platform/node.js';
 import { normalizeOptions } from './options.js';
 
@@ -38,14 +42,18 @@ export async function load(source, options = {}) {
   if (!(mode in CACHE_MODE)) {
     throw new OrtkeepError('INVALID_ARG', `ortkeep: cache must be one of ${Object.keys(CACHE_MODE).join(', ')}; got '${mode}'`);
   }
-  if (options.chunkSize !== undefined && !(Number.isInteger(options.chunkSize) && options.chunkSize >= 4096 && options.chunkSize <= 256 << 20)) {
-    throw new OrtkeepError('INVALID_ARG', `ortkeep: chunkSize must be an integer from 4096 to ${256 << 20}; got ${options.chunkSize}`);
+  const { MIN_CHUNK_SIZE, MAX_CHUNK_SIZE } = CACHE_LIMIT;
+  if (options.chunkSize !== undefined
+    && !(Number.isInteger(options.chunkSize) && options.chunkSize >= MIN_CHUNK_SIZE && options.chunkSize <= MAX_CHUNK_SIZE)) {
+    throw new OrtkeepError('INVALID_ARG',
+      `ortkeep: chunkSize must be an integer from ${MIN_CHUNK_SIZE} to ${MAX_CHUNK_SIZE}; got ${options.chunkSize}`);
   }
   if (options.manifest) return loadPrepared(source, options);
   const src = await raceAbort(normalizeSource(source), options.signal);
   if ((mode === 'default' || mode === 'only-if-cached') && options.memory !== false) {
-    const sourceKey = src.kind === 'url' ? `url:${src.url}` : await bytesKey(src.bytes);
-    if (sourceKey) return acquire(memoryKey(sourceKey, options), (signal) => loadFresh(src, options, signal), options.signal);
+    // the memory tier: a live session (or a load in flight) with the same key is shared
+    const key = await memoryKey(src, options);
+    if (key) return acquire(key, (signal) => loadFresh(src, options, signal), options.signal);
   }
   return loadFresh(src, options, options.signal);
 }
@@ -67,31 +75,13 @@ async function loadPrepared(source, options) {
   return session;
 }
 
-let scratchIndex = null;
-
-/** An index that is never synced, for loads that store nothing. */
-function unstoredIndex(core) {
-  scratchIndex ??= new CacheIndex(core.m, 0);
-  return scratchIndex;
-}
-
 async function loadFresh(src, options, signal) {
   const t0 = now();
   const mode = options.cache ?? 'default';
   const [ort, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
   const tReady = now();
-  let flags = (isNode ? LOAD_FLAG.NODE : 0) | (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0);
-  let cache = null;
-  if (typeof indexedDB === 'undefined') {
-    flags |= LOAD_FLAG.NO_IDB;
-  } else if (src.kind === 'url' && mode !== 'no-store') {
-    try {
-      cache = await raceAbort(pageCache(), signal);
-    } catch (e) {
-      if (e?.code === 'ABORTED') throw e;
-      flags |= LOAD_FLAG.IDB_FAILED; // the machine warns CACHE_UNAVAILABLE
-    }
-  }
+  const { cache, index, flags: cacheFlags } = await cacheForLoad(core, src.kind === 'url' && mode !== 'no-store', signal);
+  const flags = cacheFlags | (isNode ? LOAD_FLAG.NODE : 0) | (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0);
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
   const wanted = poolDeviceName(options.pool, baseOptions.executionProviders);
   // A fallback list without the device: onnxruntime will run on wasm; so does the pool.
@@ -107,7 +97,6 @@ async function loadFresh(src, options, signal) {
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'), signal);
   const hooks = forms.ctx ? formHooks(ort, forms, emit, core) : null;
-  const index = cache?.index ?? unstoredIndex(core);
   const machine = new LoadMachine(core.m, index, {
     source: src.kind, raw: src.raw, url: src.url, pageUrl: src.pageUrl, integrity: options.integrity ?? null,
     mode, chunkSize: options.chunkSize, flags, bytesLength: src.bytes?.byteLength, formCtx: forms.ctx ?? null,
@@ -148,7 +137,7 @@ async function loadFresh(src, options, signal) {
   const session = new Session(ort, r.ortSession, {
     model: r.report,
     form: formInfo(forms, r.info.form, r.timings.createMs, captured && r.stored ? captured.form : 0, hooks?.state.stamped),
-    memory: memoryReport(r.memory, r.report, emit),
+    memory: memoryReport(core, r.memory, r.report, emit),
     source: { url: src.url ?? null, bytes: r.info.sourceTotal || r.info.total, sha256: r.info.sha256 ?? r.report.sha256 },
     cache: cacheInfo,
     warnings: r.warnings,

@@ -22,7 +22,7 @@ export class Session {
    * @param {object} ort onnxruntime-web
    * @param {object} ortSession an ort.InferenceSession (or an object with its run/release/inputNames/outputNames)
    * @param {object} info what load() learned: reader report, source, timings
-   * @param {{core?: import('./core.js').Core, pool?: object, executionProviders?: unknown[], debug?: (line: string) => void}} [hooks]
+   * @param {{core?: import('./core/module.js').Core, pool?: object, executionProviders?: unknown[], debug?: (line: string) => void}} [hooks]
    */
   constructor(ort, ortSession, info, hooks = {}) {
     this.ort = ort;

@@ -36,14 +36,5 @@ export async function normalizeSource(source) {
   throw new OrtkeepError('INVALID_SOURCE', `ortkeep: load() takes a URL, a path (Node), a Uint8Array, an ArrayBuffer or a Blob, not ${Object.prototype.toString.call(source)}`);
 }
 
-/** SHA-256 of bytes in memory, hex (WebCrypto), for the memory tier's key. */
-export async function bytesKey(bytes) {
-  if (!globalThis.crypto?.subtle) return null;
-  return `sha256:${await sha256Hex(bytes)}`;
-}
-
-/** SHA-256 of bytes, lowercase hex (WebCrypto, off the wasm heap). */
-export async function sha256Hex(bytes) {
-  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-  return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
-}
+// where it lived before js/util/sha256.js (forms import it from here)
+export { sha256Hex } from './util/sha256.js';

@@ -38,7 +38,7 @@ export class PoolStatus extends Error {
  */
 export class PoolCore {
   /**
-   * @param {import('./core.js').Core} core
+   * @param {import('./core/module.js').Core} core
    * @param {{inputs: number, outputs: number, budgetBytes?: number}} shape
    */
   constructor(core, { inputs, outputs, budgetBytes = 64 * 1024 * 1024 }) {

@@ -12,7 +12,7 @@
 //   cache, the small files beside them in the Cache API.
 import * as ort from 'onnxruntime-web/webgpu';
 import { env } from '@huggingface/transformers';
-import { cache } from './cache.js';
+import { cache } from './cache/admin.js';
 import { routeSessionsThroughOrtkeep } from './dropin/shared-ort.js';
 import { resolveStandIns, transformersStore } from './dropin/transformers-store.js';
 

@@ -114,7 +114,7 @@ async function measure(context, origin, url, mode, conditions) {
       await (session.dispose ? session.dispose() : session.release());
       // the core's wasm memory after the load: it never shrinks, so this is
       // the load's peak (issue 10's goal: under 8 MiB)
-      const coreBytes = (await (await import('/js/core.js')).getCore()).memoryBytes();
+      const coreBytes = (await (await import('/js/core/module.js')).getCore()).memoryBytes();
       return { ms, readMs, createMs, checkMs, coreBytes };
     }, { url, mode });
   } finally {

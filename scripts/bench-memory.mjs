@@ -77,7 +77,7 @@ async function measure(dir, origin, url, mode, files = []) {
       await s.dispose();
       if ((mode === 'warm') !== (tier === 'indexeddb')) throw new Error(`${mode}: served from ${tier}`);
       // the core's wasm memory after the load (it never shrinks: the load's peak)
-      return (await (await import('/js/core.js')).getCore()).memoryBytes();
+      return (await (await import('/js/core/module.js')).getCore()).memoryBytes();
     }, { url, mode, files });
     return { peak: await rendererPeak(dir), core: core ?? 0 };
   } finally {

@@ -10,7 +10,8 @@ import process from 'node:process';
 import { REPO_ROOT } from './static-server.mjs';
 import { assembleChunkedModel, CHUNKED_MODELS } from '../tests/models.mjs';
 
-const SOURCES = ['tests/c/bench_onnx_stream.c', 'wasm/onnx_stream.c', 'wasm/onnx_reader.c', 'wasm/pb_wire.c'];
+const SOURCES = ['tests/c/bench_onnx_stream.c', 'wasm/onnx/onnx_stream.c', 'wasm/onnx/onnx_reader.c',
+  'wasm/base/pb_wire.c'];
 const OUT = path.join(REPO_ROOT, 'build/bench/bench_onnx_stream.js');
 
 export async function run({ log = console.log } = {}) {
@@ -21,7 +22,7 @@ export async function run({ log = console.log } = {}) {
     mkdirSync(path.dirname(OUT), { recursive: true });
     // emcc writes CommonJS; the repository's package is ESM
     writeFileSync(path.join(path.dirname(OUT), 'package.json'), '{ "type": "commonjs" }\n');
-    execFileSync('emcc', ['-O2', '-msimd128', '-sALLOW_MEMORY_GROWTH=1', '-sNODERAWFS=1', '-Iwasm', ...SOURCES, '-o', OUT],
+    execFileSync('emcc', ['-O2', '-msimd128', '-sALLOW_MEMORY_GROWTH=1', '-sNODERAWFS=1', '-Iwasm/base', '-Iwasm/onnx', ...SOURCES, '-o', OUT],
       { cwd: REPO_ROOT, env: { ...process.env, NODE_PATH: '/usr/share/nodejs' }, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   const out = execFileSync('node', ['--no-experimental-fetch', OUT, path.join(REPO_ROOT, model.path)], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -37,7 +38,7 @@ export async function run({ log = console.log } = {}) {
  * and the core's whole wasm memory afterwards.
  */
 async function shipped(file, log) {
-  const { getCore } = await import('../js/core.js');
+  const { getCore } = await import('../js/core/module.js');
   const core = await getCore();
   const bytes = new Uint8Array(readFileSync(file));
   const sha = core.inspect(bytes).sha256;

@@ -6,9 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
-# 1. Debian packages (toolchains, Chromium, python3-onnx for test fixtures).
+# 1. Debian packages (toolchains, Chromium, python3-onnx for test fixtures,
+# clang-format-14 for the style check).
 APT_PACKAGES=(cmake gcc clang-14 lld-14 emscripten binaryen wasi-libc libclang-rt-14-dev
-  libclang-rt-14-dev-wasm32 chromium python3-onnx python3-numpy)
+  libclang-rt-14-dev-wasm32 chromium python3-onnx python3-numpy clang-format-14)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,5 +1,5 @@
 // Rewrites js/core-constants.js from the C headers: builds the native
-// generator (wasm/gen_js_constants.c) and writes what it prints.
+// generator (wasm/abi/gen_js_constants.c) and writes what it prints.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

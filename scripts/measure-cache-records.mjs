@@ -1,4 +1,4 @@
-// Measures, in Chromium here, what README "Model cache" reports:
+// Measures, in Chromium here, what docs/cache.md reports (Blob records, chunk checks):
 //   1. IndexedDB chunk records as Blob vs ArrayBuffer: write and read of a
 //      44 MB model in 4 MiB chunks, read assembled into one preallocated buffer;
 //   2. a warm load (IndexedDB tier) with and without chunk verification.

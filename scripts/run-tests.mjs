@@ -1,6 +1,7 @@
 // `npm test`: every suite, in order of cost — C core native with sanitizers,
 // under WASI and under Emscripten (ctest), a bounded libFuzzer run, the Node
-// tests (CLI, core) and the Playwright tests in Chromium. Each suite's output
+// tests (CLI, core), the Playwright tests in Chromium and the style check
+// (biome, clang-format: one test per file). Each suite's output
 // streams through; the last line sums them up as "total: N passed, N failed".
 import { spawn } from 'node:child_process';
 import process from 'node:process';
@@ -21,6 +22,7 @@ const suites = [
   },
   { name: 'js-node', cmd: ['node', '--test', '--test-reporter=tap', 'tests/js/'], parse: parseNodeTest },
   { name: 'browser', cmd: ['node', '--test', '--test-concurrency=1', '--test-reporter=tap', 'tests/browser/'], parse: parseNodeTest },
+  { name: 'lint', cmd: ['node', 'scripts/lint.mjs'], parse: parseNodeTest },
 ].filter((s) => !only.length || only.includes(s.name));
 
 function parseCtest(out) {

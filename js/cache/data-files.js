@@ -6,7 +6,7 @@
 // stored, or not stored.
 import { LOAD_POLICY, STATUS } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
-import { LoadMachine } from './load-core.js';
+import { LoadMachine } from './load-machine.js';
 import { runLoad } from './load-driver.js';
 
 /**

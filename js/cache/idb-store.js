@@ -8,7 +8,7 @@
 // kind the load machine needs (QUOTA, CLOSED, OTHER); nothing waits forever:
 // opening has a deadline, and a database closed or deleted under the page
 // is reported CLOSED so the machine can ask for a reopen.
-import { IOFAIL } from '../core-constants.js';
+import { CACHE_LIMIT, IOFAIL, LOAD_POLICY } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
 
 export const DB_NAME = 'ortkeep-cache';
@@ -41,8 +41,8 @@ const done = (tx) => new Promise((resolve, reject) => {
   tx.onabort = () => reject(tx.error ?? new DOMException('transaction aborted', 'AbortError'));
 });
 
-const chunkRange = (name, from = 0, to = 0xffffffff) =>
-  IDBKeyRange.bound([name, from], [name, to >= 0xffffffff ? Infinity : to], false, true);
+const chunkRange = (name, from = 0, to = CACHE_LIMIT.CHUNK_END) =>
+  IDBKeyRange.bound([name, from], [name, to >= CACHE_LIMIT.CHUNK_END ? Infinity : to], false, true);
 
 /**
  * indexedDB.open with a deadline: a database queued behind a blocked delete
@@ -91,24 +91,25 @@ function openDb(name, timeoutMs) {
 // storing 2.5 GB as Blobs failed in Chromium with "Failed to write blobs
 // (InvalidBlob)", and so did 1 GiB of Blobs followed by ArrayBuffers. So a
 // file is stored as Blobs only while the Blob records this page still holds
-// (written, not yet collected) stay within this budget, else all as
+// (written, not yet collected) stay within the core's budget
+// (HOST_POLICY.BLOB_RECORD_BUDGET, ok_store_records_as_blob), else all as
 // ArrayBuffers (the browser frees its copy at commit; tests/large stores 2.5
 // GB that way). A 600 MB model stays Blobs: its warm peak is 1.04x plain
 // onnxruntime-web's, against 1.29x with half of it as ArrayBuffers (a read
-// hands those over materialized).
-const BLOB_RECORD_BUDGET = 768 << 20;
+// hands those over materialized). This page counts the bytes it holds.
 let blobBytesHeld = 0;
 // the bytes come back to the budget when the garbage collector frees a Blob
 const collected = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((n) => { blobBytesHeld -= n; }) : null;
 
 /**
  * Whether a file of `total` bytes (0: unknown, decided per chunk of `chunk`
- * bytes) is stored as Blob records; counts it against the page's budget
- * until its Blobs are collected (see blobRecord).
+ * bytes) is stored as Blob records, as the core decides from the bytes this
+ * page holds; counts them until its Blobs are collected (see blobRecord).
+ * @param {{recordsAsBlob: (held: number, bytes: number) => boolean}} core
  */
-export function blobRecordsFor(total, chunk = 0) {
+export function blobRecordsFor(core, total, chunk = 0) {
   const n = total || chunk;
-  if (blobBytesHeld + n > BLOB_RECORD_BUDGET) return false;
+  if (!core.recordsAsBlob(blobBytesHeld, n)) return false;
   blobBytesHeld += n;
   return true;
 }
@@ -130,7 +131,7 @@ export class IdbStore {
     this.closed = true;
   }
 
-  static async open(name = DB_NAME, { recordForm = 'blob', timeoutMs = 3000 } = {}) {
+  static async open(name = DB_NAME, { recordForm = 'blob', timeoutMs = LOAD_POLICY.CACHE_OPEN_TIMEOUT_MS } = {}) {
     const s = new IdbStore(name, recordForm, timeoutMs);
     await s.reopen();
     return s;

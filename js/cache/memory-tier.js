@@ -6,31 +6,31 @@
 //
 // Signals are per caller: a caller's AbortSignal rejects only its own wait;
 // the shared load is aborted only when no caller still waits for it.
+import { getCore } from '../core/module.js';
 import { OrtkeepError } from '../errors.js';
+import { raceAbort } from '../util/abort.js';
+import { sha256Hex } from '../util/sha256.js';
 
 const live = new Map(); // memory key → slot
 
 const now = () => (globalThis.performance ?? Date).now();
 
-export function abortedError(signal) {
-  return new OrtkeepError('ABORTED', `ortkeep: the load was aborted${signal?.reason !== undefined ? `: ${signal.reason?.message ?? signal.reason}` : ''}`, { cause: signal?.reason });
-}
-
-/** `promise`, or ABORTED as soon as `signal` fires. */
-export function raceAbort(promise, signal) {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortedError(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortedError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then((v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); });
-  });
-}
-
-/** The memory-tier key: the source plus the options that change the session. */
-export function memoryKey(sourceKey, options) {
-  return `${sourceKey}|integrity:${options.integrity ?? ''}|ep:${JSON.stringify(options.executionProviders ?? ['wasm'])}|so:${JSON.stringify(options.sessionOptions ?? {}, byIdentity)}`;
+/**
+ * The memory-tier key of a load, or null when it cannot be shared (bytes
+ * where WebCrypto is missing). The core decides which facts of a load make
+ * its session (ok_session_share_key); this hands them over canonical: the
+ * source (`url:<url>`, or `sha256:<hex>` of bytes) and the options as JSON.
+ * @param {{kind: 'url', url: string}|{kind: 'bytes', bytes: Uint8Array}} src
+ * @returns {Promise<string|null>}
+ */
+export async function memoryKey(src, options) {
+  const sourceKey = src.kind === 'url' ? `url:${src.url}`
+    : globalThis.crypto?.subtle ? `sha256:${await sha256Hex(src.bytes)}` : null;
+  if (!sourceKey) return null;
+  const core = await getCore();
+  const json = (v) => (v === undefined || v === null ? null : JSON.stringify(v, byIdentity));
+  return core.sessionShareKey(sourceKey, options.integrity ?? null,
+    json(options.executionProviders), json(options.sessionOptions));
 }
 
 // Bytes in the options (externalData given as bytes) are named by identity,

@@ -2,9 +2,10 @@
 // per realm. Opening has a deadline (LOAD_POLICY.CACHE_OPEN_TIMEOUT_MS): a
 // database that never answers (queued behind another tab's blocked delete)
 // makes loads go on uncached with a warning, and the next load tries again.
-import { getCore } from '../core.js';
-import { LOAD_POLICY } from '../core-constants.js';
-import { CacheIndex } from './cache-core.js';
+import { getCore } from '../core/module.js';
+import { LOAD_FLAG, LOAD_POLICY } from '../core-constants.js';
+import { raceAbort } from '../util/abort.js';
+import { CacheIndex } from './cache-index.js';
 import { DB_NAME, IdbStore } from './idb-store.js';
 
 const settings = { dbName: DB_NAME, recordForm: 'blob', budget: 0, openTimeoutMs: LOAD_POLICY.CACHE_OPEN_TIMEOUT_MS };
@@ -38,4 +39,32 @@ export function pageCache() {
   const p = opening;
   p.catch(() => { if (opening === p) opening = null; });
   return p;
+}
+
+let unstored = null;
+
+/**
+ * What one load gets of the cache: the page's cache when it stores (a URL
+ * not loaded with 'no-store'), else an index that is never synced; and the
+ * facts the machine is told (LOAD_FLAG.NO_IDB: no IndexedDB here;
+ * IDB_FAILED: it did not open, which the machine warns about).
+ * @param {import('../core/module.js').Core} core
+ * @param {boolean} stores whether this load may store
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<{cache: {index: CacheIndex, store: IdbStore}|null, index: CacheIndex, flags: number}>}
+ */
+export async function cacheForLoad(core, stores, signal) {
+  let cache = null;
+  let flags = 0;
+  if (typeof indexedDB === 'undefined') {
+    flags |= LOAD_FLAG.NO_IDB;
+  } else if (stores) {
+    try {
+      cache = await raceAbort(pageCache(), signal);
+    } catch (e) {
+      if (e?.code === 'ABORTED') throw e;
+      flags |= LOAD_FLAG.IDB_FAILED; // the machine warns CACHE_UNAVAILABLE
+    }
+  }
+  return { cache, index: cache?.index ?? (unstored ??= new CacheIndex(core.m, 0)), flags };
 }

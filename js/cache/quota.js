@@ -28,7 +28,3 @@ export async function persist() {
     return false;
   }
 }
-
-export function isQuotaError(e) {
-  return e?.name === 'QuotaExceededError' || e?.code === 22 || /quota/i.test(e?.message ?? '');
-}

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { getCore } from '../core.js';
+import { getCore } from '../core/module.js';
 import { OrtkeepError } from '../errors.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';
 

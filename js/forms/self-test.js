@@ -1,7 +1,7 @@
 // Whether captured bytes are trusted as an artifact: a model ortkeep's own C
 // readers accept: an .onnx form the ONNX reader (core.inspect), an .ort form
 // the ORT-format reader (core.inspectOrt, wasm/ort_format.c).
-import { getCore } from '../core.js';
+import { getCore } from '../core/module.js';
 import { OrtkeepError } from '../errors.js';
 
 /**

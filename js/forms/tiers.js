@@ -10,7 +10,7 @@
 import { FACT, FORM, FORM_STATUS, NOTE, VERDICT } from '../core-constants.js';
 import { isNode } from '../platform/node.js';
 import { runLoad } from '../cache/load-driver.js';
-import { LoadMachine } from '../cache/load-core.js';
+import { LoadMachine } from '../cache/load-machine.js';
 import { formName, reasonName } from '../cache/messages.js';
 import { captureOptimized, installCaptureLoader } from './capture.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';

@@ -2,7 +2,7 @@
 // path; package.json's "browser" field swaps this file for ./browser.js in
 // bundlers, so browser builds hold no Node built-in. Loaded unbundled in a
 // page it costs nothing: the node: imports below are dynamic and never run.
-import { RESP_TYPE } from '../core-constants.js';
+import { HOST_POLICY, RESP_TYPE } from '../core-constants.js';
 
 export const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -43,7 +43,7 @@ export async function fileResponse(url, signal) {
       async next() {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
         if (at >= size) { await fh.close(); return null; }
-        const buf = new Uint8Array(Math.min(1 << 20, size - at));
+        const buf = new Uint8Array(Math.min(HOST_POLICY.PIECE_BYTES, size - at));
         const { bytesRead } = await fh.read(buf, 0, buf.length, at);
         if (!bytesRead) { await fh.close(); return null; }
         at += bytesRead;

@@ -23,7 +23,7 @@ export const readbackSlots = (nOut) => ({ staging: (j) => j, host: (j) => nOut +
  * @returns {Promise<object>} {core, dev, cpu, pool, rb, devs, rbDevs, map, rbMap, slots, deviceName}
  */
 export async function createPoolState({ ort, core, deviceName, poolOptions, eps, inputSpecs, outputSpecs }) {
-  core ??= await (await import('../core.js')).getCore();
+  core ??= await (await import('../core/module.js')).getCore();
   const cpu = new CpuDevice(ort);
   let dev = cpu;
   // The device onnxruntime really got: with a fallback list (['webgpu',

@@ -107,7 +107,7 @@ test('cut at 50%, then the server swaps in a same-size model with the same Last-
   const v1 = await modelBytes('ppocr_v4_det');
   // a same-size "update": the real model with 64 weight bytes in its second
   // half changed (where the C reader still reads a valid model)
-  const { getCore } = await import('../../js/core.js');
+  const { getCore } = await import('../../js/core/module.js');
   const core = await getCore();
   let v2;
   for (let at = Math.floor(v1.length * 0.6); !v2; at += 997) {

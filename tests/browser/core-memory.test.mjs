@@ -20,7 +20,7 @@ before(() => assembleChunkedModel(ISNET));
 /** Loads in a fresh page; the tier and the core's memory before and after. */
 async function loadAndMeasure(page) {
   return page.evaluate(async (u) => {
-    const core = await (await import('/js/core.js')).getCore();
+    const core = await (await import('/js/core/module.js')).getCore();
     const before = core.memoryBytes();
     const s = await window.ortkeep.load(u, { memory: false });
     const tier = s.info.cache.tier;

@@ -202,7 +202,7 @@ for (const [why, base] of [['version-mismatch', '/build/test-capture-other/'], [
 
 test('a model that arrives stamped for this runtime, EPs and level loads at \'disabled\' with no capture; a foreign or stale stamp is ignored and reported', async () => {
   // stamped copies of ppocr_v2_cls written here (the stamp is the C core's encoder)
-  const { getCore } = await import('../../js/core.js');
+  const { getCore } = await import('../../js/core/module.js');
   const core = await getCore();
   const original = await modelBytes('ppocr_v2_cls');
   const sha = createHash('sha256').update(original).digest('hex');

@@ -6,11 +6,11 @@
  * stream held (its own count of every allocation, the model included).
  * Not a ctest (its name is not test_*): run it by hand, from the repo root:
  *
- *   native: gcc -O2 -Iwasm tests/c/bench_onnx_stream.c wasm/onnx_stream.c \
- *             wasm/onnx_reader.c wasm/pb_wire.c -o /tmp/bos && /tmp/bos [MODEL]
+ *   native: gcc -O2 -Iwasm/base -Iwasm/onnx tests/c/bench_onnx_stream.c wasm/onnx/onnx_stream.c \
+ *             wasm/onnx/onnx_reader.c wasm/base/pb_wire.c -o /tmp/bos && /tmp/bos [MODEL]
  *   wasm:   NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 -sALLOW_MEMORY_GROWTH=1 \
- *             -sNODERAWFS=1 -Iwasm tests/c/bench_onnx_stream.c wasm/onnx_stream.c \
- *             wasm/onnx_reader.c wasm/pb_wire.c -o /tmp/bos.js && \
+ *             -sNODERAWFS=1 -Iwasm/base -Iwasm/onnx tests/c/bench_onnx_stream.c wasm/onnx/onnx_stream.c \
+ *             wasm/onnx/onnx_reader.c wasm/base/pb_wire.c -o /tmp/bos.js && \
  *           node --no-experimental-fetch /tmp/bos.js [MODEL]
  *
  * Feeds go through volatile pointers, so wasm-opt cannot inline the reader

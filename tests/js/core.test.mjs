@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { getCore } from '../../js/core.js';
+import { getCore } from '../../js/core/module.js';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
 import { REAL_MODELS } from '../models.mjs';
 

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import * as ort from 'onnxruntime-web';
 import { load } from '../../js/index.js';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
-import { getCore } from '../../js/core.js';
+import { getCore } from '../../js/core/module.js';
 import { LOAD_POLICY } from '../../js/core-constants.js';
 import { externalDataPlan } from '../../js/external-data.js';
 

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import * as ort from 'onnxruntime-web';
-import { getCore } from '../../js/core.js';
+import { getCore } from '../../js/core/module.js';
 import { compareOutputs, probeFeeds, runProbes } from '../../js/forms/probe.js';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
 import { REAL_MODELS } from '../models.mjs';

@@ -33,7 +33,7 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc'); // so heapUsed is measured after a full collection
 const ort = await import('onnxruntime-web');
 const { load } = await import('../../js/index.js');
-const { getCore } = await import('../../js/core.js');
+const { getCore } = await import('../../js/core/module.js');
 ort.env.wasm.numThreads = 1;
 
 const modelPath = (name) => path.join(REPO_ROOT, REAL_MODELS.find((m) => m.name === name).path);

@@ -14,7 +14,7 @@ import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import * as ortNode from 'onnxruntime-node';
 import * as ort from 'onnxruntime-web';
-import { getCore } from '../../js/core.js';
+import { getCore } from '../../js/core/module.js';
 import { prepare } from '../../js/forms/prepare.js';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
 import { FEEDS, maxAbsDiff } from '../browser/pages/feeds.js';

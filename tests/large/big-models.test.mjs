@@ -24,7 +24,7 @@ after(() => env.reset?.().catch(() => {}));
 function loadAndCheck(page, url) {
   return page.evaluate(async (url) => {
     const { ortkeep, ortDirect: ort } = window;
-    const core = await (await import('/js/core.js')).getCore();
+    const core = await (await import('/js/core/module.js')).getCore();
     const t0 = performance.now();
     const s = await ortkeep.load(url, { ort, memory: false });
     const ms = performance.now() - t0;

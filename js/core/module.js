@@ -1,17 +1,17 @@
 // Loads the C core (Emscripten ES module + .wasm) once per realm and wraps its
 // exported ABI (wasm/ortkeep_abi.c) in plain JS. Everything here moves bytes
 // in and out of wasm memory; decisions stay in C.
-import createOrtkeepCore from '../dist/ortkeep-core.mjs';
-import { STAMP } from './core-constants.js';
-import { coreError, OrtkeepError } from './errors.js';
-import { isNode, readFileUrl } from './platform/node.js';
-import { coreWasmUrl, installedUrl, isWasm } from './package-files.js';
+import createOrtkeepCore from '../../dist/ortkeep-core.mjs';
+import { HOST_POLICY, STAMP } from '../core-constants.js';
+import { coreError, OrtkeepError } from '../errors.js';
+import { isNode, readFileUrl } from '../platform/node.js';
+import { coreWasmUrl, installedUrl, isWasm } from '../package-files.js';
 import { sharedScratch } from './scratch.js';
 
-/** Largest piece copied into wasm memory per call: V8 tiers wasm up only
- * between calls, and the scratch area (the core's heap never shrinks) stays
- * this size. */
-export const INSPECT_PIECE = 1 << 20;
+/** Largest piece copied into wasm memory per call (cache/host_policy.h). */
+export const INSPECT_PIECE = HOST_POLICY.PIECE_BYTES;
+
+const u64 = (n) => BigInt.asUintN(64, BigInt(Math.max(0, Math.floor(n))));
 
 let coreUrlOverride = null;
 let corePromise = null;
@@ -112,6 +112,56 @@ export class Core {
   externalInFolder(location) {
     const bytes = new TextEncoder().encode(location);
     return this.m._ok_external_in_folder(this.scratch.put(bytes), bytes.byteLength) === 1;
+  }
+
+  /** A NUL-terminated copy of `s` in wasm memory; caller frees with this.free(ptr). */
+  copyString(s) {
+    return this.copyIn(new TextEncoder().encode(`${s}\0`));
+  }
+
+  // ---- the host's small decisions (cache/host_policy.h): facts in, answer out ----
+
+  /** Whether a file of `bytes` (or, size unknown, one chunk) is written as Blob records,
+   * while the page holds `held` bytes of Blob records not yet collected. */
+  recordsAsBlob(held, bytes) {
+    return this.m._ok_store_records_as_blob(u64(held), u64(bytes)) === 1;
+  }
+
+  /** Chunks of `chunkSize` bytes one IndexedDB read transaction takes. */
+  readBatch(chunkSize) {
+    return this.m._ok_store_read_batch(chunkSize) >>> 0;
+  }
+
+  /** A delete failed with `ioFail` (IOFAIL.*) after `reopens` reopens: reopen and run it again? */
+  deleteReopens(ioFail, reopens) {
+    return this.m._ok_store_delete_reopen(ioFail, reopens) === 1;
+  }
+
+  /** Whether `s` is a cache key (as the core makes them), not a URL. */
+  isCacheKey(s) {
+    const p = this.copyString(s);
+    try { return this.m._ok_store_is_cache_key(p) === 1; } finally { this.free(p); }
+  }
+
+  /** The memory tier's key: loads with equal keys share one live session.
+   * @param {string} sourceKey @param {string|null} integrity
+   * @param {string|null} epsJson @param {string|null} optionsJson null: the defaults */
+  sessionShareKey(sourceKey, integrity, epsJson, optionsJson) {
+    const m = this.m;
+    const ptrs = [sourceKey, integrity, epsJson, optionsJson]
+      .map((s) => (s === null || s === undefined ? 0 : this.copyString(s)));
+    try {
+      const p = m._ok_abi_session_share_key(...ptrs);
+      if (!p) throw this.lastError();
+      try { return m.UTF8ToString(p); } finally { m._free(p); }
+    } finally {
+      ptrs.forEach((p) => this.free(p));
+    }
+  }
+
+  /** Whether a session that grew the runtime's memory by `growth` bytes is warned about. */
+  growthWarns(growth, initializerBytes, sharedInitializers) {
+    return this.m._ok_session_growth_warns(u64(growth), u64(initializerBytes), sharedInitializers) === 1;
   }
 
   lastError() {

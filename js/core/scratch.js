@@ -1,7 +1,7 @@
 // One reusable area of wasm memory for the bytes of one call at a time:
 // pieces of a body, a chunk, a model being inspected. Reusing it keeps the
 // core's heap (which never shrinks) at its largest piece, not its sum.
-import { OrtkeepError } from './errors.js';
+import { OrtkeepError } from '../errors.js';
 
 /** A reusable scratch area in wasm memory for bytes passed to one call. */
 export class Scratch {

@@ -1,20 +1,21 @@
 // One load machine (cache/ok_load.h) seen from JS: events in as calls,
-// actions out as plain objects. Like cache-core.js it only moves bytes.
-import { CACHE_MODE, SOURCE, STATUS } from '../core-constants.js';
-import { sharedScratch } from '../scratch.js';
-import { coreStatusError, decodeActions, withStrings } from './cache-core.js';
+// actions out as plain objects. Like cache-index.js it only moves bytes.
+import { CACHE_MODE, HOST_POLICY, SOURCE, STATUS } from '../core-constants.js';
+import { sharedScratch } from '../core/scratch.js';
+import { coreStatusError, decodeActions, withStrings } from './cache-index.js';
 
 const enc = new TextEncoder();
 const u64 = (n) => BigInt.asUintN(64, BigInt(Math.max(0, Math.floor(n))));
 
-/** Largest piece handed to the core in one call: V8 tiers wasm up only
- * between calls, so megabyte pieces keep hashing in optimized code. */
-const MAX_PIECE = 1 << 20;
+/** Largest piece handed to the core in one call (cache/host_policy.h): V8
+ * tiers wasm up only between calls, so megabyte pieces keep hashing in
+ * optimized code. */
+const MAX_PIECE = HOST_POLICY.PIECE_BYTES;
 
 export class LoadMachine {
   /**
    * @param {object} m the Emscripten module
-   * @param {import('./cache-core.js').CacheIndex} index the page's index
+   * @param {import('./cache-index.js').CacheIndex} index the page's index
    * @param {{source: 'url'|'bytes'|'form'|'data', raw?: string, url?: string, pageUrl?: string|null, part?: string,
    *          integrity?: string|null, mode?: string, chunkSize?: number, flags?: number,
    *          bytesLength?: number, formCtx?: string|null, form?: number, sourceSha256?: string, facts?: number, owner?: LoadMachine}} p
@@ -93,7 +94,7 @@ export class LoadMachine {
       (cl, ce, cr, ct, et, lm) => this.m._ok_load_response(this.l, status, type, cl, ce, cr, ct, et, lm));
   }
   fetchFailed() { return this.m._ok_load_fetch_failed(this.l); }
-  /** A body piece (split into pieces of at most 1 MiB). */
+  /** A body piece (split into pieces of at most MAX_PIECE). */
   body(bytes) {
     let st = STATUS.OK;
     for (let at = 0; at < bytes.byteLength && st === STATUS.OK; at += MAX_PIECE) {

@@ -1,9 +1,9 @@
 // The C cache index (cache/ok_cache.h) seen from JS: one per page. It moves
 // strings and bytes in and out of wasm memory and decodes action records;
-// it decides nothing. Loads have their own machines (load-core.js).
+// it decides nothing. Loads have their own machines (load-machine.js).
 import { ACTION_WORD as W, STATUS, STATUS_NAME } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
-import { Scratch } from '../scratch.js';
+import { Scratch } from '../core/scratch.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -1,14 +1,15 @@
 // The model cache's management API: `import { cache } from 'ortkeep'`.
 // Each call reads the stores afresh (other tabs write them too) and lets the
 // C index decide; what it drops is carried out before the call returns.
-import { ENTRY_FLAG, ENTRY_STATE, FORM_STATUS, IOFAIL, STATUS } from './core-constants.js';
-import { OrtkeepError } from './errors.js';
-import { coreStatusError } from './cache/cache-core.js';
-import { applyDelete } from './cache/load-driver.js';
-import { heldLocks } from './cache/locks.js';
-import { formName, reasonName } from './cache/messages.js';
-import { configureCache, pageCache } from './cache/page-cache.js';
-import { estimate as storageEstimate, persist } from './cache/quota.js';
+import { ENTRY_FLAG, ENTRY_STATE, FORM_STATUS, IOFAIL, STATUS } from '../core-constants.js';
+import { getCore } from '../core/module.js';
+import { OrtkeepError } from '../errors.js';
+import { coreStatusError } from './cache-index.js';
+import { applyDelete } from './store-actions.js';
+import { heldLocks } from './locks.js';
+import { formName, reasonName } from './messages.js';
+import { configureCache, pageCache } from './page-cache.js';
+import { estimate as storageEstimate, persist } from './quota.js';
 
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
@@ -32,7 +33,8 @@ async function synced() {
 }
 
 async function drain(c) {
-  for (const a of c.index.takeActions()) await applyDelete(c.store, a);
+  const core = await getCore();
+  for (const a of c.index.takeActions()) await applyDelete(core, c.store, a);
 }
 
 /** An optimized form's verdict: verified with its creation time against the
@@ -78,7 +80,7 @@ export const cache = {
     const c = await synced();
     const s = String(keyOrUrl);
     let target = s;
-    if (!/^(url|sha256|sha384|sha512):/.test(s)) {
+    if (!(await getCore()).isCacheKey(s)) {
       try { target = new URL(s, globalThis.location?.href).href; } catch { /* a key */ }
     }
     const st = c.index.delete(target);

@@ -16,6 +16,7 @@
 #include "ok_cache.h"
 #include "ok_load.h"
 #include "ok_error.h"
+#include "host_policy.h"
 #include "stamp.h"
 #include "tensor_pool.h"
 
@@ -169,6 +170,9 @@ static void generate(out_buf *o_) {
     close_obj(&o);
     open_obj(&o, "LOAD_FLAG", "ok_load_params.flags");
     OK_LOAD_FLAG_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "HOST_POLICY", "the numbers behind the host's small decisions (cache/host_policy.h)");
+    OK_HOST_POLICY_LIST(NUM)
     close_obj(&o);
 
     open_obj(&o, "POOL_BACKEND", "tensor pool backends (wasm/tensor_pool.h)");

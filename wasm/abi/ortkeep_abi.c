@@ -289,3 +289,28 @@ OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
     ok_jbuf_puts(&b, "}");
     return jfinish(&b, "load info did not fit");
 }
+
+/* ---- the host's small decisions (cache/host_policy.h) ----
+ * The scalar ones are exported as they are (wasm/exports.txt); the sharing
+ * key comes back as a string the caller frees. */
+#include "host_policy.h"
+
+/* The memory tier's key (ok_session_share_key), or NULL with last_error set. */
+OK_EXPORT char *ok_abi_session_share_key(const char *source_key, const char *integrity,
+                                         const char *eps_json, const char *options_json) {
+    size_t n;
+    char *out;
+    clear_error();
+    n = ok_session_share_key(source_key, integrity, eps_json, options_json, NULL, 0);
+    if (!n) {
+        set_error(OK_ERR_INVALID_ARG, "no source key");
+        return NULL;
+    }
+    out = malloc(n + 1);
+    if (!out) {
+        set_error(OK_ERR_NOMEM, "out of memory for a session key");
+        return NULL;
+    }
+    ok_session_share_key(source_key, integrity, eps_json, options_json, out, n + 1);
+    return out;
+}

@@ -1,0 +1,99 @@
+// The load driver's hands on onnxruntime-web (js/cache/load-driver.js): the
+// C reader's validation of the bytes, the session's creation (with the
+// model's external data files and, for an original, an optimized form's
+// capture), a form's verification, the session's release.
+import { CACHE_ACTION as ACT, STATUS } from '../core-constants.js';
+import { createSession } from '../ort-adapter.js';
+import { ortHeapBytes } from '../forms/derivation.js';
+
+const now = () => (globalThis.performance ?? Date).now();
+
+function validate(run, a) {
+  run.progress('verify', a.value, a.value);
+  let status = STATUS.OK;
+  let offset = 0;
+  let json = null;
+  try {
+    const formReport = run.ctx.forms?.formReport;
+    if (formReport && run.ctx.forms.format === 'ort') {
+      // an .ort form: the C ORT-format reader; the original's report is committed
+      run.ctx.core.inspectOrt(run.buf.view(a.value));
+      json = formReport;
+    } else {
+      // Streamed through the core in pieces (core.inspectStream), never
+      // copied in whole: the core's heap stays a few MiB for any model.
+      // a.name is the SHA-256 the machine took as bytes arrived.
+      json = run.ctx.core.inspectJson(run.buf.view(a.value), a.name);
+      if (formReport) json = formReport; // a form keeps the original's report
+    }
+  } catch (e) {
+    status = STATUS[e?.code] ?? STATUS.NOT_ONNX;
+    offset = e?.offset ?? 0;
+  }
+  run.phase('validateMs');
+  if (json !== null) {
+    const bytes = new TextEncoder().encode(json);
+    if (run.ev(run.m.validated(status, 0, bytes)) === STATUS.OK) run.report = JSON.parse(json);
+  } else {
+    run.ev(run.m.validated(status, offset, null));
+  }
+}
+
+async function createSessionAction(run, a) {
+  run.phase(run.hit ? 'readMs' : 'storeMs');
+  const { ctx } = run;
+  const form = a.value2; // an optimized form: onnxruntime optimized it already
+  let externalData = null;
+  if (ctx.dataFiles) {
+    // the model's data files (an optimized .onnx form reads the original's)
+    try {
+      externalData = await ctx.dataFiles(run.report, run.m, run.warnings);
+    } catch (e) {
+      run.partError = e;
+      run.ev(run.m.abort());
+      return;
+    }
+    if (externalData) run.phase('dataMs');
+    run.externalData = externalData;
+  }
+  run.progress('create-session', a.value, a.value);
+  let ok = true;
+  const heapBefore = ortHeapBytes();
+  const t0 = now();
+  try {
+    let so = ctx.sessionOptionsFor ? ctx.sessionOptionsFor(run.report, externalData) : ctx.sessionOptions;
+    const stamped = !form && !!ctx.forms?.stampedForThis?.(run.report, run.buf.view(a.value));
+    if (form || stamped) so = { ...so, graphOptimizationLevel: 'disabled' };
+    const capture = !form && !stamped && ctx.forms?.capture
+      ? run.m.captureForm(ctx.forms.facts(run.report), ctx.forms.externalBytes(run.report)) : 0;
+    if (capture) run.ortSession = await ctx.forms.capture(capture, run.buf.view(a.value), so);
+    else run.ortSession = await createSession(ctx.ort, run.buf.view(a.value), so);
+  } catch (e) {
+    run.sessionError = e;
+    ok = false;
+  }
+  run.createdForm = form;
+  // before is null for the page's first session (onnxruntime-web starts with it)
+  const heapAfter = ok ? ortHeapBytes() : null;
+  run.memory = heapAfter !== null ? { before: heapBefore, after: heapAfter } : null;
+  run.phase('createMs');
+  run.ev(run.m.sessionTimed(ok, now() - t0));
+}
+
+async function verifyForm(run) {
+  const { verdict, origMs, formMs } = await run.ctx.forms.verify(run.ortSession);
+  run.ev(run.m.formVerified(verdict, origMs, formMs));
+}
+
+async function releaseSession(run) {
+  await run.ortSession?.release().catch(() => {});
+  run.ortSession = null;
+}
+
+/** The session actions' handlers, by action type. */
+export const SESSION_ACTIONS = {
+  [ACT.VALIDATE]: validate,
+  [ACT.CREATE_SESSION]: createSessionAction,
+  [ACT.VERIFY_FORM]: verifyForm,
+  [ACT.RELEASE_SESSION]: releaseSession,
+};

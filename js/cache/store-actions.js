@@ -1,0 +1,222 @@
+// The load driver's hands on storage (js/cache/load-driver.js): the key's
+// Web Lock, the quota, and every IndexedDB action -- sync, reads, acked
+// writes, deletes, reopen. Each handler does one action and reports its
+// outcome to the machine; what comes next is the machine's answer.
+import { ACTION_FLAG, CACHE_ACTION as ACT, IOFAIL, STATUS } from '../core-constants.js';
+import { blobRecordsFor, ioFailKind, valueBytes } from './idb-store.js';
+import { acquireLock, heldLocks } from './locks.js';
+import { freeQuota } from './quota.js';
+
+const now = () => (globalThis.performance ?? Date).now();
+const dec = new TextDecoder();
+/** The page's {index, store}; none for loads that store nothing (never asked to then). */
+const cacheOf = (run) => run.ctx.cache ?? {};
+
+async function lock(run, a) {
+  try {
+    run.releaseLock = await acquireLock(a.name, run.ac.signal);
+  } catch (e) {
+    if (run.aborted) return;
+    throw e;
+  }
+  run.phase('waitMs');
+  run.ev(run.m.locked());
+}
+
+async function syncIndex(run, a) {
+  let found;
+  try {
+    found = await cacheOf(run).store.readIndex(!!(a.flags & ACTION_FLAG.SYNC_CHUNK_NAMES));
+  } catch (e) {
+    run.ev(run.m.ioFailed(ioFailKind(e)));
+    return;
+  }
+  for (const r of found.records) run.ev(run.m.syncRecord(r.name, r.bytes));
+  for (const n of found.chunkNames ?? []) run.ev(run.m.syncChunkName(n));
+  run.phase('lookupMs');
+  run.ev(run.m.synced());
+}
+
+async function estimateQuota(run) {
+  cacheOf(run).index.setBusy(await heldLocks());
+  run.ev(run.m.quota(await freeQuota()));
+}
+
+async function readChunksAction(run, a) {
+  const { store } = cacheOf(run);
+  // A hit queues READ_META right behind: start that read-only transaction
+  // now so it runs beside the chunk read (events still reach the machine
+  // in order).
+  const meta = run.queue.find((x) => x.type === ACT.READ_META && x.name === a.name);
+  if (meta) {
+    const p = store.readMeta(a.name);
+    p.catch(() => {}); // awaited (and its failure reported) at READ_META
+    run.metaRead = { name: a.name, p };
+  }
+  await readChunks(run, a, store);
+}
+
+async function readMeta(run, a) {
+  let bytes;
+  const early = run.metaRead?.name === a.name ? run.metaRead.p : null;
+  run.metaRead = null;
+  try {
+    bytes = await (early ?? cacheOf(run).store.readMeta(a.name));
+  } catch (e) {
+    run.ev(run.m.ioFailed(ioFailKind(e)));
+    return;
+  }
+  if (run.ev(run.m.metaRead(bytes)) === STATUS.OK && bytes) run.report = JSON.parse(dec.decode(bytes));
+}
+
+/** WRITE_MANIFEST, STORE_CHUNK, COMMIT: its outcome is acked before anything else happens. */
+async function write(run, a) {
+  const { store, index } = cacheOf(run);
+  if (a.type === ACT.COMMIT && (a.flags & ACTION_FLAG.COMMIT_MORE)) {
+    // a data file's commit: held for the model's transaction, not acked
+    (run.group ??= []).push({ name: a.name, manifest: a.blob });
+    return;
+  }
+  const group = a.type === ACT.COMMIT ? run.group ?? [] : [];
+  if (a.type === ACT.COMMIT) run.group = null;
+  try {
+    if (a.type === ACT.WRITE_MANIFEST) await store.putManifest(a.name, a.blob);
+    else if (a.type === ACT.STORE_CHUNK) {
+      // Blob or ArrayBuffer records: decided once per file when its size is known
+      const { core } = run.ctx;
+      const asBlob = run.total ? (run.asBlob ??= blobRecordsFor(core, run.total)) : blobRecordsFor(core, 0, a.value2);
+      await store.storeChunk(a.name, a.chunk, run.buf.bytes.subarray(a.value, a.value + a.value2), a.blob, asBlob);
+    }
+    else await store.commit(a.name, a.blob, a.aux, group);
+  } catch (e) {
+    const kind = ioFailKind(e);
+    if (kind === IOFAIL.QUOTA) index.setBusy(await heldLocks());
+    run.ev(run.m.writeFailed(kind));
+    return;
+  }
+  run.ev(run.m.written());
+}
+
+/**
+ * READ_CHUNKS. Blob records (handles) are read as ONE composed Blob, one
+ * read straight into the buffer onnxruntime gets; ArrayBuffer records (and
+ * a resume's re-read) go chunk by chunk, in read transactions of as many
+ * chunks as the core says (ok_store_read_batch), since a transaction hands
+ * them over materialized. Each chunk is then handed to the core, which
+ * checks it.
+ */
+async function readChunks(run, a, store) {
+  const chunkSize = a.value;
+  const total = a.value2;
+  const rehash = !!(a.flags & ACTION_FLAG.READ_REHASH);
+  run.hit = !rehash;
+  const batch = run.ctx.core.readBatch(chunkSize);
+  let checkMs = 0;
+  for (let from = a.chunk, to; from < a.chunkEnd; from = to) {
+    to = Math.min(a.chunkEnd, from + batch);
+    let values;
+    try {
+      values = await store.readChunks(a.name, from, to);
+      const isBlob = (v) => typeof Blob !== 'undefined' && v instanceof Blob;
+      if (!rehash && to < a.chunkEnd && values.every(isBlob)) {
+        // Blob records are handles: take the rest too and read it all as one
+        // Blob straight into the model buffer (no batch copies to collect)
+        values = values.concat(await store.readChunks(a.name, to, a.chunkEnd));
+        to = a.chunkEnd;
+      }
+    } catch (e) {
+      run.ev(run.m.ioFailed(ioFailKind(e)));
+      return;
+    }
+    const blobs = typeof Blob !== 'undefined' && values.length && values.every((v) => v instanceof Blob);
+    if (!rehash && blobs) {
+      let bytes;
+      try {
+        bytes = new Uint8Array(await new Blob(values).arrayBuffer());
+      } catch (e) {
+        run.ev(run.m.ioFailed(ioFailKind(e)));
+        return;
+      }
+      if (from === 0 && to === a.chunkEnd && bytes.byteLength === total) run.buf.adopt(bytes);
+      else if (from * chunkSize + bytes.byteLength <= total) run.buf.write(from * chunkSize, bytes);
+      let at = 0;
+      const t0 = now();
+      for (let i = 0; i < values.length; i++) {
+        const piece = bytes.subarray(at, at + values[i].size);
+        at += values[i].size;
+        if (run.ev(run.m.chunkRead(from + i, piece)) !== STATUS.OK) return;
+      }
+      // the chunk checks (copy into the core + XXH3), part of readMs
+      checkMs += now() - t0;
+      run.progress('read-cache', Math.min(total, to * chunkSize), total);
+      continue;
+    }
+    for (let i = 0; i < values.length; i++) {
+      const idx = from + i;
+      let bytes;
+      try {
+        bytes = await valueBytes(values[i]);
+      } catch (e) {
+        run.ev(run.m.ioFailed(ioFailKind(e)));
+        return;
+      }
+      values[i] = null; // let the record's copy go
+      if (bytes && bytes.byteLength <= chunkSize) run.buf.write(idx * chunkSize, bytes);
+      const t0 = now();
+      if (run.ev(run.m.chunkRead(idx, bytes)) !== STATUS.OK) return;
+      checkMs += now() - t0;
+      run.progress('read-cache', Math.min(total, (idx + 1) * chunkSize), total);
+    }
+  }
+  if (!rehash) run.checkMs = checkMs;
+}
+
+async function remove(run, a) {
+  await applyDelete(run.ctx.core, cacheOf(run).store, a);
+}
+
+async function reopen(run) {
+  try { await cacheOf(run).store.reopen(); } catch { /* the next request fails again; the machine counts */ }
+}
+
+/**
+ * DELETE_CHUNKS / DROP_ENTRY / CLEAR_ALL: not acked. A failure is reopened
+ * and run again while the core says so (ok_store_delete_reopen: a closed
+ * database, once), else only logged (the next sync sweeps).
+ * @param {import('../core/module.js').Core} core
+ * @param {import('./idb-store.js').IdbStore} store
+ */
+export async function applyDelete(core, store, a) {
+  const run = () => (a.type === ACT.DROP_ENTRY ? store.dropEntry(a.name)
+    : a.type === ACT.DELETE_CHUNKS ? store.deleteChunks(a.name, a.chunk, a.chunkEnd) : store.clearAll());
+  for (let reopens = 0; ; reopens++) {
+    try {
+      await run();
+      return;
+    } catch (e) {
+      try {
+        if (!core.deleteReopens(ioFailKind(e), reopens)) throw e;
+        await store.reopen();
+      } catch (e2) {
+        console.warn(`ortkeep: cleaning the model cache failed (${e2?.message ?? e2}); the next load retries`);
+        return;
+      }
+    }
+  }
+}
+
+/** The storage actions' handlers, by action type. */
+export const STORE_ACTIONS = {
+  [ACT.LOCK]: lock,
+  [ACT.SYNC_INDEX]: syncIndex,
+  [ACT.ESTIMATE_QUOTA]: estimateQuota,
+  [ACT.READ_CHUNKS]: readChunksAction,
+  [ACT.READ_META]: readMeta,
+  [ACT.WRITE_MANIFEST]: write,
+  [ACT.STORE_CHUNK]: write,
+  [ACT.COMMIT]: write,
+  [ACT.DELETE_CHUNKS]: remove,
+  [ACT.DROP_ENTRY]: remove,
+  [ACT.CLEAR_ALL]: remove,
+  [ACT.REOPEN]: reopen,
+};

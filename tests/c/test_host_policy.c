@@ -1,0 +1,133 @@
+/* The decisions the JS hands ask the core for (cache/host_policy.h): Blob or
+ * ArrayBuffer records against the page's budget, read batches, a failed
+ * delete's reopen, cache keys told from URLs, the memory tier's sharing
+ * key and the memory-growth warning. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "host_policy.h"
+#include "ok_load.h"
+
+#define MIB (1024ull * 1024ull)
+
+static void test_records_as_blob(void) {
+    /* the budget is 768 MiB of Blob records the page still holds */
+    CHECK_EQ_INT(OK_HOST_BLOB_RECORD_BUDGET, 768 * MIB);
+    CHECK(ok_store_records_as_blob(0, 40 * MIB));
+    CHECK(ok_store_records_as_blob(0, 768 * MIB));       /* exactly the budget */
+    CHECK(!ok_store_records_as_blob(0, 768 * MIB + 1));
+    CHECK(ok_store_records_as_blob(700 * MIB, 68 * MIB));
+    CHECK(!ok_store_records_as_blob(700 * MIB, 68 * MIB + 1));
+    CHECK(!ok_store_records_as_blob(2500 * MIB, 0));     /* over already */
+    CHECK(!ok_store_records_as_blob(UINT64_MAX, 1));     /* no wrap-around */
+    CHECK(!ok_store_records_as_blob(1, UINT64_MAX));
+    /* a size still unknown: decided chunk by chunk (4 MiB each) */
+    CHECK(ok_store_records_as_blob(764 * MIB, 4 * MIB));
+    CHECK(!ok_store_records_as_blob(765 * MIB, 4 * MIB));
+}
+
+static void test_read_batch(void) {
+    CHECK_EQ_INT(OK_HOST_READ_BATCH_BYTES, 64 * MIB);
+    CHECK_EQ_INT(ok_store_read_batch(4u << 20), 16);
+    CHECK_EQ_INT(ok_store_read_batch(4096), 16384);
+    CHECK_EQ_INT(ok_store_read_batch(3u << 20), 21);     /* rounds down */
+    CHECK_EQ_INT(ok_store_read_batch(64u << 20), 1);
+    CHECK_EQ_INT(ok_store_read_batch(256u << 20), 1);    /* never 0 */
+    CHECK_EQ_INT(ok_store_read_batch(0), 1);
+}
+
+static void test_delete_reopen(void) {
+    CHECK_EQ_INT(OK_HOST_DELETE_REOPENS, 1);
+    /* a closed connection: reopened once, then left to the next sync */
+    CHECK(ok_store_delete_reopen(OK_IOFAIL_CLOSED, 0));
+    CHECK(!ok_store_delete_reopen(OK_IOFAIL_CLOSED, 1));
+    CHECK(!ok_store_delete_reopen(OK_IOFAIL_CLOSED, 2));
+    /* reopening does not help a full disk or anything else */
+    CHECK(!ok_store_delete_reopen(OK_IOFAIL_QUOTA, 0));
+    CHECK(!ok_store_delete_reopen(OK_IOFAIL_OTHER, 0));
+    CHECK(!ok_store_delete_reopen(0, 0));
+}
+
+static void test_is_cache_key(void) {
+    CHECK(ok_store_is_cache_key("url:https://example.com/m.onnx|form:original"));
+    CHECK(ok_store_is_cache_key("sha256:e3b0c442|form:original"));
+    CHECK(ok_store_is_cache_key("sha384:abc|form:ort"));
+    CHECK(ok_store_is_cache_key("sha512:abc"));
+    CHECK(!ok_store_is_cache_key("https://example.com/m.onnx"));
+    CHECK(!ok_store_is_cache_key("models/m.onnx"));
+    CHECK(!ok_store_is_cache_key("sha1:abc"));
+    CHECK(!ok_store_is_cache_key("URL:https://example.com/")); /* keys are lowercase */
+    CHECK(!ok_store_is_cache_key("url"));
+    CHECK(!ok_store_is_cache_key(""));
+    CHECK(!ok_store_is_cache_key(NULL));
+}
+
+static void test_share_key(void) {
+    char out[256];
+    size_t n;
+    n = ok_session_share_key("url:https://a/m.onnx", NULL, NULL, NULL, out, sizeof out);
+    CHECK_EQ_STR(out, "url:https://a/m.onnx|integrity:|ep:[\"wasm\"]|so:{}");
+    CHECK_EQ_INT(n, strlen(out));
+    /* the defaults written out share with the defaults left out */
+    {
+        char given[256];
+        ok_session_share_key("url:https://a/m.onnx", "", "[\"wasm\"]", "{}", given, sizeof given);
+        CHECK_EQ_STR(given, out);
+    }
+    n = ok_session_share_key("sha256:ab", "sha256-x", "[\"webgpu\",\"wasm\"]",
+                             "{\"graphOptimizationLevel\":\"basic\"}", out, sizeof out);
+    CHECK_EQ_STR(out, "sha256:ab|integrity:sha256-x|ep:[\"webgpu\",\"wasm\"]"
+                      "|so:{\"graphOptimizationLevel\":\"basic\"}");
+    /* each fact changes the key */
+    {
+        char a[128], b[128];
+        ok_session_share_key("url:x", NULL, NULL, NULL, a, sizeof a);
+        ok_session_share_key("url:y", NULL, NULL, NULL, b, sizeof b);
+        CHECK(strcmp(a, b) != 0);
+        ok_session_share_key("url:x", "sha256-q", NULL, NULL, b, sizeof b);
+        CHECK(strcmp(a, b) != 0);
+        ok_session_share_key("url:x", NULL, "[\"webgpu\"]", NULL, b, sizeof b);
+        CHECK(strcmp(a, b) != 0);
+        ok_session_share_key("url:x", NULL, NULL, "{\"a\":1}", b, sizeof b);
+        CHECK(strcmp(a, b) != 0);
+    }
+    /* too small a buffer: the length it needs, the key cut and terminated */
+    {
+        char small[8];
+        n = ok_session_share_key("url:https://a/m.onnx", NULL, NULL, NULL, small, sizeof small);
+        CHECK_EQ_INT(n, strlen("url:https://a/m.onnx|integrity:|ep:[\"wasm\"]|so:{}"));
+        CHECK_EQ_STR(small, "url:htt");
+        CHECK_EQ_INT(ok_session_share_key("url:x", NULL, NULL, NULL, NULL, 0),
+                     strlen("url:x|integrity:|ep:[\"wasm\"]|so:{}"));
+    }
+    CHECK_EQ_INT(ok_session_share_key(NULL, NULL, NULL, NULL, out, sizeof out), 0);
+}
+
+static void test_growth_warns(void) {
+    CHECK_EQ_INT(OK_HOST_GROWTH_WARN_PERCENT, 150);
+    /* past 1.5x the initializer bytes, with shared initializers */
+    CHECK(ok_session_growth_warns(151 * MIB, 100 * MIB, 1));
+    CHECK(!ok_session_growth_warns(150 * MIB, 100 * MIB, 1));  /* exactly 1.5x: no */
+    CHECK(ok_session_growth_warns(150 * MIB + 1, 100 * MIB, 2));
+    CHECK(!ok_session_growth_warns(3, 2, 1));                   /* 1.5x of 2 bytes */
+    CHECK(ok_session_growth_warns(4, 2, 1));
+    /* nothing shared: never */
+    CHECK(!ok_session_growth_warns(1000 * MIB, 1 * MIB, 0));
+    /* no initializers: any growth */
+    CHECK(ok_session_growth_warns(1, 0, 1));
+    CHECK(!ok_session_growth_warns(0, 0, 1));
+    /* extremes stay exact */
+    CHECK(ok_session_growth_warns(UINT64_MAX, 1, 1));
+    CHECK(!ok_session_growth_warns(1, UINT64_MAX, 1));
+}
+
+int main(void) {
+    test_records_as_blob();
+    test_read_batch();
+    test_delete_reopen();
+    test_is_cache_key();
+    test_share_key();
+    test_growth_warns();
+    return CHECK_DONE();
+}
