@@ -104,7 +104,8 @@ uint32_t ok_load_parts_mode(const ok_load *l) {
 
 ok_status ok_load_adopt_part(ok_load *l, ok_load *part) {
     ok_entry *e;
-    if (!l || !part || part->source != OK_SOURCE_DATA || l->source != OK_SOURCE_URL)
+    if (!l || !part || part->source != OK_SOURCE_DATA ||
+        (l->source != OK_SOURCE_URL && l->source != OK_SOURCE_BYTES))
         return OK_ERR_INVALID_ARG;
     if (l->state != OK_LOAD_STATE_CREATING || !l->session_pending ||
         part->state != OK_LOAD_STATE_DONE)

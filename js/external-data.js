@@ -32,11 +32,11 @@ export function externalDataPlan(report, modelUrl, sessionOptions, baseUrl) {
   const given = sessionOptions?.externalData;
   if (!entries.length && !given?.length) return null;
   if (given) {
-    if (!Array.isArray(given)) throw new OrtkeepError('INVALID_ARG', 'ortkeep: sessionOptions.externalData must be an array of { path, data }');
+    if (!Array.isArray(given)) throw new OrtkeepError('INVALID_ARG', 'ortkeep: externalData must be an array of { path, data }');
     const files = [];
     const rest = [];
     for (const e of given) {
-      if (typeof e?.path !== 'string') throw new OrtkeepError('INVALID_ARG', 'ortkeep: each sessionOptions.externalData entry needs a string path');
+      if (typeof e?.path !== 'string') throw new OrtkeepError('INVALID_ARG', 'ortkeep: each externalData entry needs a string path');
       if (typeof e.data === 'string' || e.data instanceof URL) {
         // a URL: fetched and cached like a discovered file
         files.push({ path: e.path, url: new URL(String(e.data), modelUrl ?? baseUrl).href, minBytes: needBytes(entries, e.path) });
@@ -53,7 +53,7 @@ export function externalDataPlan(report, modelUrl, sessionOptions, baseUrl) {
   }
   const locations = [...new Set(entries.map((e) => e.location))];
   if (!modelUrl) {
-    throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model keeps weights in ${locations.join(', ')}; load it by URL (the files are found next to it) or pass sessionOptions.externalData: [{ path, data }]`);
+    throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model keeps weights in ${locations.join(', ')}; load it by URL (the files are found next to it) or pass the option externalData: [{ path, data }]`);
   }
   return { files: locations.map((path) => ({ path, url: new URL(path, modelUrl).href, minBytes: needBytes(entries, path) })), given: [] };
 }

@@ -12,12 +12,20 @@ export interface Progress {
   file?: string;
 }
 
-export interface LoadOptions {
+/**
+ * load()'s options: onnxruntime-web's SessionOptions flat, exactly as onnxruntime-web takes them
+ * (externalData with URLs or bytes, freeDimensionOverrides, graphOptimizationLevel, …), and
+ * ortkeep's own keys. An option neither knows is an INVALID_ARG naming the nearest known name.
+ */
+export interface LoadOptions extends ort.InferenceSession.SessionOptions {
   /** onnxruntime-web to use; default: global `ort`, else import('onnxruntime-web') */
   ort?: typeof ort;
   /** passed to onnxruntime-web; default ['wasm'] */
   executionProviders?: ort.InferenceSession.SessionOptions['executionProviders'];
-  /** any other onnxruntime-web session options */
+  /**
+   * onnxruntime-web's session options, nested (a flat key wins over a nested one)
+   * @deprecated pass them flat, beside ortkeep's keys; removed in the next release
+   */
   sessionOptions?: ort.InferenceSession.SessionOptions;
   /**
    * Subresource Integrity metadata ('sha256-<b64>', 'sha384-…', 'sha512-…',
@@ -323,9 +331,13 @@ export declare class Session {
    * webnn pools their arrays are pooled and overwritten by the next run()
    * (copy what you keep), except outputs named in `keep`.
    */
-  run(feeds: Record<string, Feed>, options?: RunOptions): Promise<Record<string, ort.Tensor>>;
-  /** onnxruntime-web's form: only these outputs are computed and returned */
-  run(feeds: Record<string, Feed>, fetches: readonly string[]): Promise<Record<string, ort.Tensor>>;
+  run(feeds: Record<string, Feed>, options?: RunOptions & ort.InferenceSession.RunOptions): Promise<Record<string, ort.Tensor>>;
+  /** onnxruntime-web's forms: only these outputs (names, or a map of name → null) are computed and returned */
+  run(feeds: Record<string, Feed>, fetches: readonly string[] | Record<string, null>,
+    runOptions?: ort.InferenceSession.RunOptions): Promise<Record<string, ort.Tensor>>;
+  /** onnxruntime-web's profiling, passed through */
+  startProfiling(): void;
+  endProfiling(): void;
   /** onnxruntime-web's metadata, passed through */
   readonly inputMetadata: ort.InferenceSession['inputMetadata'];
   readonly outputMetadata: ort.InferenceSession['outputMetadata'];

@@ -25,6 +25,7 @@ import { persist } from './cache/quota.js';
 import { memoryReport } from './memory-report.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { isNode } from './platform/node.js';
+import { normalizeOptions } from './options.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
@@ -36,6 +37,7 @@ const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.
  * @returns {Promise<Session>}
  */
 export async function load(source, options = {}) {
+  options = normalizeOptions(options);
   const mode = options.cache ?? 'default';
   if (!(mode in CACHE_MODE)) {
     throw new OrtkeepError('INVALID_ARG', `ortkeep: cache must be one of ${Object.keys(CACHE_MODE).join(', ')}; got '${mode}'`);

@@ -4,6 +4,7 @@
 // js/pool/run.js, and every verdict on shapes, sizes and which tensor to use
 // is the C pool's (wasm/tensor_pool.h).
 import { OrtkeepError } from './errors.js';
+import { runArguments } from './options.js';
 import { BACKEND, PoolStatus, STAT_NAMES } from './pool/pool-core.js';
 import { applyActions } from './pool/actions.js';
 import { captureFeeds } from './pool/feed-capture.js';
@@ -37,7 +38,7 @@ export class Session {
         core: hooks.core ?? null, poolOptions: hooks.pool ?? {}, eps: hooks.executionProviders, final: null, state: null,
         boundToDevice: hooks.boundToDevice ?? false,
         tail: Promise.resolve(), keptHandle: new WeakMap() /* kept ort.Tensor we handed out → pool handle */,
-        feeds: {}, fetches: {}, ctx: null, deviceName: poolDeviceName(hooks.pool, hooks.executionProviders), debug: hooks.debug ?? null,
+        feeds: {}, fetches: {}, ctx: null, keepOnDevice: [], deviceName: poolDeviceName(hooks.pool, hooks.executionProviders), debug: hooks.debug ?? null,
       },
     });
     // ORT's names are the truth (old IR versions list initializers as inputs);
@@ -69,15 +70,23 @@ export class Session {
   /** onnxruntime-web's name for dispose(). */
   release() { return this.dispose(); }
 
+  /** onnxruntime-web's profiling, passed through. */
+  startProfiling() { return this.ortSession.startProfiling(); }
+
+  endProfiling() { return this.ortSession.endProfiling(); }
+
   /**
-   * Runs the model.
+   * Runs the model. Takes onnxruntime-web's overloads too: run(feeds, ['out', …], runOptions),
+   * run(feeds, {out: null, …}, runOptions), run(feeds, runOptions).
    * @param {Record<string, unknown>} feeds input name → ort.Tensor, {data, dims}, typed array, or a kept device tensor
-   * @param {{fetches?: string[], keep?: string[]}} [options]
+   * @param {{fetches?: string[], keep?: string[]}|string[]|Record<string, null>} [options] ortkeep's
+   *   options and onnxruntime-web's RunOptions, or the outputs to fetch
+   * @param {object} [runOptions] onnxruntime-web's RunOptions, after fetches
    * @returns {Promise<Record<string, import('onnxruntime-web').Tensor>>}
    */
-  async run(feeds, options = {}) {
-    // onnxruntime-web's habit: run(feeds, ['output', ...]) fetches those outputs
-    if (Array.isArray(options)) options = { fetches: options };
+  async run(feeds, options, runOptions) {
+    options = runArguments(options, runOptions, this.outputNames);
+    if (this._i.keepOnDevice.length) options.keep ??= this._i.keepOnDevice.filter((n) => !options.fetches || options.fetches.includes(n));
     if (this.disposed) throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
     // Read now: the caller may refill its buffers once run() has returned.
     feeds = captureFeeds(this.ort, feeds, (v) => this._i.keptHandle.has(v));
@@ -118,6 +127,14 @@ export class Session {
     if (onDevice(this._i.eps)) await callerTurn(() => this.ortSession.release());
     else await this.ortSession.release();
   }
+
+  /**
+   * Outputs every run keeps on the device (as onnxruntime-web does for outputs its
+   * preferredOutputLocation places there): returned as device tensors the caller owns until
+   * tensor.dispose(). The drop-in InferenceSession sets it from the caller's option.
+   * @param {string[]} names
+   */
+  _keepOnDevice(names) { this._i.keepOnDevice = names.filter((n) => this.outputNames.includes(n)); }
 
   // ---- pool state ----
 

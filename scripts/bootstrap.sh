@@ -62,14 +62,27 @@ mkdir -p dist
 for f in ortkeep-core.mjs ortkeep-core.wasm; do
   cmp -s "build/wasm-em/$f" "dist/$f" || cp "build/wasm-em/$f" "dist/$f"
 done
+# A classic script has no import.meta: the bundle's own URL stands in for
+# it, so relative URLs resolve next to the bundle. In a page that is
+# document.currentScript; a classic worker (importScripts) has none, so the
+# URL is read from the stack of an Error made while the bundle runs.
+IIFE_BANNER='var __ortkeepBundleUrl = (function () { try { if (typeof document !== "undefined" && document.currentScript) return document.currentScript.src; var m = /((?:https?|file):\/\/[^\s()]+?\.js)(?::\d+)*/.exec(new Error().stack || ""); return m ? m[1] : undefined; } catch (e) { return undefined; } })();'
 if [ ! -f dist/ortkeep.iife.js ] || [ -n "$(find js dist/ortkeep-core.mjs scripts/bootstrap.sh -newer dist/ortkeep.iife.js \( -name '*.js' -o -name '*.mjs' -o -name '*.sh' \))" ]; then
   log "bundling dist/ortkeep.iife.js"
-  # A classic script has no import.meta: the bundle's own URL stands in for
-  # it, so relative URLs resolve next to the bundle. In a page that is
-  # document.currentScript; a classic worker (importScripts) has none, so the
-  # URL is read from the stack of an Error made while the bundle runs.
   node_modules/.bin/esbuild js/browser-global.js --bundle --format=iife --target=es2022 \
     --external:onnxruntime-web --external:'node:*' --log-level=error --minify \
-    --banner:js='var __ortkeepBundleUrl = (function () { try { if (typeof document !== "undefined" && document.currentScript) return document.currentScript.src; var m = /((?:https?|file):\/\/[^\s()]+?\.js)(?::\d+)*/.exec(new Error().stack || ""); return m ? m[1] : undefined; } catch (e) { return undefined; } })();' \
+    --banner:js="$IIFE_BANNER" \
     --define:import.meta.url=__ortkeepBundleUrl --outfile=dist/ortkeep.iife.js
 fi
+# The script-tag drop-ins: the same bundle, which also makes window.ort's
+# InferenceSession ortkeep's (loaded after ort.min.js).
+for dropin in onnxruntime-web; do
+  out="dist/ortkeep-$dropin.iife.js"
+  if [ ! -f "$out" ] || [ -n "$(find js dist/ortkeep-core.mjs scripts/bootstrap.sh -newer "$out" \( -name '*.js' -o -name '*.mjs' -o -name '*.sh' \))" ]; then
+    log "bundling $out"
+    node_modules/.bin/esbuild "js/dropin/global-$dropin.js" --bundle --format=iife --target=es2022 \
+      --external:onnxruntime-web --external:'#onnxruntime-web' --external:'node:*' --log-level=error --minify \
+      --banner:js="$IIFE_BANNER" \
+      --define:import.meta.url=__ortkeepBundleUrl --outfile="$out"
+  fi
+done

@@ -28,9 +28,20 @@ export async function memoryKey(src, options) {
     : globalThis.crypto?.subtle ? `sha256:${await sha256Hex(src.bytes)}` : null;
   if (!sourceKey) return null;
   const core = await getCore();
-  const json = (v) => (v === undefined || v === null ? null : JSON.stringify(v));
+  const json = (v) => (v === undefined || v === null ? null : JSON.stringify(v, byIdentity));
   return core.sessionShareKey(sourceKey, options.integrity ?? null,
     json(options.executionProviders), json(options.sessionOptions));
+}
+
+// Bytes in the options (externalData given as bytes) are named by identity,
+// never spelt out: JSON of a 100 MB array is a string of hundreds of MB.
+const bytesIds = new WeakMap();
+let nextBytesId = 0;
+function byIdentity(key, value) {
+  if (!ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer) && !(typeof Blob !== 'undefined' && value instanceof Blob)) return value;
+  const target = ArrayBuffer.isView(value) ? value.buffer : value;
+  if (!bytesIds.has(target)) bytesIds.set(target, ++nextBytesId);
+  return ArrayBuffer.isView(value) ? `bytes#${bytesIds.get(target)}@${value.byteOffset}+${value.byteLength}` : `bytes#${bytesIds.get(target)}`;
 }
 
 /**

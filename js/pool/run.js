@@ -79,7 +79,7 @@ export async function runPooled(ctx, feeds, options) {
 
     let results;
     try {
-      results = await ctx.ortSession.run(ortFeeds, fetches);
+      results = await ctx.ortSession.run(ortFeeds, fetches, options.runOptions);
     } catch (e) {
       // C's verdict: were outputs preallocated for this run (a model may
       // declare a wrong dim)? Then once more, letting onnxruntime allocate them.

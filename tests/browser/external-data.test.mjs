@@ -70,7 +70,7 @@ describe('external data files', () => {
     const r = await page.evaluate(async ({ size }) => {
       const { ort, ortkeep } = window;
       const x = new ort.Tensor('float32', new Float32Array(16).fill(1), [1, 16]);
-      const given = await ortkeep.load('/build/fixtures/external.onnx', { ort, memory: false, cache: 'no-store', sessionOptions: { externalData: [{ path: 'external.bin', data: new Uint8Array(size) }] } });
+      const given = await ortkeep.load('/build/fixtures/external.onnx', { ort, memory: false, cache: 'no-store', externalData: [{ path: 'external.bin', data: new Uint8Array(size) }] });
       const zeros = Array.from((await given.run({ x })).y.data);
       await given.dispose();
       const found = await ortkeep.load('/build/fixtures/external.onnx', { ort, memory: false, cache: 'no-store' });
@@ -114,6 +114,6 @@ describe('external data files', () => {
     });
     assert.equal(r.code, 'EXTERNAL_DATA');
     assert.match(r.message, /external\.bin/);
-    assert.match(r.message, /sessionOptions\.externalData/);
+    assert.match(r.message, /option externalData: \[\{ path, data \}\]/);
   });
 });

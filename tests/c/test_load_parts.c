@@ -501,6 +501,29 @@ static void test_params_and_manifest(void) {
     world_free(&w);
 }
 
+/* A model handed as bytes (never stored) whose data files are given by URL
+ * (onnxruntime-web's externalData option): each file is loaded and adopted
+ * with nothing to carry, the session gets every byte, nothing is stored. */
+static void test_bytes_model_with_data_urls(void) {
+    world w;
+    ok_load_params p;
+    world_init(&w);
+    memset(&p, 0, sizeof p);
+    p.source = OK_SOURCE_BYTES;
+    p.bytes_len = len_a;
+    p.chunk_size = CS;
+    p.now = 1;
+    fx_run(&w.pg, &p);
+    CHECK(!w.pg.failed);
+    CHECK_EQ_INT(w.pg.adopt_fail, 0);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.parts_mode, OK_PARTS_UNSTORED);
+    CHECK_EQ_INT(w.d1.n_req > 0 && w.d2.n_req > 0, 1);
+    CHECK_EQ_INT((int)w.db.index.n, 0);
+    CHECK_EQ_INT((int)w.db.chunks.n, 0);
+    world_free(&w);
+}
+
 int main(void) {
     model_a = fx_model(6 * CS + 77, 11, &len_a);
     model_b = fx_model(6 * CS + 91, 12, &len_b);
@@ -517,6 +540,7 @@ int main(void) {
     test_model_update_replaces_files();
     test_evicted_and_deleted_together();
     test_params_and_manifest();
+    test_bytes_model_with_data_urls();
     free(model_a);
     free(model_b);
     free(data_1);

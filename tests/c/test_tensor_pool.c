@@ -893,6 +893,24 @@ static void test_placement(void) {
     sh_dispose(s);
 }
 
+/* An input declared with no dims takes any shape, as onnxruntime runs it
+ * (vad-web feeds silero's scalar sr as [1]); its dtype is still checked. */
+static void test_scalar_input_any_shape(void) {
+    shadow *s = sh_new(1 << 20, 1, 0);
+    if (!s) { CHECK(0); return; }
+    ok_pool *p = s->p;
+    int64_t one[] = {1}, two[] = {1, 1};
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, I64, 0, NULL), OK_OK);
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, I64, one, 1, 8), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, I64, two, 2, 8), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, F32, one, 1, 4), OK_ERR_SHAPE);
+    check_refusal(p, OK_REFUSE_DTYPE, 0, OK_POOL_NONE, I64, F32);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_check(p), OK_OK);
+    sh_dispose(s);
+}
+
 int main(void) {
     test_sizes();
     test_steady_state();
@@ -906,6 +924,7 @@ int main(void) {
     test_shapes();
     test_rebind_size();
     test_placement();
+    test_scalar_input_any_shape();
     test_random();
     return CHECK_DONE();
 }

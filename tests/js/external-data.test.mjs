@@ -59,7 +59,7 @@ test('a location that leaves the folder is EXTERNAL_DATA', () => {
 });
 
 test('bytes with external data and no option are EXTERNAL_DATA naming the file', () => {
-  assert.throws(() => externalDataPlan(report(['w.bin']), null, {}), (e) => e.code === 'EXTERNAL_DATA' && /w\.bin/.test(e.message) && /sessionOptions\.externalData/.test(e.message));
+  assert.throws(() => externalDataPlan(report(['w.bin']), null, {}), (e) => e.code === 'EXTERNAL_DATA' && /w\.bin/.test(e.message) && /option externalData: \[\{ path, data \}\]/.test(e.message));
 });
 
 test('data past what one session holds is LIMIT before anything is read (the core plans every file first)', async () => {

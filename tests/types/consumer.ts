@@ -48,3 +48,21 @@ export async function demo(signal: AbortSignal): Promise<number> {
   }
   return read + check + total + (est.quota ?? 0) + warned.length + report.totals.nodes + Number(deleted) + Number(persisted);
 }
+
+// The flat option shape, and the drop-in entry (onnxruntime-web's types, ortkeep's sessions).
+import * as ortk from 'ortkeep/onnxruntime-web';
+
+export async function dropIn(bytes: ArrayBuffer): Promise<number> {
+  const flat: LoadOptions = { graphOptimizationLevel: 'basic', freeDimensionOverrides: { batch: 1 }, externalData: [{ path: 'w.bin', data: '/w.bin' }], cache: 'no-store' };
+  const s1 = await load('/m.onnx', flat);
+  const options: ortk.InferenceSession.SessionOptions = { executionProviders: ['wasm'], logSeverityLevel: 3, integrity: 'sha256-x' };
+  const s2 = await ortk.InferenceSession.create(bytes, 0, bytes.byteLength, options);
+  const out = await s2.run({ x: new ortk.Tensor('float32', [1], [1]) }, ['y'], { tag: 'demo' });
+  const kept = await s1.run({ x: new Float32Array(1) }, { keep: ['y'], logSeverityLevel: 3 });
+  s2.startProfiling();
+  s2.endProfiling();
+  const t: ortk.Tensor = out.y;
+  console.log(s2.pool.stats().creates, kept.y.dims, t.dims, ortk.env.wasm.numThreads);
+  await s2.release();
+  return s2.inputNames.length;
+}

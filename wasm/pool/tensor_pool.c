@@ -315,6 +315,10 @@ static ok_status check_decl(ok_pool *p, int kind, uint32_t index, int32_t dtype,
     uint32_t k = (uint32_t)kind;
     if (s->decl_dtype >= 0 && s->decl_dtype != dtype)
         return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DTYPE, k, index, OK_POOL_NONE, s->decl_dtype, dtype);
+    /* onnxruntime checks no shape of an input declared with no dims: such an
+     * input takes any shape there (vad-web feeds silero's scalar sr as [1]),
+     * and the pool refuses nothing onnxruntime runs */
+    if (kind == OK_SLOT_INPUT && s->decl_rank == 0) return OK_OK;
     if (s->decl_rank >= 0 && s->decl_rank != rank)
         return refuse(p, OK_ERR_SHAPE, OK_REFUSE_RANK, k, index, OK_POOL_NONE, s->decl_rank, rank);
     if (kind != OK_SLOT_INPUT || s->decl_rank < 0) return OK_OK;

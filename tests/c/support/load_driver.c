@@ -58,6 +58,7 @@ void fx_reset_outcome(fx_page *pg) {
     memset(pg->part_tier, 0, sizeof pg->part_tier);
     memset(pg->part_flags, 0, sizeof pg->part_flags);
     pg->part_fail_code = pg->part_fail_reason = 0;
+    pg->adopt_fail = 0;
 }
 
 /* The model's data files, each a DATA load on the same index and store,
@@ -104,7 +105,10 @@ int fx_load_parts(fx_page *pg, ok_load *l) {
         if (!sub.done || sub.buf_len < sub.srv->len ||
             memcmp(sub.buf, sub.srv->bytes, sub.srv->len) != 0)
             pg->parts_intact = 0;
-        if (!sub.crashed && sub.done && pl) FX_EV(ok_load_adopt_part, l, pl);
+        if (!sub.crashed && sub.done && pl) {
+            ok_status st = FX_EV(ok_load_adopt_part, l, pl);
+            if (st != OK_OK) pg->adopt_fail = (uint32_t)st;
+        }
         ok_load_free(pl);
         free(sub.buf);
         free(sub.served);

@@ -85,6 +85,7 @@ typedef struct {
     int parts_intact;          /* every part's bytes arrived, equal */
     uint32_t part_tier[FX_MAX_PARTS], part_flags[FX_MAX_PARTS];
     uint32_t part_fail_code, part_fail_reason;
+    uint32_t adopt_fail;   /* the last ok_load_adopt_part refusal (0: none), as JS would throw it */
     /* COMMIT_MORE puts held for their transaction */
     struct { char name[128]; uint8_t *bytes; size_t len; } group[FX_MAX_GROUP];
     int n_group;

@@ -1,0 +1,52 @@
+// onnxruntime-web's InferenceSession, made by ortkeep: the same create()
+// overloads and flat SessionOptions, a session with the same run(), names,
+// metadata, release() and profiling calls; under it ortkeep's load() (the
+// model cache for URLs, the memory tier, the forms, the tensor pool). The
+// session is ortkeep's Session, so `.pool` and `.info` are there too.
+import { load } from '../load.js';
+import { createArguments, normalizeOptions } from '../options.js';
+import { realOrt } from '../ort-adapter.js';
+import { Session } from '../session.js';
+
+const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
+
+/**
+ * An InferenceSession factory over `ort` (the real onnxruntime-web).
+ * @param {object} ort the onnxruntime-web module (or window.ort) whose Tensor, env and backends are used
+ * @param {{defaults?: () => object, source?: (source: unknown, options: object) => {source: unknown, options: object}}} [how]
+ *   defaults: ortkeep options added to every create() (the caller's win); source: rewrites what create() was given
+ */
+export function makeInferenceSession(ort, how = {}) {
+  ort = realOrt(ort);
+  const Base = ort.InferenceSession;
+  return class InferenceSession {
+    /** The onnxruntime-web this wraps (js/ort-adapter.js realOrt: ortkeep itself creates sessions there). */
+    static [Symbol.for('ortkeep.realOrt')] = ort;
+
+    /**
+     * create(urlOrPath, options?), create(bytes, options?), create(arrayBuffer, byteOffset, byteLength?, options?)
+     * @returns {Promise<Session>}
+     */
+    static async create(arg0, arg1, arg2, arg3) {
+      let { source, options } = createArguments(arg0, arg1, arg2, arg3);
+      if (how.source) ({ source, options } = how.source(source, options ?? {}));
+      const given = normalizeOptions(options, { where: 'InferenceSession.create()' });
+      const session = await load(source, { ...how.defaults?.(), ...given, ort });
+      const keep = onDeviceOutputs(given.sessionOptions?.preferredOutputLocation, session.outputNames);
+      if (keep.length && session.pool.device !== 'cpu') session._keepOnDevice(keep);
+      return session;
+    }
+
+    /** `session instanceof InferenceSession` holds for ortkeep's sessions and onnxruntime-web's own. */
+    static [Symbol.hasInstance](value) {
+      return value instanceof Session || (typeof Base === 'function' && value instanceof Base);
+    }
+  };
+}
+
+/** The outputs the caller's preferredOutputLocation places on a device. */
+function onDeviceOutputs(location, outputNames) {
+  if (typeof location === 'string') return DEVICE_LOCATIONS.has(location) ? [...outputNames] : [];
+  if (!location || typeof location !== 'object') return [];
+  return outputNames.filter((n) => DEVICE_LOCATIONS.has(location[n]));
+}

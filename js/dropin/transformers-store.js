@@ -1,0 +1,82 @@
+// transformers.js's model files, kept by ortkeep (its env.customCache and
+// env.fetch). An ONNX model and its external data are ortkeep's: their fetch
+// answers a small stand-in naming the file's URL, and the session created
+// from it loads that URL through ortkeep's load() (the IndexedDB model cache:
+// resumable, verified, quota-aware, one download across tabs, an HTML page
+// refused with a typed error and never stored). So transformers.js never
+// holds, parses or stores a model file; the second visit asks the cache, not
+// the network. The small files beside the model (config.json, tokenizer.json,
+// …) are kept in the Cache API under ortkeep's own name, never an error page.
+
+/** The stand-in's first bytes: a 0 byte (no ONNX model starts so: protobuf field 0 is invalid). */
+const MAGIC = '\0ortkeep-model-file:';
+const MODEL_FILE = /\.onnx(_data(_\d+)?)?$|\.onnx\.data$/;
+const FILES_CACHE = 'ortkeep-transformers-files';
+
+const isModelFile = (url) => MODEL_FILE.test(new URL(url, globalThis.location?.href).pathname);
+const absolute = (url) => new URL(String(url), globalThis.location?.href).href;
+
+/** The stand-in for a model file at `url`, as transformers.js reads a response. */
+function standIn(url) {
+  const body = new TextEncoder().encode(MAGIC + absolute(url));
+  return new Response(body, { status: 200, headers: { 'content-type': 'application/octet-stream', 'content-length': String(body.length) } });
+}
+
+/** The URL a stand-in names, or null when `bytes` are real bytes. */
+export function standInUrl(bytes) {
+  if (!(bytes instanceof Uint8Array) || bytes.length < MAGIC.length || bytes[0] !== 0 || bytes.length > 8192) return null;
+  const text = new TextDecoder().decode(bytes);
+  return text.startsWith(MAGIC) ? text.slice(MAGIC.length) : null;
+}
+
+/**
+ * create()'s source and options with stand-ins turned back into URLs: ortkeep loads (and caches) them.
+ * @returns {{source: unknown, options: object}}
+ */
+export function resolveStandIns(source, options) {
+  const url = standInUrl(source);
+  const externalData = options.externalData?.map((e) => {
+    const dataUrl = standInUrl(e?.data);
+    return dataUrl ? { ...e, data: dataUrl } : e;
+  });
+  return { source: url ?? source, options: externalData ? { ...options, externalData } : options };
+}
+
+/**
+ * env.customCache and env.fetch for transformers.js.
+ * @param {{fetch?: typeof fetch, storedUrls: () => Promise<Set<string>>}} deps storedUrls: the model URLs ortkeep's cache holds
+ */
+export function transformersStore(deps) {
+  const baseFetch = deps.fetch ?? ((...a) => globalThis.fetch(...a));
+  const files = () => globalThis.caches?.open(FILES_CACHE);
+  return {
+    /** transformers.js asks with the local path first, then the hub URL with its revision. */
+    async match(key) {
+      if (isModelFile(key)) return (await deps.storedUrls()).has(absolute(key)) ? standIn(key) : undefined;
+      const cache = await files();
+      return (await cache?.match(absolute(key))) ?? undefined;
+    },
+    /** Model files were not fetched (ortkeep's load stores them); other files are kept when they are real answers. */
+    async put(key, response, progress) {
+      if (isModelFile(key) || !response?.ok) return;
+      if (/^text\/html|^application\/xhtml/i.test(response.headers.get('content-type') ?? '')) return;
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      progress?.({ progress: 100, loaded: bytes.length, total: bytes.length });
+      const cache = await files();
+      await cache?.put(absolute(key), new Response(bytes, { status: 200, headers: response.headers }));
+    },
+    async delete(key) {
+      const cache = await files();
+      return (await cache?.delete(absolute(key))) ?? false;
+    },
+    /**
+     * env.fetch: a model file that exists (a HEAD request says so) is answered with its stand-in;
+     * whatever else transformers.js fetches goes to the network as it asked.
+     */
+    async fetch(url, init) {
+      if (!isModelFile(url) || (init?.method && init.method !== 'GET')) return baseFetch(url, init);
+      const head = await baseFetch(url, { method: 'HEAD', headers: init?.headers });
+      return head.ok ? standIn(url) : head;
+    },
+  };
+}

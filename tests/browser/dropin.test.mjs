@@ -1,0 +1,252 @@
+// The drop-in onnxruntime-web (ortkeep/onnxruntime-web), in Chromium with the
+// bundler alias written as an import map: the app's code is onnxruntime-web
+// code, unchanged. Tensor and env are onnxruntime-web's own; a library-style
+// InferenceSession.create(arrayBuffer) and the (buffer, byteOffset,
+// byteLength) overload run equal to onnxruntime-web; create(url) is cached
+// (the second visit reads IndexedDB); onnxruntime-web's flat SessionOptions
+// reach it (externalData with URLs and bytes, freeDimensionOverrides,
+// graphOptimizationLevel); an unknown option is INVALID_ARG naming the
+// nearest known one. The script-tag drop-in patches window.ort.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { modelPath, serving, useCacheBrowser } from './cache-env.mjs';
+
+const FIXTURES = path.join(REPO_ROOT, 'build/fixtures');
+const SILERO = modelPath('silero_vad_v5');
+const env = useCacheBrowser();
+
+async function dropinPage() {
+  const page = await env.context.newPage();
+  page.on('pageerror', (e) => console.error('[page error]', e.message));
+  await page.goto(`${env.origin}/tests/browser/pages/dropin.html`);
+  await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
+  return page;
+}
+
+/** silero v5's feeds and both runs, in the page: ours through the drop-in, theirs through the real package. */
+const SILERO_RUN = `
+  const feeds = (T) => ({
+    input: new T('float32', Float32Array.from({ length: 512 }, (_, i) => Math.sin(i / 9)), [1, 512]),
+    state: new T('float32', new Float32Array(256), [2, 1, 128]),
+    sr: new T('int64', BigInt64Array.from([16000n]), []),
+  });
+`;
+
+describe('ortkeep/onnxruntime-web, aliased', () => {
+  before(async () => {
+    if (!existsSync(path.join(FIXTURES, 'scan.onnx'))) execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_models.py'), FIXTURES]);
+    await env.reset();
+  });
+
+  test("Tensor and env are onnxruntime-web's own; InferenceSession is ortkeep's", async () => {
+    const page = await dropinPage();
+    const r = await page.evaluate(() => {
+      const { ort, real } = window;
+      const names = Object.keys(real).filter((k) => k !== 'InferenceSession' && k !== 'default');
+      return {
+        same: names.filter((k) => ort[k] === real[k]).length, names: names.length,
+        tensor: ort.Tensor === real.Tensor, env: ort.env === real.env,
+        replaced: ort.InferenceSession !== real.InferenceSession && ort.default.InferenceSession === ort.InferenceSession,
+        instance: new ort.Tensor('float32', [1], [1]) instanceof real.Tensor,
+      };
+    });
+    await page.close();
+    assert.equal(r.same, r.names, 'every other export is the real one');
+    assert.deepEqual([r.tensor, r.env, r.replaced, r.instance], [true, true, true, true]);
+  });
+
+  test('library-style create(arrayBuffer) and the (buffer, byteOffset, byteLength, options) overload run equal to onnxruntime-web', async () => {
+    const page = await dropinPage();
+    const r = await page.evaluate(async ({ url, SILERO_RUN }) => {
+      const { ort, real } = window;
+      const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
+      const model = await (await fetch(url)).arrayBuffer();
+      const plain = await real.InferenceSession.create(new Uint8Array(model));
+      const theirs = await plain.run(feeds(real.Tensor));
+      const session = await ort.InferenceSession.create(model);
+      const ours = await session.run(feeds(ort.Tensor));
+      // the model inside a bigger buffer, as a library that packs files may hand it
+      const packed = new Uint8Array(model.byteLength + 96);
+      packed.set(new Uint8Array(model), 64);
+      const sliced = await ort.InferenceSession.create(packed.buffer, 64, model.byteLength, { executionProviders: ['wasm'] });
+      const fetched = await sliced.run(feeds(ort.Tensor), ['output'], { logSeverityLevel: 3, tag: 'drop-in' });
+      const out = {
+        isSession: session instanceof ort.InferenceSession, hasPool: typeof session.pool?.stats,
+        inputNames: session.inputNames, outputNames: session.outputNames,
+        metadata: JSON.stringify(session.inputMetadata) === JSON.stringify(plain.inputMetadata),
+        ours: Array.from(ours.output.data), theirs: Array.from(theirs.output.data),
+        oursState: Array.from(ours.stateN.data), theirsState: Array.from(theirs.stateN.data),
+        tensorClass: ours.output instanceof ort.Tensor,
+        fetched: Object.keys(fetched), sliced: Array.from(fetched.output.data),
+      };
+      await session.release();
+      await sliced.release();
+      await plain.release();
+      return out;
+    }, { url: SILERO, SILERO_RUN });
+    await page.close();
+    assert.equal(r.isSession, true);
+    assert.equal(r.hasPool, 'function');
+    assert.deepEqual(r.inputNames, ['input', 'state', 'sr']);
+    assert.equal(r.metadata, true);
+    assert.deepEqual(r.ours, r.theirs);
+    assert.deepEqual(r.oursState, r.theirsState);
+    assert.equal(r.tensorClass, true);
+    assert.deepEqual(r.fetched, ['output']);
+    assert.deepEqual(r.sliced, r.theirs);
+  });
+
+  test('create(url) is cached: the second visit creates from IndexedDB with no model request', async () => {
+    env.server.resetCounts();
+    for (const visit of [1, 2]) {
+      const page = await dropinPage();
+      const r = await page.evaluate(async ({ url }) => {
+        const s = await window.ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+        const out = { tier: s.info.cache.tier, stored: s.info.cache.stored };
+        await s.release();
+        return out;
+      }, { url: SILERO });
+      await page.close();
+      assert.equal(r.tier, visit === 1 ? 'network' : 'indexeddb', `visit ${visit}`);
+      assert.equal(r.stored, true);
+    }
+    assert.equal(env.server.count(SILERO), 1, 'one model request over two visits');
+  });
+
+  test("flat SessionOptions reach onnxruntime-web: graphOptimizationLevel, freeDimensionOverrides, logSeverityLevel", async () => {
+    const page = await dropinPage();
+    const r = await page.evaluate(async () => {
+      const { ort, created } = window;
+      created.length = 0;
+      const s = await ort.InferenceSession.create('/build/fixtures/scan.onnx', {
+        graphOptimizationLevel: 'basic', freeDimensionOverrides: { T: 3 }, logSeverityLevel: 3, cache: 'no-store',
+      });
+      const given = created.at(-1);
+      const run = (T) => s.run({ s0: new ort.Tensor('float32', [0, 0], [2]), xs: new ort.Tensor('float32', new Float32Array(T * 2).fill(1), [T, 2]) });
+      const three = await run(3);
+      let four;
+      try {
+        await run(4);
+        four = 'ran';
+      } catch (e) {
+        four = `${e.code}: ${e.message}`;
+      }
+      await s.release();
+      return {
+        level: given.graphOptimizationLevel, dims: given.freeDimensionOverrides, log: given.logSeverityLevel,
+        ys: Array.from(three.ys.data), four,
+      };
+    });
+    await page.close();
+    assert.equal(r.level, 'basic');
+    assert.deepEqual(r.dims, { T: 3 });
+    assert.equal(r.log, 3);
+    assert.equal(r.ys.length, 6);
+    // T overridden to 3: onnxruntime-web itself refuses T = 4
+    assert.match(r.four, /^RUN: .*(dimension|shape)/i);
+  });
+
+  test('flat externalData: a URL (fetched and cached) and bytes (used as given)', async () => {
+    const moved = serving('/moved/external.onnx', readFileSync(path.join(FIXTURES, 'external.onnx')));
+    env.handler = moved.handler;
+    const page = await dropinPage();
+    const r = await page.evaluate(async () => {
+      const { ort, real } = window;
+      const x = () => new ort.Tensor('float32', Float32Array.from({ length: 16 }, (_, i) => i / 7 - 1), [1, 16]);
+      const model = new Uint8Array(await (await fetch('/build/fixtures/external.onnx')).arrayBuffer());
+      const data = new Uint8Array(await (await fetch('/build/fixtures/external.bin')).arrayBuffer());
+      const plain = await real.InferenceSession.create(model, { externalData: [{ path: 'external.bin', data }] });
+      const theirs = Array.from((await plain.run({ x: x() })).y.data);
+      // the model where no data file is next to it: the flat option is the only way to the file
+      const byUrl = await ort.InferenceSession.create('/moved/external.onnx', {
+        externalData: [{ path: 'external.bin', data: '/build/fixtures/external.bin' }], memory: false,
+      });
+      const fromUrl = Array.from((await byUrl.run({ x: x() })).y.data);
+      const files = byUrl.info.cache.stored ? (await window.ortkeep.cache.list()).find((e) => e.url.endsWith('/moved/external.onnx'))?.dataFiles : null;
+      // a library's habit: the model as bytes, its data file by URL
+      const mixed = await ort.InferenceSession.create(model.buffer, { externalData: [{ path: 'external.bin', data: '/build/fixtures/external.bin' }], memory: false });
+      const fromMixed = Array.from((await mixed.run({ x: x() })).y.data);
+      await mixed.release();
+      const byBytes = await ort.InferenceSession.create(model, { externalData: [{ path: 'external.bin', data: new Uint8Array(data.length) }], memory: false });
+      const fromZeros = Array.from((await byBytes.run({ x: x() })).y.data);
+      for (const s of [plain, byUrl, byBytes]) await s.release();
+      return { theirs, fromUrl, fromMixed, fromZeros, files: files?.map((f) => f.path) ?? null };
+    });
+    await page.close();
+    env.handler = null;
+    assert.equal(moved.seen.length, 1);
+    assert.equal(env.server.count('/moved/external.bin'), 0, 'nothing looked for next to the model');
+    assert.deepEqual(r.fromUrl, r.theirs);
+    assert.deepEqual(r.fromMixed, r.theirs);
+    assert.ok(r.theirs.some((v) => v !== 0));
+    assert.deepEqual(r.files, ['external.bin'], 'the data file named by the option is cached with its model');
+    assert.deepEqual(r.fromZeros, Array(16).fill(0), 'the bytes given are the weights used');
+  });
+
+  test('an unknown option is INVALID_ARG naming it and the nearest known name; so is a bad overload', async () => {
+    const page = await dropinPage();
+    const r = await page.evaluate(async ({ url }) => {
+      const { ort, ortkeep } = window;
+      const attempt = async (fn) => {
+        try {
+          await fn();
+          return { ok: true };
+        } catch (e) {
+          return { name: e.name, code: e.code, message: e.message, details: e.details };
+        }
+      };
+      return {
+        create: await attempt(() => ort.InferenceSession.create(url, { graphOptimisationLevel: 'all' })),
+        load: await attempt(() => ortkeep.load(url, { executionProvider: ['wasm'] })),
+        run: await attempt(async () => {
+          const s = await ort.InferenceSession.create(url);
+          try {
+            await s.run({}, { kepp: ['output'] });
+          } finally {
+            await s.release();
+          }
+        }),
+        overload: await attempt(() => ort.InferenceSession.create(new ArrayBuffer(8), 9)),
+      };
+    }, { url: SILERO });
+    await page.close();
+    assert.equal(r.create.name, 'OrtkeepError');
+    assert.equal(r.create.code, 'INVALID_ARG');
+    assert.match(r.create.message, /'graphOptimisationLevel'.*did you mean 'graphOptimizationLevel'/);
+    assert.equal(r.load.code, 'INVALID_ARG');
+    assert.equal(r.load.details.nearest, 'executionProviders');
+    assert.equal(r.run.code, 'INVALID_ARG');
+    assert.equal(r.run.details.nearest, 'keep');
+    assert.equal(r.overload.code, 'INVALID_ARG');
+  });
+});
+
+describe('the script-tag drop-in (after ort.min.js)', () => {
+  test('window.ort.InferenceSession is ortkeep\'s; Tensor and env stay; outputs equal onnxruntime-web', async () => {
+    const page = await env.context.newPage();
+    page.on('pageerror', (e) => console.error('[page error]', e.message));
+    await page.goto(`${env.origin}/tests/browser/pages/dropin-script-tag.html`);
+    await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
+    const r = await page.evaluate(async ({ url, SILERO_RUN }) => {
+      const { ort, realOrt } = window;
+      const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
+      const model = await (await fetch(url)).arrayBuffer();
+      const session = await ort.InferenceSession.create(model);
+      const ours = Array.from((await session.run(feeds(ort.Tensor))).output.data);
+      const plain = await realOrt.InferenceSession.create(new Uint8Array(model));
+      const theirs = Array.from((await plain.run(feeds(realOrt.Tensor))).output.data);
+      return {
+        pool: typeof session.pool?.stats, ours, theirs, tensor: ort.Tensor === realOrt.Tensor, env: ort.env === realOrt.env,
+        global: typeof window.ortkeep?.load,
+      };
+    }, { url: SILERO, SILERO_RUN });
+    await page.close();
+    assert.equal(r.pool, 'function');
+    assert.deepEqual(r.ours, r.theirs);
+    assert.deepEqual([r.tensor, r.env, r.global], [true, true, 'function']);
+  });
+});

@@ -1,0 +1,108 @@
+// transformers.js 4 with `import 'ortkeep/transformers'` (its web build in
+// Chromium, the app's code unchanged but for that one import; models made
+// by tests/fixtures/make_hf_models.py in the Hugging Face layout): a
+// feature-extraction pipeline on device 'wasm' and the default device gives
+// the same embeddings as transformers.js alone; the sessions are ortkeep's;
+// the second visit (new page, same profile) makes no request for a model
+// file; a model whose weights are in model.onnx_data the same; a model file
+// answered by an HTML page is ortkeep's typed error and nothing is stored.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { useCacheBrowser } from './cache-env.mjs';
+
+const MODELS = path.join(REPO_ROOT, 'build/hf-models');
+const env = useCacheBrowser();
+
+async function appPage(withOrtkeep) {
+  const page = await env.context.newPage();
+  page.on('pageerror', (e) => console.error('[page error]', e.message));
+  await page.goto(`${env.origin}/tests/browser/pages/transformers.html${withOrtkeep ? '?ortkeep=1' : ''}`);
+  await page.waitForFunction(() => window.ready === true, null, { timeout: 60000 });
+  return page;
+}
+
+/** The app: a feature-extraction pipeline, mean-pooled and normalized embeddings of two sentences. */
+const embed = (page, model, device) => page.evaluate(async ({ model, device }) => {
+  const { pipeline } = window.transformers;
+  try {
+    const extractor = await pipeline('feature-extraction', model, { dtype: 'fp32', ...(device ? { device } : {}) });
+    const output = await extractor(['hello world', 'ortkeep keeps models in the browser cache'], { pooling: 'mean', normalize: true });
+    const session = extractor.model.sessions.model;
+    const result = {
+      ok: true, dims: output.dims, data: Array.from(output.data),
+      ortkeep: typeof session.pool?.stats === 'function', tier: session.info?.cache?.tier ?? null,
+    };
+    await extractor.dispose();
+    return result;
+  } catch (e) {
+    return { ok: false, name: e?.name, code: e?.code, message: String(e?.message ?? e) };
+  }
+}, { model, device });
+
+const modelRequests = (model) => [...env.server.counts.keys()].filter((p) => p.startsWith(`/build/hf-models/${model}/`))
+  .reduce((n, p) => n + env.server.count(p), 0);
+
+describe('transformers.js with ortkeep/transformers', () => {
+  before(async () => {
+    execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_hf_models.py'), MODELS]);
+    assert.ok(existsSync(path.join(MODELS, 'tiny-bert/onnx/model.onnx')));
+    await env.reset();
+  });
+
+  for (const [model, device] of [['tiny-bert', 'wasm'], ['tiny-bert', undefined], ['tiny-bert-ext', 'wasm']]) {
+    test(`feature-extraction ${model} on device ${device ?? '(default)'}: equal to transformers.js alone; the second visit requests no model file`, async () => {
+      await env.reset();
+      const alone = await appPage(false);
+      const theirs = await embed(alone, model, device);
+      await alone.close();
+      assert.equal(theirs.ok, true, theirs.message);
+      assert.equal(theirs.ortkeep, false);
+      env.server.resetCounts();
+      const first = await appPage(true);
+      const ours = await embed(first, model, device);
+      await first.close();
+      assert.equal(ours.ok, true, `${ours.code}: ${ours.message}`);
+      assert.equal(ours.ortkeep, true, 'the session is ortkeep\'s');
+      assert.equal(ours.tier, 'network');
+      assert.deepEqual(ours.dims, theirs.dims);
+      assert.deepEqual(ours.data, theirs.data);
+      assert.ok(modelRequests(model) > 0);
+      env.server.resetCounts();
+      const second = await appPage(true);
+      const again = await embed(second, model, device);
+      await second.close();
+      assert.equal(again.ok, true, `${again.code}: ${again.message}`);
+      assert.equal(again.tier, 'indexeddb');
+      assert.deepEqual(again.data, theirs.data);
+      assert.equal(modelRequests(model), 0, `requests: ${JSON.stringify([...env.server.counts].filter(([p]) => p.includes('hf-models')))}`);
+    });
+  }
+
+  test('a model file answered by an HTML page fails with ortkeep\'s typed error; nothing is stored; the next page loads the real model', async () => {
+    await env.reset();
+    const html = '<!doctype html><html><body>app shell</body></html>';
+    env.handler = (req, res) => {
+      if (!req.url.startsWith('/build/hf-models/tiny-bert/onnx/model.onnx')) return false;
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(req.method === 'HEAD' ? undefined : html);
+      return true;
+    };
+    const page = await appPage(true);
+    const bad = await embed(page, 'tiny-bert', 'wasm');
+    const stored = await page.evaluate(async () => (await (await import('/js/index.js')).cache.list()).map((e) => e.url));
+    await page.close();
+    assert.equal(bad.ok, false);
+    assert.equal(bad.name, 'OrtkeepError', bad.message);
+    assert.match(bad.message, /HTML/);
+    assert.deepEqual(stored.filter((u) => u.includes('tiny-bert')), []);
+    env.handler = null;
+    const next = await appPage(true);
+    const good = await embed(next, 'tiny-bert', 'wasm');
+    await next.close();
+    assert.equal(good.ok, true, `${good.code}: ${good.message}`);
+  });
+});
