@@ -64,8 +64,7 @@ ok_status ok_q_push(ok_actq *q, const ok_act_args *a) {
     uint32_t name_off = 0, blob_off = 0, aux_off = 0;
     size_t name_len = a->name ? strlen(a->name) : 0;
     ok_action *r;
-    ok_status st = grow((void **)&q->acts, &q->cap, (uint64_t)q->n + 1,
-                        sizeof(ok_action));
+    ok_status st = grow((void **)&q->acts, &q->cap, (uint64_t)q->n + 1, sizeof(ok_action));
     if (!st) st = arena_put(q, a->name, name_len, &name_off);
     if (!st) st = arena_put(q, a->blob, a->blob_len, &blob_off);
     if (!st) st = arena_put(q, a->aux, a->aux_len, &aux_off);
@@ -129,9 +128,7 @@ const ok_action *ok_cache_actions(const ok_cache *c, uint32_t *count) {
     return c ? c->own.acts : NULL;
 }
 
-const uint8_t *ok_cache_action_data(const ok_cache *c) {
-    return c ? c->own.data : NULL;
-}
+const uint8_t *ok_cache_action_data(const ok_cache *c) { return c ? c->own.data : NULL; }
 
 void ok_cache_actions_clear(ok_cache *c) {
     if (c) ok_q_clear(&c->own);

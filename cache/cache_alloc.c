@@ -6,7 +6,7 @@
 
 #include "cache_internal.h"
 
-static uint64_t g_fail_at;   /* 0 = off; else fail when g_count reaches it */
+static uint64_t g_fail_at; /* 0 = off; else fail when g_count reaches it */
 static uint64_t g_count;
 static int64_t g_live;
 

@@ -13,12 +13,10 @@
 
 #include "cache_internal.h"
 
-static int fits(const ok_cache *c, uint64_t used, uint64_t freed,
-                uint64_t need, uint64_t quota_free) {
+static int fits(const ok_cache *c, uint64_t used, uint64_t freed, uint64_t need, uint64_t quota_free) {
     uint64_t after = used - freed;
     if (c->budget && (need > c->budget || after > c->budget - need)) return 0;
-    if (quota_free != UINT64_MAX && freed < need && need - freed > quota_free)
-        return 0;
+    if (quota_free != UINT64_MAX && freed < need && need - freed > quota_free) return 0;
     return 1;
 }
 
@@ -27,8 +25,8 @@ static int fits(const ok_cache *c, uint64_t used, uint64_t freed,
 static int original_of(const ok_entry *e, const char *key) {
     static const char tail[] = "|form:original";
     size_t n = strlen(e->key), t = sizeof tail - 1;
-    if (!key || e->form != OK_FORM_ORIGINAL || n < t ||
-        memcmp(e->key + n - t, tail, t) != 0 || strcmp(e->key, key) == 0)
+    if (!key || e->form != OK_FORM_ORIGINAL || n < t || memcmp(e->key + n - t, tail, t) != 0 ||
+        strcmp(e->key, key) == 0)
         return 0;
     n -= t;
     return strncmp(key, e->key, n) == 0 && strncmp(key + n, "|form:", 6) == 0;
@@ -37,34 +35,27 @@ static int original_of(const ok_entry *e, const char *key) {
 /* Idle here, and no other load (tab) holds its key's lock. A part (an
  * external data file) is never picked on its own: it goes with its model;
  * nor is the original of the form being written (`spare`). */
-static int candidate(const ok_cache *c, const ok_entry *e,
-                     const ok_entry *keep, const char *spare) {
-    return e != keep && e->refcount == 0 && !e->writing &&
-           !(e->flags & OK_EF_PART) && !ok_idx_busy(c, e->key) &&
-           !original_of(e, spare);
+static int candidate(const ok_cache *c, const ok_entry *e, const ok_entry *keep, const char *spare) {
+    return e != keep && e->refcount == 0 && !e->writing && !(e->flags & OK_EF_PART) &&
+           !ok_idx_busy(c, e->key) && !original_of(e, spare);
 }
 
 /* The parts of e are idle too (they are dropped with it). */
-static int parts_idle(const ok_cache *c, const ok_entry *e,
-                      const ok_entry *keep) {
+static int parts_idle(const ok_cache *c, const ok_entry *e, const ok_entry *keep) {
     uint32_t i;
     for (i = 0; i < c->n_entries; i++) {
         const ok_entry *p = c->entries[i];
-        if (ok_part_of(p, e->key) && (p == keep || p->refcount || p->writing))
-            return 0;
+        if (ok_part_of(p, e->key) && (p == keep || p->refcount || p->writing)) return 0;
     }
     return 1;
 }
 
-ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
-                        const ok_entry *keep, int min_one) {
-    return ok_evict_plan_for(c, keep ? keep->key : NULL, need, quota_free,
-                             keep, min_one);
+ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free, const ok_entry *keep, int min_one) {
+    return ok_evict_plan_for(c, keep ? keep->key : NULL, need, quota_free, keep, min_one);
 }
 
-ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need,
-                            uint64_t quota_free, const ok_entry *keep,
-                            int min_one) {
+ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need, uint64_t quota_free,
+                            const ok_entry *keep, int min_one) {
     uint64_t used = ok_cache_bytes_stored(c), freed = 0;
     uint32_t i, picked = 0;
 
@@ -73,11 +64,9 @@ ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need,
         ok_entry *lru = NULL;
         for (i = 0; i < c->n_entries; i++) {
             ok_entry *e = c->entries[i];
-            if (e->mark || !candidate(c, e, keep, key) || !parts_idle(c, e, keep))
-                continue;
+            if (e->mark || !candidate(c, e, keep, key) || !parts_idle(c, e, keep)) continue;
             /* oldest use first; ties by id (older load first) */
-            if (!lru || e->last_used < lru->last_used ||
-                (e->last_used == lru->last_used && e->id < lru->id))
+            if (!lru || e->last_used < lru->last_used || (e->last_used == lru->last_used && e->id < lru->id))
                 lru = e;
         }
         if (!lru) {
@@ -97,4 +86,3 @@ ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need,
     }
     return OK_OK;
 }
-

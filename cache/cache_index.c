@@ -33,8 +33,7 @@ uint64_t ok_entry_stored_bytes(const ok_entry *e) {
 }
 
 int ok_entry_resumable(const ok_entry *e) {
-    return e->state == OK_ENTRY_PENDING && (e->flags & OK_EF_SIZE_KNOWN) &&
-           !(e->flags & OK_EF_ENCODED) &&
+    return e->state == OK_ENTRY_PENDING && (e->flags & OK_EF_SIZE_KNOWN) && !(e->flags & OK_EF_ENCODED) &&
            ((e->flags & OK_EF_STRONG) || e->integ_count);
 }
 
@@ -61,8 +60,8 @@ ok_status ok_entry_set_str(char **slot, const char *s) {
     return OK_OK;
 }
 
-static ok_status entry_from_manifest(const ok_manifest *m, const char *name,
-                                     size_t name_len, ok_entry **out) {
+static ok_status entry_from_manifest(const ok_manifest *m, const char *name, size_t name_len,
+                                     ok_entry **out) {
     size_t ib = (size_t)m->integrity_count * ok_hash_bytes(m->integrity_alg);
     ok_entry *e = ok_cache_calloc(1, sizeof *e);
     if (!e) return OK_ERR_NOMEM;
@@ -98,8 +97,7 @@ static ok_status entry_from_manifest(const ok_manifest *m, const char *name,
         return OK_ERR_NOMEM;
     }
     if (ib) memcpy(e->integ, m->integrity, ib);
-    if (m->stored_count)
-        memcpy(e->sums, m->sums, (size_t)m->stored_count * sizeof *e->sums);
+    if (m->stored_count) memcpy(e->sums, m->sums, (size_t)m->stored_count * sizeof *e->sums);
     *out = e;
     return OK_OK;
 }
@@ -123,14 +121,12 @@ static ok_entry *find_name(const ok_cache *c, const char *name, size_t n) {
 }
 
 /* The newest entry of key in `state` that is still current. */
-static ok_entry *find_current(const ok_cache *c, const char *key,
-                              uint32_t state) {
+static ok_entry *find_current(const ok_cache *c, const char *key, uint32_t state) {
     ok_entry *best = NULL;
     uint32_t i;
     for (i = 0; i < c->n_entries; i++) {
         ok_entry *e = c->entries[i];
-        if (e->state == state && !e->superseded && strcmp(e->key, key) == 0 &&
-            (!best || e->gen > best->gen))
+        if (e->state == state && !e->superseded && strcmp(e->key, key) == 0 && (!best || e->gen > best->gen))
             best = e;
     }
     return best;
@@ -148,16 +144,14 @@ uint64_t ok_idx_max_gen(const ok_cache *c, const char *key) {
     uint64_t g = 0;
     uint32_t i;
     for (i = 0; i < c->n_entries; i++)
-        if (strcmp(c->entries[i]->key, key) == 0 && c->entries[i]->gen > g)
-            g = c->entries[i]->gen;
+        if (strcmp(c->entries[i]->key, key) == 0 && c->entries[i]->gen > g) g = c->entries[i]->gen;
     return g;
 }
 
 ok_status ok_idx_reserve(ok_cache *c, uint32_t extra) {
     uint32_t ncap;
     ok_entry **ne;
-    if ((uint64_t)c->n_entries + extra > OK_CACHE_MAX_ENTRIES)
-        return OK_ERR_LIMIT;
+    if ((uint64_t)c->n_entries + extra > OK_CACHE_MAX_ENTRIES) return OK_ERR_LIMIT;
     if (c->n_entries + extra <= c->cap_entries) return OK_OK;
     ncap = c->cap_entries ? c->cap_entries * 2 : 8;
     while (ncap < c->n_entries + extra) ncap *= 2;
@@ -180,8 +174,7 @@ void ok_idx_forget(ok_cache *c, ok_entry *e) {
     for (i = 0; i < c->n_entries; i++) {
         if (c->entries[i] == e) {
             /* keep order: listing and LRU ties stay stable */
-            memmove(&c->entries[i], &c->entries[i + 1],
-                    sizeof(*c->entries) * (c->n_entries - i - 1));
+            memmove(&c->entries[i], &c->entries[i + 1], sizeof(*c->entries) * (c->n_entries - i - 1));
             c->n_entries--;
             break;
         }
@@ -230,8 +223,7 @@ size_t ok_part_owner_len(const char *key) {
 
 int ok_part_of(const ok_entry *e, const char *owner_key) {
     size_t n = strlen(owner_key);
-    return (e->flags & OK_EF_PART) && ok_part_owner_len(e->key) == n &&
-           strncmp(e->key, owner_key, n) == 0;
+    return (e->flags & OK_EF_PART) && ok_part_owner_len(e->key) == n && strncmp(e->key, owner_key, n) == 0;
 }
 
 static int live(const ok_entry *e);
@@ -241,9 +233,8 @@ ok_entry *ok_idx_owner(const ok_cache *c, const ok_entry *part) {
     if (!(part->flags & OK_EF_PART)) return NULL;
     for (i = 0; i < c->n_entries; i++) {
         ok_entry *o = c->entries[i];
-        if (o->state == OK_ENTRY_COMMITTED && !o->superseded &&
-            !(o->flags & OK_EF_PART) && ok_part_of(part, o->key) &&
-            memcmp(o->sha256, part->source_sha256, 32) == 0)
+        if (o->state == OK_ENTRY_COMMITTED && !o->superseded && !(o->flags & OK_EF_PART) &&
+            ok_part_of(part, o->key) && memcmp(o->sha256, part->source_sha256, 32) == 0)
             return o;
     }
     return NULL;
@@ -270,23 +261,20 @@ int ok_idx_busy(const ok_cache *c, const char *key) {
     size_t owner = ok_part_owner_len(key);
     for (i = 0; i < c->n_busy; i++)
         if (strcmp(c->busy[i], key) == 0 ||
-            (owner && strlen(c->busy[i]) == owner &&
-             strncmp(c->busy[i], key, owner) == 0))
+            (owner && strlen(c->busy[i]) == owner && strncmp(c->busy[i], key, owner) == 0))
             return 1;
     return 0;
 }
 
-ok_status ok_idx_new_entry(ok_cache *c, const char *key, const char *url,
-                           uint32_t form, uint32_t chunk_size, uint64_t now,
-                           ok_entry **out) {
+ok_status ok_idx_new_entry(ok_cache *c, const char *key, const char *url, uint32_t form, uint32_t chunk_size,
+                           uint64_t now, ok_entry **out) {
     char name[OK_CACHE_MAX_NAME];
     ok_entry *e;
     *out = NULL;
     /* seed (random per page) + counter: unique across tabs and page loads
      * without coordination; a name is never reused */
     do {
-        snprintf(name, sizeof name, "e%016llx.%llu",
-                 (unsigned long long)c->name_seed,
+        snprintf(name, sizeof name, "e%016llx.%llu", (unsigned long long)c->name_seed,
                  (unsigned long long)c->name_counter++);
     } while (find_name(c, name, strlen(name)));
     e = ok_cache_calloc(1, sizeof *e);
@@ -312,8 +300,7 @@ ok_status ok_idx_new_entry(ok_cache *c, const char *key, const char *url,
 
 /* ---- lifecycle ---- */
 
-ok_status ok_cache_open(ok_cache **out, uint64_t budget_bytes,
-                        uint64_t name_seed) {
+ok_status ok_cache_open(ok_cache **out, uint64_t budget_bytes, uint64_t name_seed) {
     ok_cache *c;
     if (!out) return OK_ERR_INVALID_ARG;
     *out = NULL;
@@ -361,8 +348,7 @@ static int names_has(const ok_names *l, const char *s, size_t len) {
 static int tombstoned(const ok_cache *c, const char *name, size_t len) {
     uint32_t i;
     for (i = 0; i < c->n_tomb; i++)
-        if (strlen(c->tomb[i]) == len && memcmp(c->tomb[i], name, len) == 0)
-            return 1;
+        if (strlen(c->tomb[i]) == len && memcmp(c->tomb[i], name, len) == 0) return 1;
     return 0;
 }
 
@@ -391,8 +377,7 @@ ok_status ok_cache_busy_key(ok_cache *c, const char *key) {
     if (!c || !key) return OK_ERR_INVALID_ARG;
     if (strncmp(key, OK_CACHE_LOCK_PREFIX, sizeof OK_CACHE_LOCK_PREFIX - 1) == 0)
         key += sizeof OK_CACHE_LOCK_PREFIX - 1;
-    else if (strncmp(key, "ortkeep", 7) == 0)
-        return OK_OK; /* another lock of ours, not a key's */
+    else if (strncmp(key, "ortkeep", 7) == 0) return OK_OK; /* another lock of ours, not a key's */
     if (ok_idx_busy(c, key)) return OK_OK;
     l.v = c->busy;
     l.n = c->n_busy;
@@ -415,8 +400,7 @@ void ok_cache_busy_clear(ok_cache *c) {
 
 static int live(const ok_entry *e) { return e->refcount || e->writing; }
 
-ok_status ok_cache_sync_begin(ok_cache *c, int with_chunk_names,
-                              ok_sync **out) {
+ok_status ok_cache_sync_begin(ok_cache *c, int with_chunk_names, ok_sync **out) {
     ok_sync *s;
     if (!c || !out) return OK_ERR_INVALID_ARG;
     *out = NULL;
@@ -450,15 +434,13 @@ static ok_status drop_name(ok_cache *c, const char *name, size_t len) {
     return st;
 }
 
-ok_status ok_cache_sync_record(ok_cache *c, ok_sync *s, const char *name,
-                               size_t name_len, const uint8_t *bytes,
-                               size_t len) {
+ok_status ok_cache_sync_record(ok_cache *c, ok_sync *s, const char *name, size_t name_len,
+                               const uint8_t *bytes, size_t len) {
     ok_manifest m;
     ok_entry *known, *e = NULL;
     ok_status st;
     if (!c || !s) return OK_ERR_INVALID_ARG;
-    if (!name || name_len == 0 || name_len >= OK_CACHE_MAX_NAME ||
-        memchr(name, 0, name_len))
+    if (!name || name_len == 0 || name_len >= OK_CACHE_MAX_NAME || memchr(name, 0, name_len))
         return OK_ERR_INVALID_ARG; /* not a name this core ever writes */
     if (tombstoned(c, name, name_len)) return OK_OK;
     known = find_name(c, name, name_len);
@@ -503,8 +485,7 @@ ok_status ok_cache_sync_record(ok_cache *c, ok_sync *s, const char *name,
     return OK_OK;
 }
 
-ok_status ok_cache_sync_chunk_name(ok_cache *c, ok_sync *s, const char *name,
-                                   size_t name_len) {
+ok_status ok_cache_sync_chunk_name(ok_cache *c, ok_sync *s, const char *name, size_t name_len) {
     if (!c || !s) return OK_ERR_INVALID_ARG;
     if (!s->with_chunk_names || !name || !name_len || name_len >= OK_CACHE_MAX_NAME ||
         memchr(name, 0, name_len) || names_has(&s->chunk_names, name, name_len))
@@ -521,8 +502,7 @@ static int stale(const ok_cache *c, const ok_entry *e) {
     if (newest && newest->gen > e->gen) return 1;
     /* a data file serves only beside the model it was committed with: no
      * such model committed (evicted, deleted, replaced) -- it goes */
-    return (e->flags & OK_EF_PART) && e->state == OK_ENTRY_COMMITTED &&
-           !ok_idx_owner(c, e);
+    return (e->flags & OK_EF_PART) && e->state == OK_ENTRY_COMMITTED && !ok_idx_owner(c, e);
 }
 
 ok_status ok_cache_sync_end(ok_cache *c, ok_sync *s) {
@@ -550,8 +530,7 @@ ok_status ok_cache_sync_end(ok_cache *c, ok_sync *s) {
     for (j = 0; j < s->chunk_names.n && !st; j++) {
         const char *n = s->chunk_names.v[j];
         size_t nl = strlen(n);
-        if (!find_name(c, n, nl) && !names_has(&s->foreign, n, nl))
-            st = drop_name(c, n, nl);
+        if (!find_name(c, n, nl) && !names_has(&s->foreign, n, nl)) st = drop_name(c, n, nl);
     }
     if (st) {
         ok_q_rollback(c->q, mk);
@@ -610,8 +589,7 @@ ok_status ok_cache_clear(ok_cache *c) {
     uint32_t i;
     if (!c) return OK_ERR_INVALID_ARG;
     for (i = 0; i < c->n_entries; i++)
-        c->entries[i]->mark = !live(c->entries[i]) &&
-                              !ok_idx_busy(c, c->entries[i]->key);
+        c->entries[i]->mark = !live(c->entries[i]) && !ok_idx_busy(c, c->entries[i]->key);
     st = ok_idx_push_drop_marked(c);
     if (!st) ok_idx_remove_marked(c);
     else
@@ -655,8 +633,7 @@ static void fill_info(const ok_entry *e, ok_cache_entry_info *o) {
 uint32_t ok_cache_count(const ok_cache *c) { return c ? c->n_entries : 0; }
 
 /* fill_info, and for a part the model it serves beside */
-static void fill_info_of(const ok_cache *c, const ok_entry *e,
-                         ok_cache_entry_info *o) {
+static void fill_info_of(const ok_cache *c, const ok_entry *e, ok_cache_entry_info *o) {
     const ok_entry *owner = ok_idx_owner(c, e);
     fill_info(e, o);
     if (owner) {
@@ -665,16 +642,14 @@ static void fill_info_of(const ok_cache *c, const ok_entry *e,
     }
 }
 
-ok_status ok_cache_entry_at(const ok_cache *c, uint32_t i,
-                            ok_cache_entry_info *out) {
+ok_status ok_cache_entry_at(const ok_cache *c, uint32_t i, ok_cache_entry_info *out) {
     if (!c || !out) return OK_ERR_INVALID_ARG;
     if (i >= c->n_entries) return OK_ERR_NOT_FOUND;
     fill_info_of(c, c->entries[i], out);
     return OK_OK;
 }
 
-ok_status ok_cache_entry_info_get(const ok_cache *c, uint32_t entry,
-                                  ok_cache_entry_info *out) {
+ok_status ok_cache_entry_info_get(const ok_cache *c, uint32_t entry, ok_cache_entry_info *out) {
     ok_entry *e;
     if (!c || !out) return OK_ERR_INVALID_ARG;
     e = ok_idx_find_id(c, entry);

@@ -9,12 +9,10 @@
 uint32_t ok_hash_bytes(uint32_t alg) {
     switch (alg) {
 #define OK_HASH_BYTES_(name, value, bytes) \
-    case value:                            \
-        return bytes;
+    case value: return bytes;
         OK_HASH_ALG_LIST(OK_HASH_BYTES_)
 #undef OK_HASH_BYTES_
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -49,9 +47,10 @@ static int b64_decode(const char *s, size_t n, uint8_t *out, size_t want) {
 }
 
 static uint32_t alg_of(const char *tok, size_t n, size_t *prefix) {
-    static const struct { const char *name; uint32_t alg; } algs[] = {
-        {"sha256-", OK_HASH_SHA256}, {"sha384-", OK_HASH_SHA384},
-        {"sha512-", OK_HASH_SHA512}};
+    static const struct {
+        const char *name;
+        uint32_t alg;
+    } algs[] = {{"sha256-", OK_HASH_SHA256}, {"sha384-", OK_HASH_SHA384}, {"sha512-", OK_HASH_SHA512}};
     size_t i;
     for (i = 0; i < sizeof algs / sizeof algs[0]; i++) {
         size_t l = strlen(algs[i].name);
@@ -63,9 +62,7 @@ static uint32_t alg_of(const char *tok, size_t n, size_t *prefix) {
     return OK_HASH_NONE;
 }
 
-static int is_space(char ch) {
-    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f';
-}
+static int is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f'; }
 
 ok_status ok_integrity_parse(const char *sri, ok_integrity *out) {
     const char *p;
@@ -88,12 +85,11 @@ ok_status ok_integrity_parse(const char *sri, ok_integrity *out) {
             end = tok;
             while (end < p && *end != '?') end++; /* options are ignored */
             alg = alg_of(tok, (size_t)(end - tok), &pre);
-            if (alg == OK_HASH_NONE) continue;  /* unknown algorithm */
+            if (alg == OK_HASH_NONE) continue; /* unknown algorithm */
             nb = ok_hash_bytes(alg);
             if (pass == 0) {
                 uint8_t scratch[OK_HASH_MAX_BYTES];
-                if (b64_decode(tok + pre, (size_t)(end - tok) - pre, scratch,
-                               nb) != 0)
+                if (b64_decode(tok + pre, (size_t)(end - tok) - pre, scratch, nb) != 0)
                     return OK_ERR_INVALID_ARG;
                 if (alg > out->alg) out->alg = alg;
                 continue;
@@ -103,11 +99,9 @@ ok_status ok_integrity_parse(const char *sri, ok_integrity *out) {
                 memset(out, 0, sizeof *out);
                 return OK_ERR_LIMIT;
             }
-            b64_decode(tok + pre, (size_t)(end - tok) - pre,
-                       out->digest[out->count++], nb);
+            b64_decode(tok + pre, (size_t)(end - tok) - pre, out->digest[out->count++], nb);
         }
-        if (pass == 0 && any && out->alg == OK_HASH_NONE)
-            return OK_ERR_INVALID_ARG;
+        if (pass == 0 && any && out->alg == OK_HASH_NONE) return OK_ERR_INVALID_ARG;
     }
     return OK_OK;
 }

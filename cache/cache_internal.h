@@ -7,10 +7,10 @@
 
 /* One entry of the index: one stored artifact (one generation of a key). */
 typedef struct ok_entry {
-    uint32_t id;           /* in-memory handle, never reused */
-    uint32_t state;        /* OK_ENTRY_PENDING / OK_ENTRY_COMMITTED */
+    uint32_t id;    /* in-memory handle, never reused */
+    uint32_t state; /* OK_ENTRY_PENDING / OK_ENTRY_COMMITTED */
     uint32_t form;
-    uint32_t flags;        /* OK_EF_* */
+    uint32_t flags; /* OK_EF_* */
     uint32_t chunk_size;
     uint32_t chunk_count;  /* so far, while the size is unknown */
     uint32_t stored_count; /* chunks [0, stored_count) are durable */
@@ -20,33 +20,33 @@ typedef struct ok_entry {
     uint8_t sha256[32];
     uint32_t form_status, form_reason, create_us, orig_create_us; /* forms */
     uint8_t source_sha256[32];                                    /* forms */
-    uint8_t *integ;        /* integ_count * ok_hash_bytes(integ_alg) */
+    uint8_t *integ;                                               /* integ_count * ok_hash_bytes(integ_alg) */
     char *key, *url, *etag, *lm;
-    char *name;            /* storage name, unique across tabs */
-    uint64_t *sums;        /* chunk checksums, sums_cap slots */
+    char *name;     /* storage name, unique across tabs */
+    uint64_t *sums; /* chunk checksums, sums_cap slots */
     uint32_t sums_cap;
 
     /* in memory only */
-    uint32_t refcount;     /* loads reading it */
-    uint32_t writing;      /* a load of this page is writing it */
-    uint32_t superseded;   /* a newer generation committed: drop at release */
-    uint32_t mark;         /* scratch flag for multi-entry decisions */
-    uint32_t seen;         /* id of the last sync that read its record */
-    uint32_t born;         /* syncs begun before it was added */
+    uint32_t refcount;   /* loads reading it */
+    uint32_t writing;    /* a load of this page is writing it */
+    uint32_t superseded; /* a newer generation committed: drop at release */
+    uint32_t mark;       /* scratch flag for multi-entry decisions */
+    uint32_t seen;       /* id of the last sync that read its record */
+    uint32_t born;       /* syncs begun before it was added */
 } ok_entry;
 
 struct ok_cache {
     ok_entry **entries;
     uint32_t n_entries, cap_entries;
     uint32_t next_id;
-    uint64_t budget;       /* 0 = unlimited */
+    uint64_t budget; /* 0 = unlimited */
     uint64_t name_seed, name_counter;
-    ok_actq own;           /* the cache's own queue (delete/clear/list) */
-    ok_actq *q;            /* where actions go now: own, or a load's */
+    ok_actq own; /* the cache's own queue (delete/clear/list) */
+    ok_actq *q;  /* where actions go now: own, or a load's */
     /* sync */
     uint32_t sync_counter;
     int synced_once;
-    char **tomb;           /* names this page dropped (a ring): a sync that
+    char **tomb; /* names this page dropped (a ring): a sync that
                               read the store before the drop landed must
                               not bring them back */
     uint32_t n_tomb, next_tomb;
@@ -81,7 +81,9 @@ char *ok_cache_strdup(const char *s); /* NULL -> "" */
 
 /* action queue (cache_actions.c). A mark lets an event undo what it queued
  * when it fails half-way. */
-typedef struct { uint32_t n, n_data; } ok_act_mark;
+typedef struct {
+    uint32_t n, n_data;
+} ok_act_mark;
 ok_act_mark ok_q_mark(const ok_actq *q);
 void ok_q_rollback(ok_actq *q, ok_act_mark m);
 void ok_q_clear(ok_actq *q);
@@ -90,9 +92,11 @@ void ok_q_free(ok_actq *q);
 typedef struct ok_act_args {
     uint32_t type, entry, chunk, chunk_end, flags;
     uint64_t value, value2;
-    const char *name;               /* NUL-terminated or NULL */
-    const uint8_t *blob; size_t blob_len;
-    const uint8_t *aux; size_t aux_len;
+    const char *name; /* NUL-terminated or NULL */
+    const uint8_t *blob;
+    size_t blob_len;
+    const uint8_t *aux;
+    size_t aux_len;
 } ok_act_args;
 ok_status ok_q_push(ok_actq *q, const ok_act_args *a);
 /* The manifest of e as it is now goes in the blob. */
@@ -130,9 +134,8 @@ int ok_part_of(const ok_entry *e, const char *owner_key);
  * Returns 0 when one of them is in use here (then nothing is marked). */
 int ok_idx_mark_parts(ok_cache *c, uint64_t *bytes);
 /* A new PENDING entry (not inserted) with a fresh unique storage name. */
-ok_status ok_idx_new_entry(ok_cache *c, const char *key, const char *url,
-                           uint32_t form, uint32_t chunk_size, uint64_t now,
-                           ok_entry **out);
+ok_status ok_idx_new_entry(ok_cache *c, const char *key, const char *url, uint32_t form, uint32_t chunk_size,
+                           uint64_t now, ok_entry **out);
 void ok_entry_free(ok_entry *e);
 uint64_t ok_entry_stored_bytes(const ok_entry *e);
 uint64_t ok_entry_chunk_len(const ok_entry *e, uint32_t idx);
@@ -151,13 +154,11 @@ ok_status ok_entry_set_str(char **slot, const char *s);
  * `keep`, never busy) until `need` fits budget and quota (min_one: at least
  * one); OK_ERR_QUOTA with nothing marked if it cannot fit; then
  * ok_idx_push_drop_marked, ok_idx_remove_marked. */
-ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free,
-                        const ok_entry *keep, int min_one);
+ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free, const ok_entry *keep, int min_one);
 /* The same for a write of `key` (NULL: keep's key): when it is a form's,
  * the original it is made from (and so its data files) is never evicted. */
-ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need,
-                            uint64_t quota_free, const ok_entry *keep,
-                            int min_one);
+ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need, uint64_t quota_free,
+                            const ok_entry *keep, int min_one);
 
 /* Chunk checksums: XXH3-64, seed 0. What protects stored chunks at rest,
  * where the threat is a torn or rotten record (a crash, a disk error, a
@@ -165,8 +166,6 @@ ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need,
  * IndexedDB and the page itself -- so a fast non-cryptographic hash is
  * enough; the whole model's SHA-256 (and `integrity`) is checked when it is
  * downloaded. */
-static inline uint64_t ok_chunk_sum(const uint8_t *p, size_t n) {
-    return ok_xxh3_64(p, n, 0);
-}
+static inline uint64_t ok_chunk_sum(const uint8_t *p, size_t n) { return ok_xxh3_64(p, n, 0); }
 
 #endif

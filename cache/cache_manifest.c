@@ -37,21 +37,20 @@
 #define MF_FORM_REC 48u
 
 static size_t form_rec(const ok_manifest *m) {
-    return m->form != OK_FORM_ORIGINAL || (m->flags & OK_EF_PART) ? MF_FORM_REC
-                                                                  : 0;
+    return m->form != OK_FORM_ORIGINAL || (m->flags & OK_EF_PART) ? MF_FORM_REC : 0;
 }
 
 static uint32_t version_of(const ok_manifest *m) {
-    return (m->flags & OK_EF_PART) ? MF_VERSION_PART
-           : m->form != OK_FORM_ORIGINAL ? MF_VERSION_FORM : MF_VERSION;
+    return (m->flags & OK_EF_PART)       ? MF_VERSION_PART
+           : m->form != OK_FORM_ORIGINAL ? MF_VERSION_FORM
+                                         : MF_VERSION;
 }
 
 static uint32_t crc32_ieee(const uint8_t *p, size_t n) {
-    static const uint32_t t[16] = {
-        0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u,
-        0x6B6B51F4u, 0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u,
-        0xD6D6A3E8u, 0xCB61B38Cu, 0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u,
-        0xBDBDF21Cu};
+    static const uint32_t t[16] = {0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu,
+                                   0x76DC4190u, 0x6B6B51F4u, 0x4DB26158u, 0x5005713Cu,
+                                   0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+                                   0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu};
     uint32_t c = 0xFFFFFFFFu;
     size_t i;
     for (i = 0; i < n; i++) {
@@ -63,28 +62,27 @@ static uint32_t crc32_ieee(const uint8_t *p, size_t n) {
 }
 
 static void put32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
 }
 static void put64(uint8_t *p, uint64_t v) {
     put32(p, (uint32_t)v);
     put32(p + 4, (uint32_t)(v >> 32));
 }
 static uint32_t get32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
-static uint64_t get64(const uint8_t *p) {
-    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
+static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
 
 static size_t integ_bytes(const ok_manifest *m) {
     return (size_t)m->integrity_count * ok_hash_bytes(m->integrity_alg);
 }
 
 size_t ok_manifest_size(const ok_manifest *m) {
-    return MF_HEAD + integ_bytes(m) + m->key_len + m->url_len + m->etag_len +
-           m->lm_len + form_rec(m) + (size_t)m->stored_count * 8 + 4;
+    return MF_HEAD + integ_bytes(m) + m->key_len + m->url_len + m->etag_len + m->lm_len + form_rec(m) +
+           (size_t)m->stored_count * 8 + 4;
 }
 
 ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
@@ -118,11 +116,11 @@ ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
     put32(out + 132, m->etag_len);
     put32(out + 136, m->lm_len);
     off = MF_HEAD;
-#define MF_PUT(ptr, n)                                                    \
-    do {                                                                  \
-        size_t mf_n_ = (n);                                               \
-        if (mf_n_) memcpy(out + off, (ptr), mf_n_);                       \
-        off += mf_n_;                                                     \
+#define MF_PUT(ptr, n)                              \
+    do {                                            \
+        size_t mf_n_ = (n);                         \
+        if (mf_n_) memcpy(out + off, (ptr), mf_n_); \
+        off += mf_n_;                               \
     } while (0)
     MF_PUT(m->integrity, integ_bytes(m));
     MF_PUT(m->key, m->key_len);
@@ -143,26 +141,20 @@ ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
     return OK_OK;
 }
 
-static int has_nul(const uint8_t *p, uint32_t n) {
-    return n && memchr(p, 0, n) != NULL;
-}
+static int has_nul(const uint8_t *p, uint32_t n) { return n && memchr(p, 0, n) != NULL; }
 
 /* Field-level consistency of a decoded header (strings not yet read). */
 static ok_status check_fields(const ok_manifest *m) {
     uint64_t need_chunks;
     int tomb = 0;
-    const uint32_t known_flags =
-        OK_EF_SIZE_KNOWN | OK_EF_STRONG | OK_EF_ENCODED | OK_EF_PART;
-    if (m->state != OK_ENTRY_PENDING && m->state != OK_ENTRY_COMMITTED)
-        return OK_ERR_CORRUPT;
+    const uint32_t known_flags = OK_EF_SIZE_KNOWN | OK_EF_STRONG | OK_EF_ENCODED | OK_EF_PART;
+    if (m->state != OK_ENTRY_PENDING && m->state != OK_ENTRY_COMMITTED) return OK_ERR_CORRUPT;
     if (m->flags & ~known_flags) return OK_ERR_CORRUPT;
     if (m->chunk_size == 0) return OK_ERR_CORRUPT;
     if (m->form >= OK_FORM_COUNT) return OK_ERR_CORRUPT;
-    if (m->form == OK_FORM_ORIGINAL && m->form_status != OK_FORM_NONE)
-        return OK_ERR_CORRUPT;
+    if (m->form == OK_FORM_ORIGINAL && m->form_status != OK_FORM_NONE) return OK_ERR_CORRUPT;
     /* a part is the original bytes of a data file: no form, no report */
-    if ((m->flags & OK_EF_PART) &&
-        (m->form != OK_FORM_ORIGINAL || m->report_len || m->report_sum))
+    if ((m->flags & OK_EF_PART) && (m->form != OK_FORM_ORIGINAL || m->report_len || m->report_sum))
         return OK_ERR_CORRUPT;
     if (m->form != OK_FORM_ORIGINAL) {
         /* a form is judged before it commits: none while pending */
@@ -171,8 +163,8 @@ static ok_status check_fields(const ok_manifest *m) {
             return OK_ERR_CORRUPT;
         if (m->form_status == OK_FORM_FAILED) {
             /* a tombstone: committed, nothing stored */
-            if (m->state != OK_ENTRY_COMMITTED || m->chunk_count ||
-                m->stored_count || m->total_size || m->report_len)
+            if (m->state != OK_ENTRY_COMMITTED || m->chunk_count || m->stored_count || m->total_size ||
+                m->report_len)
                 return OK_ERR_CORRUPT;
             tomb = 1;
         }
@@ -192,17 +184,15 @@ static ok_status check_fields(const ok_manifest *m) {
         if (need_chunks != m->chunk_count) return OK_ERR_CORRUPT;
     }
     if (m->state == OK_ENTRY_COMMITTED && !tomb &&
-        (m->stored_count != m->chunk_count ||
-         (m->report_len == 0) != ((m->flags & OK_EF_PART) != 0)))
+        (m->stored_count != m->chunk_count || (m->report_len == 0) != ((m->flags & OK_EF_PART) != 0)))
         return OK_ERR_CORRUPT;
     if (m->integrity_alg > OK_HASH_SHA512) return OK_ERR_CORRUPT;
-    if ((m->integrity_alg == OK_HASH_NONE) != (m->integrity_count == 0))
-        return OK_ERR_CORRUPT;
+    if ((m->integrity_alg == OK_HASH_NONE) != (m->integrity_count == 0)) return OK_ERR_CORRUPT;
     if (m->integrity_count > OK_CACHE_MAX_INTEGRITY) return OK_ERR_LIMIT;
     if (m->report_len > OK_CACHE_MAX_REPORT) return OK_ERR_LIMIT;
     if (m->key_len == 0) return OK_ERR_CORRUPT;
-    if (m->key_len > OK_CACHE_MAX_KEY || m->url_len > OK_CACHE_MAX_STR ||
-        m->etag_len > OK_CACHE_MAX_STR || m->lm_len > OK_CACHE_MAX_STR)
+    if (m->key_len > OK_CACHE_MAX_KEY || m->url_len > OK_CACHE_MAX_STR || m->etag_len > OK_CACHE_MAX_STR ||
+        m->lm_len > OK_CACHE_MAX_STR)
         return OK_ERR_LIMIT;
     return OK_OK;
 }
@@ -220,12 +210,10 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     if (!m) return OK_ERR_INVALID_ARG;
     memset(m, 0, sizeof *m);
     if (!b) return len ? OK_ERR_INVALID_ARG : OK_ERR_TRUNCATED;
-    if (len < 4) return memcmp(b, MF_MAGIC, len) ? OK_ERR_CORRUPT
-                                                 : OK_ERR_TRUNCATED;
+    if (len < 4) return memcmp(b, MF_MAGIC, len) ? OK_ERR_CORRUPT : OK_ERR_TRUNCATED;
     if (memcmp(b, MF_MAGIC, 4) != 0) return OK_ERR_CORRUPT;
     if (len < 12) return OK_ERR_TRUNCATED;
-    if (get32(b + 4) != MF_VERSION && get32(b + 4) != MF_VERSION_FORM &&
-        get32(b + 4) != MF_VERSION_PART)
+    if (get32(b + 4) != MF_VERSION && get32(b + 4) != MF_VERSION_FORM && get32(b + 4) != MF_VERSION_PART)
         return OK_ERR_STATE;
     rec_len = get32(b + 8);
     if (rec_len > len) return OK_ERR_TRUNCATED;
@@ -254,19 +242,16 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     if (b[6] || b[7]) return OK_ERR_CORRUPT;
     /* the version says what the record is: a form (3), a part (4), or the
      * original (2, no record) */
-    if (b[4] != version_of(m) || get32(b + 48) != form_rec(m))
-        return OK_ERR_CORRUPT;
+    if (b[4] != version_of(m) || get32(b + 48) != form_rec(m)) return OK_ERR_CORRUPT;
     if (form_rec(m)) {
         /* the record sits after the strings: bounds-checked below once
          * their lengths are known */
         size_t at;
         if (m->key_len > OK_CACHE_MAX_KEY || m->url_len > OK_CACHE_MAX_STR ||
             m->etag_len > OK_CACHE_MAX_STR || m->lm_len > OK_CACHE_MAX_STR ||
-            m->integrity_count > OK_CACHE_MAX_INTEGRITY ||
-            m->integrity_alg > OK_HASH_SHA512)
+            m->integrity_count > OK_CACHE_MAX_INTEGRITY || m->integrity_alg > OK_HASH_SHA512)
             return OK_ERR_CORRUPT;
-        at = MF_HEAD + integ_bytes(m) + m->key_len + m->url_len + m->etag_len +
-             m->lm_len;
+        at = MF_HEAD + integ_bytes(m) + m->key_len + m->url_len + m->etag_len + m->lm_len;
         if (at + MF_FORM_REC + 4 > len) return OK_ERR_CORRUPT;
         m->form_status = get32(b + at);
         m->form_reason = get32(b + at + 4);
@@ -281,8 +266,7 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     }
     ib = integ_bytes(m);
     strs = m->key_len + m->url_len + m->etag_len + m->lm_len;
-    body = (uint64_t)MF_HEAD + ib + strs + form_rec(m) +
-           (uint64_t)m->stored_count * 8 + 4;
+    body = (uint64_t)MF_HEAD + ib + strs + form_rec(m) + (uint64_t)m->stored_count * 8 + 4;
     if (body != len) return OK_ERR_CORRUPT;
 
     p = b + MF_HEAD + ib;
@@ -304,13 +288,24 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
         sums[i] = get64(b + MF_HEAD + ib + strs + form_rec(m) + (size_t)i * 8);
     m->sums = sums;
     s = (char *)blk + (size_t)m->stored_count * 8;
-    memcpy(s, p, m->key_len); s[m->key_len] = 0; m->key = s;
-    p += m->key_len; s += m->key_len + 1;
-    memcpy(s, p, m->url_len); s[m->url_len] = 0; m->url = s;
-    p += m->url_len; s += m->url_len + 1;
-    memcpy(s, p, m->etag_len); s[m->etag_len] = 0; m->etag = s;
-    p += m->etag_len; s += m->etag_len + 1;
-    memcpy(s, p, m->lm_len); s[m->lm_len] = 0; m->last_modified = s;
+    memcpy(s, p, m->key_len);
+    s[m->key_len] = 0;
+    m->key = s;
+    p += m->key_len;
+    s += m->key_len + 1;
+    memcpy(s, p, m->url_len);
+    s[m->url_len] = 0;
+    m->url = s;
+    p += m->url_len;
+    s += m->url_len + 1;
+    memcpy(s, p, m->etag_len);
+    s[m->etag_len] = 0;
+    m->etag = s;
+    p += m->etag_len;
+    s += m->etag_len + 1;
+    memcpy(s, p, m->lm_len);
+    s[m->lm_len] = 0;
+    m->last_modified = s;
     s += m->lm_len + 1;
     if (ib) memcpy(s, b + MF_HEAD, ib);
     m->integrity = (const uint8_t *)s;

@@ -15,9 +15,8 @@ static int keyable(const char *s) {
     return 1;
 }
 
-ok_status ok_form_context(const char *ort_version, const char *eps,
-                          const char *level, uint32_t facts, char *out,
-                          size_t cap, uint32_t *off) {
+ok_status ok_form_context(const char *ort_version, const char *eps, const char *level, uint32_t facts,
+                          char *out, size_t cap, uint32_t *off) {
     size_t i;
     int known = 0, n;
     if (!ort_version || !eps || !out || !off) return OK_ERR_INVALID_ARG;
@@ -63,8 +62,7 @@ uint32_t ok_form_probe_verdict(uint32_t probe) {
     return (probe & OK_PROBE_EQUAL) ? OK_VERDICT_EQUAL : OK_VERDICT_DIFFERS;
 }
 
-uint32_t ok_form_pick_prepared(const uint32_t *facts, const uint32_t *create_us,
-                               uint32_t n) {
+uint32_t ok_form_pick_prepared(const uint32_t *facts, const uint32_t *create_us, uint32_t n) {
     uint32_t best = OK_PREPARED_NONE, i;
     if (!facts || !create_us) return best;
     for (i = 0; i < n; i++) {

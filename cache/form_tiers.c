@@ -27,15 +27,14 @@ char *ok_form_key(const char *orig_key, uint32_t form, const char *ctx) {
 
 /* A committed data file serving beside the model `orig_key` whose bytes
  * hash to `sha` (ok_idx_owner's test, without looking the model up). */
-static int part_beside(const ok_entry *p, const char *orig_key,
-                       const uint8_t *sha) {
-    return p->state == OK_ENTRY_COMMITTED && !p->superseded &&
-           ok_part_of(p, orig_key) && memcmp(p->source_sha256, sha, 32) == 0;
+static int part_beside(const ok_entry *p, const char *orig_key, const uint8_t *sha) {
+    return p->state == OK_ENTRY_COMMITTED && !p->superseded && ok_part_of(p, orig_key) &&
+           memcmp(p->source_sha256, sha, 32) == 0;
 }
 
 /* The part beside it whose key sorts first after `after` (NULL: first). */
-static const ok_entry *next_part(const ok_cache *c, const char *orig_key,
-                                 const uint8_t *sha, const char *after) {
+static const ok_entry *next_part(const ok_cache *c, const char *orig_key, const uint8_t *sha,
+                                 const char *after) {
     const ok_entry *best = NULL;
     uint32_t i;
     for (i = 0; i < c->n_entries; i++) {
@@ -47,8 +46,7 @@ static const ok_entry *next_part(const ok_cache *c, const char *orig_key,
     return best;
 }
 
-void ok_form_source_id(const ok_cache *c, const char *orig_key,
-                       const uint8_t *sha, uint8_t out[32]) {
+void ok_form_source_id(const ok_cache *c, const char *orig_key, const uint8_t *sha, uint8_t out[32]) {
     static const char tag[] = "ortkeep form source v1";
     size_t owner = strlen(orig_key);
     const ok_entry *p = next_part(c, orig_key, sha, NULL);
@@ -71,9 +69,8 @@ void ok_form_source_id(const ok_cache *c, const char *orig_key,
 
 /* The committed entry of form `form` made from these bytes (the model's
  * and its data files'), if any. */
-static ok_status form_entry(const ok_cache *c, const char *orig_key,
-                            uint32_t form, const char *ctx, const uint8_t *sha,
-                            ok_entry **out) {
+static ok_status form_entry(const ok_cache *c, const char *orig_key, uint32_t form, const char *ctx,
+                            const uint8_t *sha, ok_entry **out) {
     char *k = ok_form_key(orig_key, form, ctx);
     ok_entry *f;
     uint8_t id[32];
@@ -85,8 +82,8 @@ static ok_status form_entry(const ok_cache *c, const char *orig_key,
     return OK_OK;
 }
 
-ok_status ok_form_servable(const ok_cache *c, const char *orig_key,
-                           const char *ctx, const uint8_t *sha, ok_entry **out) {
+ok_status ok_form_servable(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,
+                           ok_entry **out) {
     uint32_t form;
     *out = NULL;
     for (form = OK_FORM_ONNX; form < OK_FORM_COUNT; form++) {
@@ -116,10 +113,8 @@ int ok_form_retry(const ok_entry *f, uint64_t now) {
            now - f->last_used >= OK_FORM_RETRY_SLOWER_MS;
 }
 
-ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
-                               const char *ctx, const uint8_t *sha,
-                               uint32_t facts, uint64_t model_bytes,
-                               uint64_t data_bytes, uint64_t now,
+ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,
+                               uint32_t facts, uint64_t model_bytes, uint64_t data_bytes, uint64_t now,
                                uint32_t *out) {
     uint32_t form;
     int external = (facts & OK_FACT_EXTERNAL_DATA) != 0;
@@ -146,8 +141,7 @@ ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
     return OK_OK; /* every tier failed: the sentinel */
 }
 
-ok_status ok_form_judge(uint32_t verdict, uint32_t create_us,
-                        uint32_t orig_create_us, uint32_t prior_reason,
+ok_status ok_form_judge(uint32_t verdict, uint32_t create_us, uint32_t orig_create_us, uint32_t prior_reason,
                         uint32_t *status, uint32_t *reason) {
     *status = OK_FORM_FAILED;
     *reason = OK_REASON_NONE;
@@ -161,8 +155,7 @@ ok_status ok_form_judge(uint32_t verdict, uint32_t create_us,
     case OK_VERDICT_DIFFERS: *reason = OK_REASON_FORM_OUTPUTS; return OK_OK;
     case OK_VERDICT_UNVERIFIABLE: *reason = OK_REASON_FORM_UNVERIFIABLE; return OK_OK;
     case OK_VERDICT_FAILED:
-        *reason = prior_reason == OK_REASON_FORM_INTERRUPTED ? OK_REASON_SESSION
-                                                             : OK_REASON_FORM_INTERRUPTED;
+        *reason = prior_reason == OK_REASON_FORM_INTERRUPTED ? OK_REASON_SESSION : OK_REASON_FORM_INTERRUPTED;
         return OK_OK;
     default: return OK_ERR_INVALID_ARG;
     }

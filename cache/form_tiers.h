@@ -19,14 +19,13 @@ char *ok_form_key(const char *orig_key, uint32_t form, const char *ctx);
  * itself (a BatchNorm into a Conv, a Transpose of a weight), so a data file
  * that changes while the model file stays byte-identical must make its old
  * forms stale. */
-void ok_form_source_id(const ok_cache *c, const char *orig_key,
-                       const uint8_t *sha, uint8_t out[32]);
+void ok_form_source_id(const ok_cache *c, const char *orig_key, const uint8_t *sha, uint8_t out[32]);
 
 /* The first tier VERIFIED for the original `orig_key` with content hash
  * `sha` and the data files stored beside it (ok_form_source_id; a FAILED
  * tier is passed over), or NULL: the original serves. */
-ok_status ok_form_servable(const ok_cache *c, const char *orig_key,
-                           const char *ctx, const uint8_t *sha, ok_entry **out);
+ok_status ok_form_servable(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,
+                           ok_entry **out);
 
 /* A captured .onnx holds the model's own initializers inline (protobuf
  * stops at 2 GiB); those in external data files stay there: onnxruntime's
@@ -54,10 +53,8 @@ int ok_form_retry(const ok_entry *f, uint64_t now);
  * sentinel --, the facts rule every tier out, the model is past 2 GiB, or
  * its external data past OK_FORM_MAX_DATA_BYTES). A tier whose verdict is
  * to be tried again at `now` (ok_form_retry) is captured again. */
-ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
-                               const char *ctx, const uint8_t *sha,
-                               uint32_t facts, uint64_t model_bytes,
-                               uint64_t data_bytes, uint64_t now,
+ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,
+                               uint32_t facts, uint64_t model_bytes, uint64_t data_bytes, uint64_t now,
                                uint32_t *form);
 
 /* A round trip's verdict (OK_VERDICT_*) with both creation times -> what is
@@ -67,8 +64,7 @@ ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key,
  * first is FORM_INTERRUPTED (the tier is captured and checked once more)
  * and only a second (`prior_reason` FORM_INTERRUPTED) fails it for good
  * (SESSION). OK_ERR_INVALID_ARG for an unknown verdict. */
-ok_status ok_form_judge(uint32_t verdict, uint32_t create_us,
-                        uint32_t orig_create_us, uint32_t prior_reason,
+ok_status ok_form_judge(uint32_t verdict, uint32_t create_us, uint32_t orig_create_us, uint32_t prior_reason,
                         uint32_t *status, uint32_t *reason);
 
 /* The tier after `form` the facts allow (OK_FORM_ORIGINAL: none). */

@@ -12,17 +12,17 @@
 
 /* X(NAME, value): the numbers behind the answers, generated into
  * js/core-constants.js as HOST_POLICY. */
-#define OK_HOST_POLICY_LIST(X)                                                  \
-    X(PIECE_BYTES, 1u << 20) /* most bytes handed to the core per call (body    \
+#define OK_HOST_POLICY_LIST(X)                                                             \
+    X(PIECE_BYTES, 1u << 20)          /* most bytes handed to the core per call (body    \
                                 pieces, inspections): V8 tiers wasm up only     \
                                 between calls, and the scratch area that takes  \
                                 them (the heap never shrinks) stays this size */ \
     X(BLOB_RECORD_BUDGET, 768u << 20) /* Blob-record bytes a page may hold      \
-                                         uncollected (ok_store_records_as_blob) */ \
-    X(READ_BATCH_BYTES, 64u << 20) /* most chunk bytes one read transaction     \
-                                      takes (ok_store_read_batch) */            \
-    X(DELETE_REOPENS, 1)     /* reopens a failed delete may ask for */          \
-    X(GROWTH_WARN_PERCENT, 150) /* memory growth past this share of the        \
+                                         uncollected (ok_store_records_as_blob) */          \
+    X(READ_BATCH_BYTES, 64u << 20)    /* most chunk bytes one read transaction     \
+                                      takes (ok_store_read_batch) */       \
+    X(DELETE_REOPENS, 1)              /* reopens a failed delete may ask for */            \
+    X(GROWTH_WARN_PERCENT, 150)       /* memory growth past this share of the        \
                                    initializer bytes is warned about */
 
 enum {
@@ -67,16 +67,14 @@ int ok_store_is_cache_key(const char *s);
  * ["wasm"] and {}). Writes the NUL-terminated key into `out` when it fits
  * `cap`; returns its length (without the NUL), as snprintf does, or 0 when
  * `source_key` is NULL. */
-size_t ok_session_share_key(const char *source_key, const char *integrity,
-                            const char *eps_json, const char *options_json,
-                            char *out, size_t cap);
+size_t ok_session_share_key(const char *source_key, const char *integrity, const char *eps_json,
+                            const char *options_json, char *out, size_t cap);
 
 /* Whether creating a session that grew the runtime's memory by `growth`
  * bytes is warned about: only for a model with `shared_initializers`
  * initializers used by several subgraphs (onnxruntime's optimizer can
  * duplicate them) and growth past GROWTH_WARN_PERCENT of its
  * `initializer_bytes`. */
-int ok_session_growth_warns(uint64_t growth, uint64_t initializer_bytes,
-                            uint32_t shared_initializers);
+int ok_session_growth_warns(uint64_t growth, uint64_t initializer_bytes, uint32_t shared_initializers);
 
 #endif

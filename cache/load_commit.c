@@ -4,16 +4,15 @@
 #include "load_internal.h"
 #include "form_tiers.h"
 
-ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset,
-                            const uint8_t *report, size_t n) {
+ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset, const uint8_t *report, size_t n) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_VALIDATING);
     if (st) return st;
     if (status != OK_OK && l->source == OK_SOURCE_FORM)
         return ok_ld_leave(l, ok_ld_form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_CAPTURE));
     if (status != OK_OK) {
         st = ok_ld_end_write(l, 0);
-        if (!st) st = ok_ld_fail(l, (ok_status)status,
-                                 l->html ? OK_REASON_HTML : OK_REASON_NOT_A_MODEL, offset);
+        if (!st)
+            st = ok_ld_fail(l, (ok_status)status, l->html ? OK_REASON_HTML : OK_REASON_NOT_A_MODEL, offset);
         return ok_ld_leave(l, st);
     }
     if (!report || !n) return ok_ld_leave(l, OK_ERR_INVALID_ARG);
@@ -42,14 +41,12 @@ ok_status ok_ld_create_session(ok_load *l) {
 }
 
 ok_status ok_ld_done(ok_load *l) {
-    uint32_t flags = (l->stored ? OK_DONE_STORED : 0) |
-                     (l->verified ? OK_DONE_VERIFIED : 0) |
+    uint32_t flags = (l->stored ? OK_DONE_STORED : 0) | (l->verified ? OK_DONE_VERIFIED : 0) |
                      (l->staged ? OK_DONE_STAGED : 0);
     ok_status st = OK_OK;
     if (l->source == OK_SOURCE_FORM) {
         /* the round-trip session was for checking only */
-        if (l->session_live)
-            st = ok_ld_push_simple(l, OK_ACT_RELEASE_SESSION, 0, 0, 0, NULL);
+        if (l->session_live) st = ok_ld_push_simple(l, OK_ACT_RELEASE_SESSION, 0, 0, 0, NULL);
         l->session_live = 0;
         /* a tier interrupted once is tried again, not escalated */
         if (!st && l->form_status == OK_FORM_FAILED && l->stored &&
@@ -98,8 +95,7 @@ static ok_status done_hit(ok_load *l) {
 
 /* COMMIT: the entry's manifest as COMMITTED, with its report, in one
  * transaction; the entry stays pending in memory until the write lands. */
-ok_status ok_ld_push_commit(ok_load *l, ok_entry *e, const uint8_t *report,
-                            uint32_t report_len) {
+ok_status ok_ld_push_commit(ok_load *l, ok_entry *e, const uint8_t *report, uint32_t report_len) {
     ok_act_args a;
     ok_status st;
     ok_ld_args0(&a, OK_ACT_COMMIT);
@@ -158,9 +154,7 @@ ok_status ok_ld_commit(ok_load *l) {
     return ok_ld_push_commit(l, e, l->report, l->report_len);
 }
 
-ok_status ok_load_session(ok_load *l, int ok) {
-    return ok_load_session_timed(l, ok, 0);
-}
+ok_status ok_load_session(ok_load *l, int ok) { return ok_load_session_timed(l, ok, 0); }
 
 ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us) {
     ok_status st;

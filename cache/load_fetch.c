@@ -8,12 +8,11 @@
 ok_status ok_ld_send_fetch(ok_load *l, uint64_t from, uint32_t flags) {
     ok_act_args a;
     const ok_entry *e = NULL;
-    if (l->source != OK_SOURCE_URL && l->source != OK_SOURCE_DATA)
-        /* bytes in memory: nothing to fetch */
+    if (l->source != OK_SOURCE_URL && l->source != OK_SOURCE_DATA) /* bytes in memory: nothing to fetch */
         return ok_ld_fail(l, OK_ERR_TRUNCATED, OK_REASON_BODY_BROKEN, l->received);
     if (l->fetches >= OK_LOAD_MAX_FETCHES)
-        return ok_ld_fail(l, l->received ? OK_ERR_TRUNCATED : OK_ERR_NETWORK,
-                          OK_REASON_FETCH_FAILED, l->received);
+        return ok_ld_fail(l, l->received ? OK_ERR_TRUNCATED : OK_ERR_NETWORK, OK_REASON_FETCH_FAILED,
+                          l->received);
     l->fetches++;
     l->req_from = from;
     l->req_flags = flags;
@@ -85,12 +84,10 @@ static int parse_u64(const char *s, uint64_t *out) {
 }
 
 /* "bytes A-B/T" -> start, end (inclusive), total (UINT64_MAX for "*"). */
-static int parse_content_range(const char *s, uint64_t *a, uint64_t *b,
-                               uint64_t *t) {
+static int parse_content_range(const char *s, uint64_t *a, uint64_t *b, uint64_t *t) {
     char buf[96];
     char *dash, *slash;
-    if (!s || strncmp(s, "bytes ", 6) != 0 || strlen(s + 6) >= sizeof buf)
-        return 0;
+    if (!s || strncmp(s, "bytes ", 6) != 0 || strlen(s + 6) >= sizeof buf) return 0;
     strcpy(buf, s + 6);
     dash = strchr(buf, '-');
     slash = strchr(buf, '/');
@@ -104,25 +101,20 @@ static int parse_content_range(const char *s, uint64_t *a, uint64_t *b,
 }
 
 static int is_html(const char *ct) {
-    return ct && (ok_ld_lower_prefix(ct, "text/html") ||
-                  ok_ld_lower_prefix(ct, "application/xhtml"));
+    return ct && (ok_ld_lower_prefix(ct, "text/html") || ok_ld_lower_prefix(ct, "application/xhtml"));
 }
 
-static int identity(const char *ce) {
-    return !ce || !*ce || ok_ld_lower_prefix(ce, "identity");
-}
+static int identity(const char *ce) { return !ce || !*ce || ok_ld_lower_prefix(ce, "identity"); }
 
 static int retryable_status(uint32_t s) {
-    return s == 408 || s == 425 || s == 429 || s == 500 || s == 502 ||
-           s == 503 || s == 504;
+    return s == 408 || s == 425 || s == 429 || s == 500 || s == 502 || s == 503 || s == 504;
 }
 
 /* An error status. Doubtful resumes and revalidations fall back to a plain
  * GET; server hiccups are retried after a back-off; the rest fail. */
 static ok_status bad_status(ok_load *l, uint32_t status) {
     ok_status st;
-    if (l->req_flags & (OK_FETCH_RANGE | OK_FETCH_CONDITIONAL))
-        return ok_ld_refetch_plain(l);
+    if (l->req_flags & (OK_FETCH_RANGE | OK_FETCH_CONDITIONAL)) return ok_ld_refetch_plain(l);
     if (retryable_status(status)) {
         st = ok_ld_retry_later(l, OK_REASON_HTTP_STATUS, status);
         if (st != OK_ERR_LIMIT) return st;
@@ -138,20 +130,20 @@ static ok_status begin_entry(ok_load *l) {
     size_t ib = (size_t)l->integ.count * ok_hash_bytes(l->integ.alg);
     uint32_t i;
     st = ok_idx_reserve(l->c, 1);
-    if (!st) st = ok_idx_new_entry(l->c, l->keys[0], l->url,
-                                   l->source == OK_SOURCE_FORM ? l->form : OK_FORM_ORIGINAL,
-                                   l->chunk_size, l->now, &e);
+    if (!st)
+        st = ok_idx_new_entry(l->c, l->keys[0], l->url,
+                              l->source == OK_SOURCE_FORM ? l->form : OK_FORM_ORIGINAL, l->chunk_size, l->now,
+                              &e);
     if (st) return st;
     if (l->source == OK_SOURCE_FORM) memcpy(e->source_sha256, l->source_sha, 32);
-    e->flags = (l->size_exact ? OK_EF_SIZE_KNOWN : 0) |
-               (l->strong ? OK_EF_STRONG : 0) | (l->encoded ? OK_EF_ENCODED : 0);
+    e->flags = (l->size_exact ? OK_EF_SIZE_KNOWN : 0) | (l->strong ? OK_EF_STRONG : 0) |
+               (l->encoded ? OK_EF_ENCODED : 0);
     if (l->source == OK_SOURCE_DATA) {
         e->flags |= OK_EF_PART;
         memcpy(e->source_sha256, l->source_sha, 32);
     }
     e->total_size = l->size_exact ? l->total : 0;
-    e->chunk_count = l->size_exact
-                         ? (uint32_t)((l->total - 1) / l->chunk_size + 1) : 0;
+    e->chunk_count = l->size_exact ? (uint32_t)((l->total - 1) / l->chunk_size + 1) : 0;
     e->integ_alg = l->integ.alg;
     e->integ_count = l->integ.count;
     if (ib) {
@@ -159,8 +151,8 @@ static ok_status begin_entry(ok_load *l) {
         if (!d) st = OK_ERR_NOMEM;
         else {
             for (i = 0; i < l->integ.count; i++)
-                memcpy(d + (size_t)i * ok_hash_bytes(l->integ.alg),
-                       l->integ.digest[i], ok_hash_bytes(l->integ.alg));
+                memcpy(d + (size_t)i * ok_hash_bytes(l->integ.alg), l->integ.digest[i],
+                       ok_hash_bytes(l->integ.alg));
             ok_cache_free(e->integ);
             e->integ = d;
         }
@@ -196,12 +188,10 @@ ok_status ok_ld_accept_fresh(ok_load *l) {
     ok_status st = OK_OK;
     if (l->size_exact && l->total > OK_LOAD_MAX_SESSION_BYTES)
         return ok_ld_fail(l, OK_ERR_LIMIT, OK_REASON_TOO_BIG, l->total);
-    st = ok_ld_push_simple(l, OK_ACT_ALLOC, l->size_exact ? l->total : 0,
-                           l->total, 0, NULL);
+    st = ok_ld_push_simple(l, OK_ACT_ALLOC, l->size_exact ? l->total : 0, l->total, 0, NULL);
     if (st) return st;
     l->storing = l->storable;
-    if (l->storing && l->size_exact &&
-        (l->total - 1) / l->chunk_size + 1 > OK_CACHE_MAX_CHUNKS) {
+    if (l->storing && l->size_exact && (l->total - 1) / l->chunk_size + 1 > OK_CACHE_MAX_CHUNKS) {
         l->storing = 0;
         st = ok_ld_warn(l, OK_WARN_UNCACHED, OK_REASON_TOO_BIG, l->total);
     }
@@ -221,8 +211,7 @@ ok_status ok_load_quota(ok_load *l, uint64_t free_bytes) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_QUOTA);
     if (st) return st;
     /* a form never evicts the original it is made from */
-    st = ok_evict_plan_for(l->c, l->n_keys ? l->keys[0] : NULL, l->total,
-                           free_bytes, NULL, 0);
+    st = ok_evict_plan_for(l->c, l->n_keys ? l->keys[0] : NULL, l->total, free_bytes, NULL, 0);
     if (st == OK_ERR_QUOTA) {
         l->storing = 0;
         st = ok_ld_warn(l, OK_WARN_QUOTA, OK_REASON_TOO_BIG, l->total);
@@ -266,12 +255,9 @@ static int range_continues(ok_load *l, const char *cr, const char *etag) {
     return e->integ_count != 0;
 }
 
-ok_status ok_load_response(ok_load *l, uint32_t status, uint32_t resp_type,
-                           const char *content_length,
-                           const char *content_encoding,
-                           const char *content_range,
-                           const char *content_type, const char *etag,
-                           const char *last_modified) {
+ok_status ok_load_response(ok_load *l, uint32_t status, uint32_t resp_type, const char *content_length,
+                           const char *content_encoding, const char *content_range, const char *content_type,
+                           const char *etag, const char *last_modified) {
     uint64_t cl = 0, a, b, t;
     int has_cl;
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_FETCHING);
@@ -281,23 +267,20 @@ ok_status ok_load_response(ok_load *l, uint32_t status, uint32_t resp_type,
 
     if (status == 304) {
         ok_entry *e = ok_ld_entry_of(l, l->hit_id);
-        if (!(l->req_flags & OK_FETCH_CONDITIONAL) || !e)
-            return ok_ld_leave(l, bad_status(l, status));
+        if (!(l->req_flags & OK_FETCH_CONDITIONAL) || !e) return ok_ld_leave(l, bad_status(l, status));
         l->hit_id = 0;
         e->refcount--; /* start_hit takes its own reference */
         return ok_ld_leave(l, ok_ld_start_hit(l, e));
     }
     if (status == 206 && (l->req_flags & OK_FETCH_RANGE)) {
-        if (!range_continues(l, content_range, etag) ||
-            !identity(content_encoding))
+        if (!range_continues(l, content_range, etag) || !identity(content_encoding))
             return ok_ld_leave(l, ok_ld_refetch_plain(l));
         l->resumed_from = l->req_from;
         return ok_ld_leave(l, ok_ld_stream(l));
     }
     if (status == 206) {
         /* a 206 to a plain GET: usable only if it is the whole resource */
-        if (!parse_content_range(content_range, &a, &b, &t) || a != 0 ||
-            t == UINT64_MAX || b + 1 != t)
+        if (!parse_content_range(content_range, &a, &b, &t) || a != 0 || t == UINT64_MAX || b + 1 != t)
             return ok_ld_leave(l, ok_ld_fail(l, OK_ERR_NETWORK, OK_REASON_BAD_RANGE, status));
         status = 200;
         has_cl = 1;
@@ -329,8 +312,7 @@ ok_status ok_load_response(ok_load *l, uint32_t status, uint32_t resp_type,
     l->size_exact = has_cl && cl > 0 && !l->encoded && resp_type == OK_RESP_BASIC;
     l->total = has_cl ? cl : 0;
     keep_validators(l, etag, last_modified);
-    if ((etag && *etag && !l->resp_etag) ||
-        (last_modified && *last_modified && !l->resp_lm))
+    if ((etag && *etag && !l->resp_etag) || (last_modified && *last_modified && !l->resp_lm))
         return ok_ld_leave(l, OK_ERR_NOMEM);
     return ok_ld_leave(l, ok_ld_accept_fresh(l));
 }
@@ -339,11 +321,9 @@ ok_status ok_load_fetch_failed(ok_load *l) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_FETCHING);
     if (st) return st;
     /* a resume or a revalidation never fails a load: plain GET */
-    if (l->req_flags & (OK_FETCH_RANGE | OK_FETCH_CONDITIONAL))
-        return ok_ld_leave(l, ok_ld_refetch_plain(l));
+    if (l->req_flags & (OK_FETCH_RANGE | OK_FETCH_CONDITIONAL)) return ok_ld_leave(l, ok_ld_refetch_plain(l));
     st = ok_ld_retry_later(l, OK_REASON_FETCH_FAILED, 0);
-    if (st == OK_ERR_LIMIT)
-        st = ok_ld_fail(l, OK_ERR_NETWORK, OK_REASON_FETCH_FAILED, 0);
+    if (st == OK_ERR_LIMIT) st = ok_ld_fail(l, OK_ERR_NETWORK, OK_REASON_FETCH_FAILED, 0);
     return ok_ld_leave(l, st);
 }
 

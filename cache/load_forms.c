@@ -58,8 +58,7 @@ ok_status ok_ld_form_commit(ok_load *l, uint32_t status, uint32_t reason) {
     l->form_reason = status == OK_FORM_FAILED ? reason : OK_REASON_NONE;
     if (!e) {
         st = ok_idx_reserve(l->c, 1);
-        if (!st) st = ok_idx_new_entry(l->c, l->keys[0], l->url, l->form,
-                                       l->chunk_size, l->now, &e);
+        if (!st) st = ok_idx_new_entry(l->c, l->keys[0], l->url, l->form, l->chunk_size, l->now, &e);
         if (st) return st;
         memcpy(e->source_sha256, l->source_sha, 32);
         e->writing = 1;
@@ -91,8 +90,8 @@ ok_status ok_ld_form_commit(ok_load *l, uint32_t status, uint32_t reason) {
     return ok_ld_commit(l);
 }
 
-ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
-                                uint32_t orig_create_us, uint32_t form_create_us) {
+ok_status ok_load_form_verified(ok_load *l, uint32_t verdict, uint32_t orig_create_us,
+                                uint32_t form_create_us) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_VERIFYING);
     if (st) return st;
     if (l->source != OK_SOURCE_FORM) return ok_ld_leave(l, OK_ERR_STATE);
@@ -100,8 +99,7 @@ ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
     if (form_create_us && form_create_us < l->create_us) l->create_us = form_create_us;
     {
         uint32_t status, reason;
-        st = ok_form_judge(verdict, l->create_us, orig_create_us, l->prior_reason,
-                           &status, &reason);
+        st = ok_form_judge(verdict, l->create_us, orig_create_us, l->prior_reason, &status, &reason);
         if (st) {
             ok_ld_unbind_queue(l);
             return st;
@@ -111,19 +109,16 @@ ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
     return ok_ld_leave(l, st);
 }
 
-uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
-                              uint64_t external_bytes) {
+uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts, uint64_t external_bytes) {
     const ok_entry *e;
     uint32_t form = OK_FORM_ORIGINAL;
-    if (!l || !l->form_ctx || !l->storable || l->source != OK_SOURCE_URL ||
-        l->form != OK_FORM_ORIGINAL || !l->has_sha || !l->n_keys ||
-        l->state != OK_LOAD_STATE_CREATING)
+    if (!l || !l->form_ctx || !l->storable || l->source != OK_SOURCE_URL || l->form != OK_FORM_ORIGINAL ||
+        !l->has_sha || !l->n_keys || l->state != OK_LOAD_STATE_CREATING)
         return OK_FORM_ORIGINAL;
     e = ok_idx_find_id(l->c, l->hit_id);
     /* out of memory: no capture this time */
-    if (ok_form_next_capture(l->c, e ? e->key : l->keys[l->key_index], l->form_ctx,
-                             l->sha256, facts, l->total, external_bytes, l->now,
-                             &form) != OK_OK)
+    if (ok_form_next_capture(l->c, e ? e->key : l->keys[l->key_index], l->form_ctx, l->sha256, facts,
+                             l->total, external_bytes, l->now, &form) != OK_OK)
         return OK_FORM_ORIGINAL;
     return form;
 }

@@ -54,58 +54,58 @@ struct ok_load {
     uint64_t now;
     char *raw, *url, *page_url;
     uint32_t scheme;
-    int storable;           /* may use IndexedDB at all */
-    int integ_bad;          /* integrity failed to parse: FAIL at start */
+    int storable;  /* may use IndexedDB at all */
+    int integ_bad; /* integrity failed to parse: FAIL at start */
     ok_status integ_status;
     ok_integrity integ;
     char *keys[OK_CACHE_MAX_INTEGRITY];
     uint32_t n_keys;
     char *lock_name;
     uint32_t chunk_size;
-    uint64_t bytes_len;     /* OK_SOURCE_BYTES */
+    uint64_t bytes_len; /* OK_SOURCE_BYTES */
     ok_sync *sync;
 
     /* counters (policy limits in ok_load.h) */
     uint32_t fetches, resumes, refetches, reopens;
 
     /* the stored entry read (hit / revalidated / resume) or written */
-    uint32_t hit_id;        /* holds a reference */
-    uint32_t write_id;      /* writing = 1 */
-    int rehash;             /* reading a pending entry's prefix to resume */
-    uint32_t read_next;     /* next chunk expected by chunk_read */
+    uint32_t hit_id;    /* holds a reference */
+    uint32_t write_id;  /* writing = 1 */
+    int rehash;         /* reading a pending entry's prefix to resume */
+    uint32_t read_next; /* next chunk expected by chunk_read */
 
     /* the request in flight */
     uint32_t req_flags;
     uint64_t req_from;
 
     /* the accepted response */
-    int storing;            /* chunks go to IndexedDB */
+    int storing; /* chunks go to IndexedDB */
     int size_exact;
-    uint64_t total;         /* exact total, or (after the end) the size */
+    uint64_t total; /* exact total, or (after the end) the size */
     int encoded, html;
     char *resp_etag, *resp_lm;
     int strong;
 
     /* streaming */
-    uint64_t received;      /* bytes in the model buffer */
-    int ended;              /* body_end seen; waiting for stores to land */
-    struct ok_sha256 sha, sha_mark;       /* whole content; at the last chunk boundary */
-    ok_sha512_ctx sha5, sha5_mark;        /* when integrity is sha384/512 */
-    ok_xxh3_state sum;                    /* the chunk being filled */
-    uint32_t cut;           /* complete chunks so far */
-    uint32_t queued;        /* chunks whose STORE_CHUNK was emitted */
+    uint64_t received;              /* bytes in the model buffer */
+    int ended;                      /* body_end seen; waiting for stores to land */
+    struct ok_sha256 sha, sha_mark; /* whole content; at the last chunk boundary */
+    ok_sha512_ctx sha5, sha5_mark;  /* when integrity is sha384/512 */
+    ok_xxh3_state sum;              /* the chunk being filled */
+    uint32_t cut;                   /* complete chunks so far */
+    uint32_t queued;                /* chunks whose STORE_CHUNK was emitted */
     uint8_t prefix[OK_LOAD_PREFIX_CHECK_BYTES];
     uint32_t prefix_len;
     int prefix_done;
 
-    int resuming;           /* broken: storing the backlog, then Range */
-    int session_pending;    /* CREATE_SESSION sent, no answer yet */
-    uint32_t key_index;     /* the key whose integrity digest matched */
+    int resuming;        /* broken: storing the backlog, then Range */
+    int session_pending; /* CREATE_SESSION sent, no answer yet */
+    uint32_t key_index;  /* the key whose integrity digest matched */
 
     /* the one outstanding write */
     uint32_t w_type, w_chunk;
     int w_pending;
-    int marker_pending;     /* STREAM waits for the PENDING marker's ack */
+    int marker_pending; /* STREAM waits for the PENDING marker's ack */
 
     /* result */
     uint32_t tier;
@@ -114,8 +114,8 @@ struct ok_load {
     uint8_t sha256[32];
     uint64_t report_sum;
     uint32_t report_len;
-    uint8_t *report;        /* copy kept for COMMIT */
-    int session_live;       /* created, not yet served or released */
+    uint8_t *report;  /* copy kept for COMMIT */
+    int session_live; /* created, not yet served or released */
 
     /* optimized forms (OK_SOURCE_FORM, and URL loads with a context) */
     char *form_ctx;         /* NULL: forms off */
@@ -124,41 +124,37 @@ struct ok_load {
     uint32_t orig_id;       /* URL: the original behind a form being read */
     uint32_t create_us, orig_create_us;
     uint32_t form_status, form_reason, next_form;
-    uint32_t prior_reason;  /* FORM: why the stored verdict for these bytes
+    uint32_t prior_reason; /* FORM: why the stored verdict for these bytes
                                failed, when it is tried again */
-    uint32_t facts;         /* FORM: the original's OK_FACT_* */
+    uint32_t facts;        /* FORM: the original's OK_FACT_* */
 
     /* external data files (parts) */
-    char *part;             /* DATA: the file's location */
-    int owner_stored;       /* DATA: the model is committed already */
-    uint64_t data_planned;  /* URL/BYTES: the data files' least sizes so far */
-    int staged;             /* DATA: every chunk stored, the entry pending */
+    char *part;                        /* DATA: the file's location */
+    int owner_stored;                  /* DATA: the model is committed already */
+    uint64_t data_planned;             /* URL/BYTES: the data files' least sizes so far */
+    int staged;                        /* DATA: every chunk stored, the entry pending */
     uint32_t parts[OK_LOAD_MAX_PARTS]; /* URL: staged entries adopted */
     uint32_t n_parts;
-    int parts_lost;         /* URL: a data file could not be stored */
+    int parts_lost; /* URL: a data file could not be stored */
 };
-
 
 /* load_machine.c: helpers, lifecycle, events */
 void ok_ld_sri_init(ok_load *l);
 void ok_ld_sri_final(ok_load *l, uint8_t *d);
 void ok_ld_args0(ok_act_args *a, uint32_t type);
 ok_status ok_ld_push(ok_load *l, const ok_act_args *a);
-ok_status ok_ld_push_simple(ok_load *l, uint32_t type, uint64_t value,
-                            uint64_t value2, uint32_t flags, const char *name);
+ok_status ok_ld_push_simple(ok_load *l, uint32_t type, uint64_t value, uint64_t value2, uint32_t flags,
+                            const char *name);
 ok_entry *ok_ld_entry_of(const ok_load *l, uint32_t id);
 void ok_ld_bind_queue(ok_load *l);
 void ok_ld_unbind_queue(ok_load *l);
 int ok_ld_finished(const ok_load *l);
 ok_status ok_ld_release_hit(ok_load *l);
 ok_status ok_ld_end_write(ok_load *l, int keep);
-ok_status ok_ld_fail(ok_load *l, ok_status code, uint32_t reason,
-                     uint64_t number);
+ok_status ok_ld_fail(ok_load *l, ok_status code, uint32_t reason, uint64_t number);
 ok_status ok_ld_nomem(ok_load *l);
-ok_status ok_ld_warn(ok_load *l, uint32_t code, uint32_t reason,
-                     uint64_t number);
-ok_status ok_ld_note(ok_load *l, uint32_t code, uint32_t reason,
-                     uint64_t number);
+ok_status ok_ld_warn(ok_load *l, uint32_t code, uint32_t reason, uint64_t number);
+ok_status ok_ld_note(ok_load *l, uint32_t code, uint32_t reason, uint64_t number);
 ok_status ok_ld_guard(ok_load *l, uint32_t state);
 ok_status ok_ld_leave(ok_load *l, ok_status st);
 
@@ -177,8 +173,7 @@ ok_status ok_ld_go_uncached(ok_load *l, uint32_t warning, uint32_t reason);
 ok_status ok_ld_io_trouble(ok_load *l, uint32_t kind, int *redo);
 
 /* load_read.c: reading stored bytes */
-ok_status ok_ld_drop_and_refetch(ok_load *l, uint32_t warning, uint32_t reason,
-                                 uint64_t number);
+ok_status ok_ld_drop_and_refetch(ok_load *l, uint32_t warning, uint32_t reason, uint64_t number);
 
 /* load_fetch.c: requests and responses */
 ok_status ok_ld_send_fetch(ok_load *l, uint64_t from, uint32_t flags);
@@ -194,8 +189,7 @@ ok_status ok_ld_pump(ok_load *l);
 /* load_commit.c: session and commit */
 ok_status ok_ld_create_session(ok_load *l);
 ok_status ok_ld_done(ok_load *l);
-ok_status ok_ld_push_commit(ok_load *l, ok_entry *e, const uint8_t *report,
-                            uint32_t report_len);
+ok_status ok_ld_push_commit(ok_load *l, ok_entry *e, const uint8_t *report, uint32_t report_len);
 ok_status ok_ld_commit(ok_load *l);
 
 /* load_forms.c: optimized forms */

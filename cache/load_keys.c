@@ -15,11 +15,9 @@ int ok_ld_lower_prefix(const char *s, const char *p) {
 }
 
 uint32_t ok_ld_scheme_of(const char *url) {
-    if (ok_ld_lower_prefix(url, "https:") || ok_ld_lower_prefix(url, "http:"))
-        return SCHEME_HTTP;
+    if (ok_ld_lower_prefix(url, "https:") || ok_ld_lower_prefix(url, "http:")) return SCHEME_HTTP;
     if (ok_ld_lower_prefix(url, "file:")) return SCHEME_FILE;
-    if (ok_ld_lower_prefix(url, "blob:") || ok_ld_lower_prefix(url, "data:"))
-        return SCHEME_DIRECT;
+    if (ok_ld_lower_prefix(url, "blob:") || ok_ld_lower_prefix(url, "data:")) return SCHEME_DIRECT;
     return SCHEME_BAD;
 }
 
@@ -75,8 +73,7 @@ ok_status ok_ld_make_keys(ok_load *l) {
             char *k = ok_cache_malloc(n);
             if (!k) return OK_ERR_NOMEM;
             ok_hex(l->integ.digest[i], nb, hex);
-            snprintf(k, n, "%s:%s|form:%s", alg_name(l->integ.alg), hex,
-                     FORM_NAMES[OK_FORM_ORIGINAL]);
+            snprintf(k, n, "%s:%s|form:%s", alg_name(l->integ.alg), hex, FORM_NAMES[OK_FORM_ORIGINAL]);
             l->keys[l->n_keys++] = k;
         }
     }

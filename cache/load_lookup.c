@@ -32,14 +32,10 @@ static int can_resume(const ok_load *l, const ok_entry *e) {
     uint32_t nb = ok_hash_bytes(l->integ.alg), i;
     if (!ok_entry_resumable(e) || !e->stored_count) return 0;
     if (strcmp(e->url, l->url) != 0 || e->chunk_size != l->chunk_size) return 0;
-    if (l->source == OK_SOURCE_DATA &&
-        memcmp(e->source_sha256, l->source_sha, 32) != 0)
-        return 0;
-    if (e->integ_alg != l->integ.alg || e->integ_count != l->integ.count)
-        return 0;
+    if (l->source == OK_SOURCE_DATA && memcmp(e->source_sha256, l->source_sha, 32) != 0) return 0;
+    if (e->integ_alg != l->integ.alg || e->integ_count != l->integ.count) return 0;
     for (i = 0; i < l->integ.count; i++)
-        if (memcmp(e->integ + (size_t)i * nb, l->integ.digest[i], nb) != 0)
-            return 0;
+        if (memcmp(e->integ + (size_t)i * nb, l->integ.digest[i], nb) != 0) return 0;
     return 1;
 }
 
@@ -117,11 +113,9 @@ static ok_status sweep_pending(ok_load *l, ok_entry *p) {
 static ok_status lookup_miss(ok_load *l) {
     ok_entry *p;
     ok_status st;
-    if (l->mode == OK_MODE_ONLY_IF_CACHED)
-        return ok_ld_fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
+    if (l->mode == OK_MODE_ONLY_IF_CACHED) return ok_ld_fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
     p = ok_ld_pending_for(l);
-    if (p && l->mode != OK_MODE_RELOAD && can_resume(l, p) &&
-        l->resumes < OK_LOAD_MAX_RESUMES)
+    if (p && l->mode != OK_MODE_RELOAD && can_resume(l, p) && l->resumes < OK_LOAD_MAX_RESUMES)
         return start_resume(l, p);
     if (p && (st = sweep_pending(l, p))) return st;
     return ok_ld_send_fetch(l, 0, 0);
@@ -141,8 +135,7 @@ static ok_status revalidate(ok_load *l, ok_entry *e) {
 /* A part: the stored file if it was committed beside these very model
  * bytes, else a download it can continue, else the network. */
 static ok_status lookup_part(ok_load *l) {
-    ok_entry *e = l->mode != OK_MODE_RELOAD
-                      ? ok_idx_find_committed(l->c, l->keys[0]) : NULL;
+    ok_entry *e = l->mode != OK_MODE_RELOAD ? ok_idx_find_committed(l->c, l->keys[0]) : NULL;
     if (e && memcmp(e->source_sha256, l->source_sha, 32) == 0)
         return l->mode == OK_MODE_NO_CACHE ? revalidate(l, e) : ok_ld_start_hit(l, e);
     return lookup_miss(l);
@@ -154,8 +147,7 @@ ok_status ok_ld_lookup(ok_load *l) {
     if (l->source == OK_SOURCE_FORM) return ok_ld_lookup_form_store(l);
     if (l->source == OK_SOURCE_DATA) return lookup_part(l);
     if (l->mode != OK_MODE_RELOAD) e = committed_for(l);
-    if (e && l->form_ctx &&
-        (l->mode == OK_MODE_DEFAULT || l->mode == OK_MODE_ONLY_IF_CACHED)) {
+    if (e && l->form_ctx && (l->mode == OK_MODE_DEFAULT || l->mode == OK_MODE_ONLY_IF_CACHED)) {
         ok_entry *f = NULL;
         st = ok_form_servable(l->c, e->key, l->form_ctx, e->sha256, &f);
         if (st) return st;
@@ -179,8 +171,7 @@ ok_status ok_ld_lookup(ok_load *l) {
 ok_status ok_ld_admit_fetched(ok_load *l, int *refused) {
     *refused = 1;
     if (l->integ_bad) return ok_ld_fail(l, OK_ERR_INVALID_ARG, OK_REASON_BAD_INTEGRITY, 0);
-    if (l->scheme == SCHEME_BAD ||
-        (l->scheme == SCHEME_FILE && !(l->flags & OK_LOAD_NODE)))
+    if (l->scheme == SCHEME_BAD || (l->scheme == SCHEME_FILE && !(l->flags & OK_LOAD_NODE)))
         return ok_ld_fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_SCHEME, 0);
     if (l->page_url && strcmp(l->page_url, l->url) == 0)
         return ok_ld_fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_PAGE_ITSELF, 0);
@@ -214,8 +205,7 @@ ok_status ok_load_start(ok_load *l) {
         return ok_ld_leave(l, ok_ld_push_simple(l, OK_ACT_LOCK, 0, 0, 0, l->lock_name));
     }
     if (l->source == OK_SOURCE_DATA) return ok_ld_leave(l, ok_ld_start_part(l));
-    if (!l->raw[0])
-        return ok_ld_leave(l, ok_ld_fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_EMPTY_SOURCE, 0));
+    if (!l->raw[0]) return ok_ld_leave(l, ok_ld_fail(l, OK_ERR_INVALID_SOURCE, OK_REASON_EMPTY_SOURCE, 0));
     {
         int refused;
         st = ok_ld_admit_fetched(l, &refused);
@@ -224,8 +214,7 @@ ok_status ok_load_start(ok_load *l) {
     if (!l->storable) {
         if (l->mode == OK_MODE_ONLY_IF_CACHED)
             return ok_ld_leave(l, ok_ld_fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0));
-        if (l->scheme == SCHEME_HTTP && l->mode != OK_MODE_NO_STORE &&
-            (l->flags & OK_LOAD_IDB_FAILED))
+        if (l->scheme == SCHEME_HTTP && l->mode != OK_MODE_NO_STORE && (l->flags & OK_LOAD_IDB_FAILED))
             st = ok_ld_warn(l, OK_WARN_CACHE_UNAVAILABLE, OK_REASON_NONE, 0);
         if (!st) st = ok_ld_send_fetch(l, 0, 0);
         return ok_ld_leave(l, st);
@@ -244,14 +233,13 @@ ok_status ok_load_locked(ok_load *l) {
     if (!st) {
         l->c->synced_once = 1;
         l->state = OK_LOAD_STATE_SYNCING;
-        st = ok_ld_push_simple(l, OK_ACT_SYNC_INDEX, 0, 0,
-                               first ? OK_SYNC_CHUNK_NAMES : 0, NULL);
+        st = ok_ld_push_simple(l, OK_ACT_SYNC_INDEX, 0, 0, first ? OK_SYNC_CHUNK_NAMES : 0, NULL);
     }
     return ok_ld_leave(l, st);
 }
 
-ok_status ok_load_sync_record(ok_load *l, const char *name, size_t name_len,
-                              const uint8_t *bytes, size_t len) {
+ok_status ok_load_sync_record(ok_load *l, const char *name, size_t name_len, const uint8_t *bytes,
+                              size_t len) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_SYNCING);
     if (st) return st;
     st = ok_cache_sync_record(l->c, l->sync, name, name_len, bytes, len);
@@ -259,8 +247,7 @@ ok_status ok_load_sync_record(ok_load *l, const char *name, size_t name_len,
     return st == OK_ERR_NOMEM ? ok_ld_nomem(l) : st;
 }
 
-ok_status ok_load_sync_chunk_name(ok_load *l, const char *name,
-                                  size_t name_len) {
+ok_status ok_load_sync_chunk_name(ok_load *l, const char *name, size_t name_len) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_SYNCING);
     if (st) return st;
     st = ok_cache_sync_chunk_name(l->c, l->sync, name, name_len);
@@ -303,8 +290,7 @@ ok_status ok_load_io_failed(ok_load *l, uint32_t kind) {
     ok_status st;
     int redo;
     if (!l) return OK_ERR_INVALID_ARG;
-    if (l->state != OK_LOAD_STATE_SYNCING && l->state != OK_LOAD_STATE_READING)
-        return OK_ERR_STATE;
+    if (l->state != OK_LOAD_STATE_SYNCING && l->state != OK_LOAD_STATE_READING) return OK_ERR_STATE;
     ok_ld_bind_queue(l);
     st = ok_ld_io_trouble(l, kind, &redo);
     if (!st && l->state == OK_LOAD_STATE_SYNCING) {
@@ -320,8 +306,7 @@ ok_status ok_load_io_failed(ok_load *l, uint32_t kind) {
             if (!st) {
                 if (l->mode == OK_MODE_ONLY_IF_CACHED)
                     st = ok_ld_fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
-                else
-                    st = ok_ld_send_fetch(l, 0, 0);
+                else st = ok_ld_send_fetch(l, 0, 0);
             }
         }
     } else if (!st) {
@@ -333,9 +318,10 @@ ok_status ok_load_io_failed(ok_load *l, uint32_t kind) {
             st = ok_ld_release_hit(l);
             if (!st) st = ok_ld_go_uncached(l, OK_WARN_CACHE_ERROR, OK_REASON_IDB);
             ok_ld_reset_stream(l);
-            if (!st) st = l->mode == OK_MODE_ONLY_IF_CACHED
-                              ? ok_ld_fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0)
-                              : ok_ld_send_fetch(l, 0, 0);
+            if (!st)
+                st = l->mode == OK_MODE_ONLY_IF_CACHED
+                         ? ok_ld_fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0)
+                         : ok_ld_send_fetch(l, 0, 0);
         }
     }
     return ok_ld_leave(l, st);

@@ -21,12 +21,10 @@ void ok_ld_args0(ok_act_args *a, uint32_t type) {
 
 /* A queue failure (NOMEM) after the state already moved on would strand
  * the caller; every push goes through here and a failure becomes FAIL. */
-ok_status ok_ld_push(ok_load *l, const ok_act_args *a) {
-    return ok_q_push(&l->q, a);
-}
+ok_status ok_ld_push(ok_load *l, const ok_act_args *a) { return ok_q_push(&l->q, a); }
 
-ok_status ok_ld_push_simple(ok_load *l, uint32_t type, uint64_t value,
-                            uint64_t value2, uint32_t flags, const char *name) {
+ok_status ok_ld_push_simple(ok_load *l, uint32_t type, uint64_t value, uint64_t value2, uint32_t flags,
+                            const char *name) {
     ok_act_args a;
     ok_ld_args0(&a, type);
     a.value = value;
@@ -36,9 +34,7 @@ ok_status ok_ld_push_simple(ok_load *l, uint32_t type, uint64_t value,
     return ok_ld_push(l, &a);
 }
 
-ok_entry *ok_ld_entry_of(const ok_load *l, uint32_t id) {
-    return id ? ok_idx_find_id(l->c, id) : NULL;
-}
+ok_entry *ok_ld_entry_of(const ok_load *l, uint32_t id) { return id ? ok_idx_find_id(l->c, id) : NULL; }
 
 void ok_ld_bind_queue(ok_load *l) { l->c->q = &l->q; }
 
@@ -84,8 +80,7 @@ ok_status ok_ld_end_write(ok_load *l, int keep) {
     return OK_OK;
 }
 
-ok_status ok_ld_fail(ok_load *l, ok_status code, uint32_t reason,
-                     uint64_t number) {
+ok_status ok_ld_fail(ok_load *l, ok_status code, uint32_t reason, uint64_t number) {
     ok_act_args a;
     ok_status st = OK_OK;
     if (ok_ld_finished(l)) return OK_OK;
@@ -121,8 +116,7 @@ ok_status ok_ld_nomem(ok_load *l) {
 }
 
 /* WARN (a warning) or NOTE (an event for the caller): code, why, a number. */
-static ok_status tell(ok_load *l, uint32_t type, uint32_t code, uint32_t reason,
-                      uint64_t number) {
+static ok_status tell(ok_load *l, uint32_t type, uint32_t code, uint32_t reason, uint64_t number) {
     ok_act_args a;
     ok_ld_args0(&a, type);
     a.value = code;
@@ -132,13 +126,11 @@ static ok_status tell(ok_load *l, uint32_t type, uint32_t code, uint32_t reason,
     return ok_ld_push(l, &a);
 }
 
-ok_status ok_ld_warn(ok_load *l, uint32_t code, uint32_t reason,
-                     uint64_t number) {
+ok_status ok_ld_warn(ok_load *l, uint32_t code, uint32_t reason, uint64_t number) {
     return tell(l, OK_ACT_WARN, code, reason, number);
 }
 
-ok_status ok_ld_note(ok_load *l, uint32_t code, uint32_t reason,
-                     uint64_t number) {
+ok_status ok_ld_note(ok_load *l, uint32_t code, uint32_t reason, uint64_t number) {
     return tell(l, OK_ACT_NOTE, code, reason, number);
 }
 
@@ -147,15 +139,14 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
     ok_status st = OK_OK;
     if (!c || !p || !out) return OK_ERR_INVALID_ARG;
     *out = NULL;
-    if (p->source != OK_SOURCE_URL && p->source != OK_SOURCE_BYTES &&
-        p->source != OK_SOURCE_FORM && p->source != OK_SOURCE_DATA)
+    if (p->source != OK_SOURCE_URL && p->source != OK_SOURCE_BYTES && p->source != OK_SOURCE_FORM &&
+        p->source != OK_SOURCE_DATA)
         return OK_ERR_INVALID_ARG;
     if (p->source == OK_SOURCE_DATA &&
-        (!p->owner || !p->url || !p->part || !p->part[0] ||
-         strlen(p->part) > OK_CACHE_MAX_STR))
+        (!p->owner || !p->url || !p->part || !p->part[0] || strlen(p->part) > OK_CACHE_MAX_STR))
         return OK_ERR_INVALID_ARG;
-    if (p->form_ctx && (strlen(p->form_ctx) > OK_CACHE_MAX_FORM_CTX ||
-                        strchr(p->form_ctx, '|') || !p->form_ctx[0]))
+    if (p->form_ctx &&
+        (strlen(p->form_ctx) > OK_CACHE_MAX_FORM_CTX || strchr(p->form_ctx, '|') || !p->form_ctx[0]))
         return OK_ERR_INVALID_ARG;
     if (p->source == OK_SOURCE_FORM &&
         (!p->raw || !p->raw[0] || !p->url || !p->form_ctx || !p->source_sha256 ||
@@ -163,14 +154,12 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
          strlen(p->raw) > OK_CACHE_MAX_KEY - OK_CACHE_MAX_FORM_CTX - 32))
         return OK_ERR_INVALID_ARG;
     if (p->mode > OK_MODE_ONLY_IF_CACHED) return OK_ERR_INVALID_ARG;
-    if (p->chunk_size && (p->chunk_size < OK_CACHE_MIN_CHUNK_SIZE ||
-                          p->chunk_size > OK_CACHE_MAX_CHUNK_SIZE))
+    if (p->chunk_size && (p->chunk_size < OK_CACHE_MIN_CHUNK_SIZE || p->chunk_size > OK_CACHE_MAX_CHUNK_SIZE))
         return OK_ERR_INVALID_ARG;
     if (p->source == OK_SOURCE_URL && (!p->raw || !p->url)) return OK_ERR_INVALID_ARG;
     /* what is stored (http URLs, integrity) has a size limit; a data: URL
      * is never stored and may be as long as the model */
-    if ((p->url && strlen(p->url) > OK_CACHE_MAX_STR &&
-         ok_ld_scheme_of(p->url) == SCHEME_HTTP) ||
+    if ((p->url && strlen(p->url) > OK_CACHE_MAX_STR && ok_ld_scheme_of(p->url) == SCHEME_HTTP) ||
         (p->integrity && strlen(p->integrity) > OK_CACHE_MAX_STR))
         return OK_ERR_LIMIT;
     l = ok_cache_calloc(1, sizeof *l);
@@ -259,9 +248,7 @@ const ok_action *ok_load_actions(const ok_load *l, uint32_t *count) {
     return l ? l->q.acts : NULL;
 }
 
-const uint8_t *ok_load_action_data(const ok_load *l) {
-    return l ? l->q.data : NULL;
-}
+const uint8_t *ok_load_action_data(const ok_load *l) { return l ? l->q.data : NULL; }
 
 void ok_load_actions_clear(ok_load *l) {
     if (l) ok_q_clear(&l->q);

@@ -32,8 +32,8 @@ ok_status ok_ld_end_parts(ok_load *l, int keep) {
 ok_status ok_ld_part_of_owner(ok_load *l, const ok_load_params *p) {
     ok_load *o = p->owner;
     uint32_t how = ok_load_parts_mode(o);
-    if ((o->source != OK_SOURCE_URL && o->source != OK_SOURCE_BYTES) ||
-        o->state != OK_LOAD_STATE_CREATING || !o->has_sha)
+    if ((o->source != OK_SOURCE_URL && o->source != OK_SOURCE_BYTES) || o->state != OK_LOAD_STATE_CREATING ||
+        !o->has_sha)
         return OK_ERR_STATE;
     if (p->bytes_len > OK_LOAD_MAX_SESSION_BYTES - o->total ||
         o->data_planned > OK_LOAD_MAX_SESSION_BYTES - o->total - p->bytes_len)
@@ -49,8 +49,7 @@ ok_status ok_ld_part_of_owner(ok_load *l, const ok_load_params *p) {
     l->url = ok_ld_strip_fragment(p->url);
     l->part = ok_cache_strdup(p->part);
     if (!l->raw || !l->url || !l->part) return OK_ERR_NOMEM;
-    if (strlen(l->raw) + strlen(l->part) > OK_CACHE_MAX_KEY - sizeof OK_PART_SEP)
-        return OK_ERR_LIMIT;
+    if (strlen(l->raw) + strlen(l->part) > OK_CACHE_MAX_KEY - sizeof OK_PART_SEP) return OK_ERR_LIMIT;
     memcpy(l->source_sha, o->sha256, 32);
     l->flags = o->flags;
     l->chunk_size = o->chunk_size;
@@ -71,8 +70,7 @@ ok_status ok_ld_start_part(ok_load *l) {
     ok_status st = ok_ld_admit_fetched(l, &refused);
     if (st || refused) return st;
     if (l->storable) return ok_ld_lookup(l);
-    if (l->mode == OK_MODE_ONLY_IF_CACHED)
-        return ok_ld_fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
+    if (l->mode == OK_MODE_ONLY_IF_CACHED) return ok_ld_fail(l, OK_ERR_NOT_FOUND, OK_REASON_NOT_CACHED, 0);
     return ok_ld_send_fetch(l, 0, 0);
 }
 
@@ -95,8 +93,7 @@ ok_status ok_ld_part_complete(ok_load *l) {
 }
 
 uint32_t ok_load_parts_mode(const ok_load *l) {
-    if (!l || l->source != OK_SOURCE_URL || l->state != OK_LOAD_STATE_CREATING ||
-        !l->storable)
+    if (!l || l->source != OK_SOURCE_URL || l->state != OK_LOAD_STATE_CREATING || !l->storable)
         return OK_PARTS_UNSTORED;
     if (l->tier == OK_TIER_INDEXEDDB) return OK_PARTS_OWNER_STORED;
     return l->storing && l->write_id ? OK_PARTS_STAGE : OK_PARTS_UNSTORED;
@@ -107,8 +104,7 @@ ok_status ok_load_adopt_part(ok_load *l, ok_load *part) {
     if (!l || !part || part->source != OK_SOURCE_DATA ||
         (l->source != OK_SOURCE_URL && l->source != OK_SOURCE_BYTES))
         return OK_ERR_INVALID_ARG;
-    if (l->state != OK_LOAD_STATE_CREATING || !l->session_pending ||
-        part->state != OK_LOAD_STATE_DONE)
+    if (l->state != OK_LOAD_STATE_CREATING || !l->session_pending || part->state != OK_LOAD_STATE_DONE)
         return OK_ERR_STATE;
     e = part->staged ? ok_ld_entry_of(part, part->write_id) : NULL;
     if (!e) {

@@ -5,8 +5,7 @@
 
 /* A stored copy is bad (checksum, missing record, refused by onnxruntime):
  * drop it and fetch the model again, a bounded number of times. */
-ok_status ok_ld_drop_and_refetch(ok_load *l, uint32_t warning, uint32_t reason,
-                                 uint64_t number) {
+ok_status ok_ld_drop_and_refetch(ok_load *l, uint32_t warning, uint32_t reason, uint64_t number) {
     ok_entry *e = ok_ld_entry_of(l, l->hit_id);
     ok_status st = OK_OK;
     if (e) {
@@ -32,12 +31,10 @@ ok_status ok_ld_drop_and_refetch(ok_load *l, uint32_t warning, uint32_t reason,
     st = ok_ld_warn(l, warning, reason, number);
     if (st) return st;
     ok_ld_reset_stream(l);
-    if (l->mode == OK_MODE_ONLY_IF_CACHED)
-        return ok_ld_fail(l, OK_ERR_CORRUPT, reason, number);
+    if (l->mode == OK_MODE_ONLY_IF_CACHED) return ok_ld_fail(l, OK_ERR_CORRUPT, reason, number);
     if (l->refetches >= OK_LOAD_MAX_REFETCHES)
-        return ok_ld_fail(l, warning == OK_WARN_REFUSED ? OK_ERR_SESSION_CREATE
-                                                        : OK_ERR_CORRUPT,
-                          reason, number);
+        return ok_ld_fail(l, warning == OK_WARN_REFUSED ? OK_ERR_SESSION_CREATE : OK_ERR_CORRUPT, reason,
+                          number);
     l->refetches++;
     l->tier = OK_TIER_NETWORK;
     return ok_ld_send_fetch(l, 0, 0);
@@ -88,19 +85,16 @@ static ok_status resume_fetch(ok_load *l) {
     return st;
 }
 
-ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p,
-                             size_t n) {
+ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p, size_t n) {
     ok_entry *e;
     int ok;
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_READING);
     if (st) return st;
     e = ok_ld_entry_of(l, l->rehash ? l->write_id : l->hit_id);
-    if (!e || idx != l->read_next ||
-        idx >= (l->rehash ? e->stored_count : e->chunk_count))
+    if (!e || idx != l->read_next || idx >= (l->rehash ? e->stored_count : e->chunk_count))
         return ok_ld_leave(l, OK_ERR_STATE);
     ok = p && (uint64_t)n == ok_entry_chunk_len(e, idx);
-    if (ok && (l->rehash || !(l->flags & OK_LOAD_NO_VERIFY)))
-        ok = ok_chunk_sum(p, n) == e->sums[idx];
+    if (ok && (l->rehash || !(l->flags & OK_LOAD_NO_VERIFY))) ok = ok_chunk_sum(p, n) == e->sums[idx];
     if (l->rehash) {
         if (!ok) {
             st = truncate_resume(l, e, idx);
@@ -114,9 +108,8 @@ ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p,
         return ok_ld_leave(l, st);
     }
     if (!ok)
-        return ok_ld_leave(l, ok_ld_drop_and_refetch(l, OK_WARN_CORRUPT,
-                                                     p ? OK_REASON_CHECKSUM : OK_REASON_MISSING,
-                                                     idx));
+        return ok_ld_leave(
+            l, ok_ld_drop_and_refetch(l, OK_WARN_CORRUPT, p ? OK_REASON_CHECKSUM : OK_REASON_MISSING, idx));
     l->read_next++;
     l->received += n;
     if (l->source == OK_SOURCE_DATA && l->read_next == e->chunk_count) {
@@ -136,8 +129,7 @@ ok_status ok_load_meta_read(ok_load *l, const uint8_t *p, size_t n) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_READING);
     if (st) return st;
     e = ok_ld_entry_of(l, l->hit_id);
-    if (!e || l->rehash || l->read_next != e->chunk_count)
-        return ok_ld_leave(l, OK_ERR_STATE);
+    if (!e || l->rehash || l->read_next != e->chunk_count) return ok_ld_leave(l, OK_ERR_STATE);
     if (!p || n != e->report_len || ok_chunk_sum(p, n) != e->report_sum)
         return ok_ld_leave(l, ok_ld_drop_and_refetch(l, OK_WARN_CORRUPT,
                                                      p ? OK_REASON_CHECKSUM : OK_REASON_MISSING,

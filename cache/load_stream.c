@@ -19,8 +19,7 @@ ok_status ok_ld_pump(ok_load *l) {
         uint32_t old = e->stored_count;
         ok_act_args a;
         ok_status st;
-        if (l->ended && idx == l->cut - 1)
-            len = l->received - (uint64_t)idx * l->chunk_size;
+        if (l->ended && idx == l->cut - 1) len = l->received - (uint64_t)idx * l->chunk_size;
         /* the chunk travels with the manifest that lists it */
         e->stored_count = idx + 1;
         if (e->chunk_count < idx + 1) e->chunk_count = idx + 1;
@@ -51,8 +50,7 @@ static ok_status cut_chunk(ok_load *l) {
         st = ok_entry_reserve_sums(e, idx);
         if (st) return st;
         e->sums[idx] = ok_xxh3_digest(&l->sum);
-        if (!(e->flags & OK_EF_SIZE_KNOWN) && idx + 1 > e->chunk_count)
-            e->chunk_count = idx + 1;
+        if (!(e->flags & OK_EF_SIZE_KNOWN) && idx + 1 > e->chunk_count) e->chunk_count = idx + 1;
     }
     ok_xxh3_reset(&l->sum, 0);
     l->cut++;
@@ -74,9 +72,8 @@ ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n) {
         if (!st) st = ok_ld_fail(l, OK_ERR_NETWORK, OK_REASON_LONG_BODY, l->total);
         return ok_ld_leave(l, st);
     }
-    if (!l->prefix_done && l->received < OK_LOAD_PREFIX_CHECK_BYTES &&
-        l->resumed_from == 0 && l->form != OK_FORM_ORT &&
-        l->source != OK_SOURCE_DATA) {
+    if (!l->prefix_done && l->received < OK_LOAD_PREFIX_CHECK_BYTES && l->resumed_from == 0 &&
+        l->form != OK_FORM_ORT && l->source != OK_SOURCE_DATA) {
         size_t take = OK_LOAD_PREFIX_CHECK_BYTES - (size_t)l->received;
         if (take > n) take = n;
         memcpy(l->prefix + l->prefix_len, p, take);
@@ -86,8 +83,7 @@ ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n) {
             if (l->source == OK_SOURCE_FORM)
                 return ok_ld_leave(l, ok_ld_form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_CAPTURE));
             st = ok_ld_end_write(l, 0);
-            if (!st) st = ok_ld_fail(l, OK_ERR_NOT_ONNX,
-                                     l->html ? OK_REASON_HTML : OK_REASON_NOT_A_MODEL, 0);
+            if (!st) st = ok_ld_fail(l, OK_ERR_NOT_ONNX, l->html ? OK_REASON_HTML : OK_REASON_NOT_A_MODEL, 0);
             return ok_ld_leave(l, st);
         }
     }
@@ -117,8 +113,8 @@ static ok_status broken(ok_load *l, uint32_t reason) {
     ok_entry *e = ok_ld_entry_of(l, l->write_id);
     uint64_t got = l->received;
     ok_status st;
-    if (l->storing && e && ok_entry_resumable(e) && l->cut > 0 &&
-        l->resumes < OK_LOAD_MAX_RESUMES && l->fetches < OK_LOAD_MAX_FETCHES) {
+    if (l->storing && e && ok_entry_resumable(e) && l->cut > 0 && l->resumes < OK_LOAD_MAX_RESUMES &&
+        l->fetches < OK_LOAD_MAX_FETCHES) {
         /* the complete chunks still in memory get stored first; the partial
          * one is discarded and the hashes go back to its start */
         l->received = (uint64_t)l->cut * l->chunk_size;
@@ -138,8 +134,7 @@ static ok_status broken(ok_load *l, uint32_t reason) {
     st = ok_ld_end_write(l, 0);
     if (st) return st;
     st = ok_ld_retry_later(l, reason, got);
-    if (st == OK_ERR_LIMIT)
-        st = ok_ld_fail(l, got ? OK_ERR_TRUNCATED : OK_ERR_NETWORK, reason, got);
+    if (st == OK_ERR_LIMIT) st = ok_ld_fail(l, got ? OK_ERR_TRUNCATED : OK_ERR_NETWORK, reason, got);
     return st;
 }
 
@@ -154,17 +149,15 @@ ok_status ok_load_body_end(ok_load *l) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_STREAMING);
     if (st) return st;
     if (l->marker_pending || l->ended) return ok_ld_leave(l, OK_ERR_STATE);
-    if (l->size_exact && l->received != l->total)
-        return ok_ld_leave(l, broken(l, OK_REASON_SHORT_BODY));
-    if (!l->prefix_done && l->form != OK_FORM_ORT &&
-        l->source != OK_SOURCE_DATA &&
-        !ok_onnx_prefix_plausible(l->prefix, l->prefix_len) &&
-        l->resumed_from == 0) {
+    if (l->size_exact && l->received != l->total) return ok_ld_leave(l, broken(l, OK_REASON_SHORT_BODY));
+    if (!l->prefix_done && l->form != OK_FORM_ORT && l->source != OK_SOURCE_DATA &&
+        !ok_onnx_prefix_plausible(l->prefix, l->prefix_len) && l->resumed_from == 0) {
         if (l->source == OK_SOURCE_FORM)
             return ok_ld_leave(l, ok_ld_form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_CAPTURE));
         st = ok_ld_end_write(l, 0);
-        if (!st) st = ok_ld_fail(l, l->received ? OK_ERR_NOT_ONNX : OK_ERR_EMPTY,
-                                 l->html ? OK_REASON_HTML : OK_REASON_NOT_A_MODEL, 0);
+        if (!st)
+            st = ok_ld_fail(l, l->received ? OK_ERR_NOT_ONNX : OK_ERR_EMPTY,
+                            l->html ? OK_REASON_HTML : OK_REASON_NOT_A_MODEL, 0);
         return ok_ld_leave(l, st);
     }
     if (l->received == 0) {

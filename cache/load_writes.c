@@ -11,10 +11,8 @@ static ok_status now_committed(ok_load *l, ok_entry *e) {
     e->state = OK_ENTRY_COMMITTED;
     for (i = 0; i < l->c->n_entries; i++) {
         ok_entry *o = l->c->entries[i];
-        o->mark = o != e && strcmp(o->key, e->key) == 0 && !o->writing &&
-                  !o->refcount;
-        if (o != e && strcmp(o->key, e->key) == 0 && o->refcount)
-            o->superseded = 1;
+        o->mark = o != e && strcmp(o->key, e->key) == 0 && !o->writing && !o->refcount;
+        if (o != e && strcmp(o->key, e->key) == 0 && o->refcount) o->superseded = 1;
     }
     st = ok_idx_push_drop_marked(l->c);
     if (st) return st;
@@ -51,9 +49,8 @@ static ok_status redo_write(ok_load *l, uint32_t type) {
         return ok_ld_pump(l);
     }
     if (type == OK_ACT_COMMIT)
-        return l->source == OK_SOURCE_FORM
-                   ? ok_ld_form_commit(l, l->form_status, l->form_reason)
-                   : ok_ld_commit(l);
+        return l->source == OK_SOURCE_FORM ? ok_ld_form_commit(l, l->form_status, l->form_reason)
+                                           : ok_ld_commit(l);
     ok_ld_args0(&a, OK_ACT_WRITE_MANIFEST);
     st = ok_q_push_manifest(&l->q, a, e);
     if (!st) {
@@ -80,9 +77,7 @@ static ok_status after_write(ok_load *l, uint32_t type) {
             /* storing stopped: the stored prefix cannot be continued */
             ok_ld_reset_stream(l);
             st = ok_ld_retry_later(l, OK_REASON_BODY_BROKEN, 0);
-            return st == OK_ERR_LIMIT
-                       ? ok_ld_fail(l, OK_ERR_TRUNCATED, OK_REASON_BODY_BROKEN, 0)
-                       : st;
+            return st == OK_ERR_LIMIT ? ok_ld_fail(l, OK_ERR_TRUNCATED, OK_REASON_BODY_BROKEN, 0) : st;
         }
         return ok_ld_send_fetch(l, l->received, OK_FETCH_RANGE);
     }
@@ -100,8 +95,7 @@ ok_status ok_load_written(ok_load *l) {
     l->w_pending = 0;
     type = l->w_type;
     e = ok_ld_entry_of(l, l->write_id);
-    if (type == OK_ACT_STORE_CHUNK && e && l->w_chunk == e->stored_count)
-        e->stored_count++;
+    if (type == OK_ACT_STORE_CHUNK && e && l->w_chunk == e->stored_count) e->stored_count++;
     if (type == OK_ACT_COMMIT && !ok_ld_finished(l)) st = committed(l);
     if (!st) st = after_write(l, type);
     return ok_ld_leave(l, st);
@@ -123,8 +117,7 @@ ok_status ok_load_write_failed(ok_load *l, uint32_t kind) {
     if (kind == OK_IOFAIL_QUOTA) {
         uint64_t need = l->size_exact ? l->total : l->received + l->chunk_size;
         uint64_t have = ok_entry_stored_bytes(e);
-        st = ok_evict_plan(l->c, need > have ? need - have : l->chunk_size,
-                           UINT64_MAX, e, 1);
+        st = ok_evict_plan(l->c, need > have ? need - have : l->chunk_size, UINT64_MAX, e, 1);
         if (!st) {
             st = ok_idx_push_drop_marked(l->c);
             if (!st) {

@@ -29,12 +29,14 @@ typedef struct ok_cache ok_cache;
 #define OK_CACHE_MIN_CHUNK_SIZE 4096u
 #define OK_CACHE_MAX_CHUNKS (1u << 20)
 #define OK_CACHE_MAX_ENTRIES 4096u
-#define OK_CACHE_MAX_INTEGRITY 8u      /* tokens of one algorithm kept */
+#define OK_CACHE_MAX_INTEGRITY 8u       /* tokens of one algorithm kept */
 #define OK_CACHE_MAX_REPORT (16u << 20) /* bytes of a stored reader report */
 #define OK_CACHE_CHUNK_END 0xFFFFFFFFu  /* "to the end" in a chunk range */
 
 /* ---- entry state (persisted) ---- */
-#define OK_ENTRY_STATE_LIST(X) X(PENDING, 1) X(COMMITTED, 2)
+#define OK_ENTRY_STATE_LIST(X) \
+    X(PENDING, 1)              \
+    X(COMMITTED, 2)
 enum {
 #define OK_ENTRY_STATE_ENUM_(name, value) OK_ENTRY_##name = value,
     OK_ENTRY_STATE_LIST(OK_ENTRY_STATE_ENUM_)
@@ -42,13 +44,13 @@ enum {
 };
 
 /* Entry flags (persisted). */
-#define OK_ENTRY_FLAG_LIST(X)                                                 \
+#define OK_ENTRY_FLAG_LIST(X)                                                  \
     X(SIZE_KNOWN, 1) /* total_size was exact before the body (identity       \
                         Content-Length, same origin); else known at the end */ \
     X(STRONG, 2)     /* the ETag is strong (not W/): byte ranges of this     \
-                        resource can be trusted to be the same bytes */      \
+                        resource can be trusted to be the same bytes */ \
     X(ENCODED, 4)    /* the response had a Content-Encoding: never resumed  \
-                        by byte range (ranges count encoded bytes) */      \
+                        by byte range (ranges count encoded bytes) */  \
     X(PART, 8)       /* an external data file of the model whose key is    \
                         this key up to "|data:" (source_sha256: that       \
                         model's SHA-256); committed with it in one         \
@@ -66,15 +68,20 @@ enum {
  * onnxruntime's own optimized .onnx (inline initializers), ORT the same in
  * ORT format; both are keyed by the context that produced them
  * ("…|form:onnx|<ctx>": onnxruntime version, execution providers, level). */
-#define OK_FORM_LIST(X)                                                        \
-    X(ORIGINAL, 0, "original") X(ONNX, 1, "onnx") X(ORT, 2, "ort")
+#define OK_FORM_LIST(X)        \
+    X(ORIGINAL, 0, "original") \
+    X(ONNX, 1, "onnx")         \
+    X(ORT, 2, "ort")
 #define OK_FORM_COUNT 3u
 
 /* The verdict stored with an optimized form (persisted): VERIFIED forms
  * serve; a FAILED form is a tombstone (no chunks) that makes the next load
  * produce the next tier, and when every tier failed the original is served
  * (the "no optimized cache" sentinel). */
-#define OK_FORM_STATUS_LIST(X) X(NONE, 0) X(VERIFIED, 1) X(FAILED, 2)
+#define OK_FORM_STATUS_LIST(X) \
+    X(NONE, 0)                 \
+    X(VERIFIED, 1)             \
+    X(FAILED, 2)
 enum {
 #define OK_FORM_STATUS_ENUM_(name, value) OK_FORM_##name = value,
     OK_FORM_STATUS_LIST(OK_FORM_STATUS_ENUM_)
@@ -88,7 +95,11 @@ enum {
 };
 
 /* Integrity algorithms (SRI), weakest first: the strongest present wins. */
-#define OK_HASH_ALG_LIST(X) X(NONE, 0, 0) X(SHA256, 1, 32) X(SHA384, 2, 48) X(SHA512, 3, 64)
+#define OK_HASH_ALG_LIST(X) \
+    X(NONE, 0, 0)           \
+    X(SHA256, 1, 32)        \
+    X(SHA384, 2, 48)        \
+    X(SHA512, 3, 64)
 enum {
 #define OK_HASH_ALG_ENUM_(name, value, bytes) OK_HASH_##name = value,
     OK_HASH_ALG_LIST(OK_HASH_ALG_ENUM_)
@@ -165,32 +176,51 @@ enum {
  *   FAIL            the load failed: value = the error status, flags =
  *                   OK_REASON_*, value2 = a number for the message (HTTP
  *                   status, byte offset, size), name = detail. */
-#define OK_CACHE_ACTION_LIST(X)                                               \
-    X(LOCK, 1) X(SYNC_INDEX, 2) X(ESTIMATE_QUOTA, 3) X(FETCH, 4) X(STREAM, 5) \
-    X(CANCEL_FETCH, 6) X(WAIT, 7) X(ALLOC, 8) X(READ_CHUNKS, 9)              \
-    X(READ_META, 10) X(WRITE_MANIFEST, 11) X(STORE_CHUNK, 12) X(COMMIT, 13)  \
-    X(DELETE_CHUNKS, 14) X(DROP_ENTRY, 15) X(CLEAR_ALL, 16) X(REOPEN, 17)    \
-    X(VALIDATE, 18) X(CREATE_SESSION, 19) X(RELEASE_SESSION, 20) X(WARN, 21) \
-    X(DONE, 22) X(FAIL, 23) X(VERIFY_FORM, 24) X(NOTE, 25)
+#define OK_CACHE_ACTION_LIST(X) \
+    X(LOCK, 1)                  \
+    X(SYNC_INDEX, 2)            \
+    X(ESTIMATE_QUOTA, 3)        \
+    X(FETCH, 4)                 \
+    X(STREAM, 5)                \
+    X(CANCEL_FETCH, 6)          \
+    X(WAIT, 7)                  \
+    X(ALLOC, 8)                 \
+    X(READ_CHUNKS, 9)           \
+    X(READ_META, 10)            \
+    X(WRITE_MANIFEST, 11)       \
+    X(STORE_CHUNK, 12)          \
+    X(COMMIT, 13)               \
+    X(DELETE_CHUNKS, 14)        \
+    X(DROP_ENTRY, 15)           \
+    X(CLEAR_ALL, 16)            \
+    X(REOPEN, 17)               \
+    X(VALIDATE, 18)             \
+    X(CREATE_SESSION, 19)       \
+    X(RELEASE_SESSION, 20)      \
+    X(WARN, 21)                 \
+    X(DONE, 22)                 \
+    X(FAIL, 23)                 \
+    X(VERIFY_FORM, 24)          \
+    X(NOTE, 25)
 enum ok_cache_action_type {
 #define OK_CACHE_ACTION_ENUM_(name, value) OK_ACT_##name = value,
     OK_CACHE_ACTION_LIST(OK_CACHE_ACTION_ENUM_)
 #undef OK_CACHE_ACTION_ENUM_
-    OK_ACT_END_
+        OK_ACT_END_
 };
 
 /* Action flags. */
-#define OK_ACTION_FLAG_LIST(X)                                                 \
-    X(FETCH_RANGE, 1)       /* FETCH: Range: bytes=<value>- */                 \
-    X(FETCH_CONDITIONAL, 2) /* FETCH: If-None-Match / If-Modified-Since */     \
-    X(SYNC_CHUNK_NAMES, 4)  /* SYNC_INDEX: also list the names in "chunks" */  \
-    X(READ_REHASH, 8)       /* READ_CHUNKS: a resume re-reading its prefix */  \
-    X(DONE_STORED, 16)      /* DONE: the model is (now) stored */              \
-    X(DONE_VERIFIED, 32)    /* DONE: every stored chunk passed its checksum */ \
+#define OK_ACTION_FLAG_LIST(X)                                                   \
+    X(FETCH_RANGE, 1)       /* FETCH: Range: bytes=<value>- */                   \
+    X(FETCH_CONDITIONAL, 2) /* FETCH: If-None-Match / If-Modified-Since */       \
+    X(SYNC_CHUNK_NAMES, 4)  /* SYNC_INDEX: also list the names in "chunks" */    \
+    X(READ_REHASH, 8)       /* READ_CHUNKS: a resume re-reading its prefix */    \
+    X(DONE_STORED, 16)      /* DONE: the model is (now) stored */                \
+    X(DONE_VERIFIED, 32)    /* DONE: every stored chunk passed its checksum */   \
     X(COMMIT_MORE, 64)      /* COMMIT: not the last put of its transaction:    \
                                JS holds it, carries it out in ONE transaction  \
                                with the COMMITs up to one without this flag,   \
-                               and acks that one only */                       \
+                               and acks that one only */ \
     X(DONE_STAGED, 128)     /* DONE (a part): every chunk is stored, pending;  \
                                it commits with its model (ok_load_adopt_part) */
 enum {
@@ -222,8 +252,7 @@ typedef struct ok_actq {
 /* A new empty index. budget_bytes caps what it stores (0 = unlimited);
  * name_seed makes the storage names of this page's new entries unique
  * across tabs and page loads (JS passes 64 random bits). */
-ok_status ok_cache_open(ok_cache **out, uint64_t budget_bytes,
-                        uint64_t name_seed);
+ok_status ok_cache_open(ok_cache **out, uint64_t budget_bytes, uint64_t name_seed);
 void ok_cache_close(ok_cache *c);
 ok_status ok_cache_set_budget(ok_cache *c, uint64_t budget_bytes);
 
@@ -244,13 +273,10 @@ ok_status ok_cache_set_budget(ok_cache *c, uint64_t budget_bytes);
  * Several syncs may be open at once (loads interleave); each only forgets
  * what existed before it began. */
 typedef struct ok_sync ok_sync;
-ok_status ok_cache_sync_begin(ok_cache *c, int with_chunk_names,
-                              ok_sync **out);
-ok_status ok_cache_sync_record(ok_cache *c, ok_sync *s, const char *name,
-                               size_t name_len, const uint8_t *bytes,
-                               size_t len);
-ok_status ok_cache_sync_chunk_name(ok_cache *c, ok_sync *s, const char *name,
-                                   size_t name_len);
+ok_status ok_cache_sync_begin(ok_cache *c, int with_chunk_names, ok_sync **out);
+ok_status ok_cache_sync_record(ok_cache *c, ok_sync *s, const char *name, size_t name_len,
+                               const uint8_t *bytes, size_t len);
+ok_status ok_cache_sync_chunk_name(ok_cache *c, ok_sync *s, const char *name, size_t name_len);
 ok_status ok_cache_sync_end(ok_cache *c, ok_sync *s);
 void ok_cache_sync_abandon(ok_cache *c, ok_sync *s);
 
@@ -285,19 +311,17 @@ typedef struct ok_cache_entry_info {
     uint32_t form_status, form_reason, create_us, orig_create_us;
     uint64_t gen, total_size, stored_bytes, last_used, hit_count;
     const char *key, *url, *etag, *last_modified, *name;
-    const uint8_t *sha256; /* 32 bytes, content hash (committed) */
+    const uint8_t *sha256;        /* 32 bytes, content hash (committed) */
     const uint8_t *source_sha256; /* forms: the original they came from */
-    uint32_t owner;       /* a part: the id of the committed model it serves
+    uint32_t owner;               /* a part: the id of the committed model it serves
                              beside (0: none, it goes at the next sync) */
-    const char *location; /* a part with an owner: its file's location */
+    const char *location;         /* a part with an owner: its file's location */
 } ok_cache_entry_info;
 uint32_t ok_cache_count(const ok_cache *c);
 /* i-th entry, 0 <= i < count; order is stable between calls that change
  * nothing. */
-ok_status ok_cache_entry_at(const ok_cache *c, uint32_t i,
-                            ok_cache_entry_info *out);
-ok_status ok_cache_entry_info_get(const ok_cache *c, uint32_t entry,
-                                  ok_cache_entry_info *out);
+ok_status ok_cache_entry_at(const ok_cache *c, uint32_t i, ok_cache_entry_info *out);
+ok_status ok_cache_entry_info_get(const ok_cache *c, uint32_t entry, ok_cache_entry_info *out);
 uint64_t ok_cache_bytes_stored(const ok_cache *c);
 
 /* ---- manifests (one per entry, the value of an "index" record) ----
@@ -313,7 +337,7 @@ typedef struct ok_manifest {
      * SHA-256 of the original the form was made from */
     uint32_t form_status, form_reason, create_us, orig_create_us;
     uint8_t source_sha256[32];
-    const uint8_t *integrity; /* integrity_count * digest bytes of the alg */
+    const uint8_t *integrity;                     /* integrity_count * digest bytes of the alg */
     const char *key, *url, *etag, *last_modified; /* NUL-terminated */
     uint32_t key_len, url_len, etag_len, lm_len;
     const uint64_t *sums; /* stored_count chunk checksums */

@@ -38,18 +38,18 @@
 typedef struct ok_load ok_load;
 
 /* Policy numbers, in one list so tests and JS read the same values. */
-#define OK_LOAD_POLICY_LIST(X)                                                  \
-    X(DEFAULT_CHUNK_SIZE, 4u << 20) /* bytes per stored chunk */                \
-    X(MAX_FETCHES, 4)        /* requests one load may send in all */            \
-    X(MAX_RESUMES, 2)        /* of them, byte-range resumes */                  \
-    X(BACKOFF_MS, 250)       /* wait before retry n: BACKOFF_MS * 4^(n-1) */    \
-    X(MAX_REFETCHES, 2)      /* stored copies found corrupt / refused, then     \
-                                fetched again, per load */                      \
-    X(MAX_REOPENS, 2)        /* database reopened after it closed under us */   \
-    X(CACHE_OPEN_TIMEOUT_MS, 3000) /* indexedDB.open slower than this: the      \
-                                      load goes on uncached */                  \
-    X(PREFIX_CHECK_BYTES, 256) /* body bytes checked before anything is kept */ \
-    X(MAX_PARTS, 256)        /* external data files one model commits with */
+#define OK_LOAD_POLICY_LIST(X)                                                           \
+    X(DEFAULT_CHUNK_SIZE, 4u << 20) /* bytes per stored chunk */                         \
+    X(MAX_FETCHES, 4)               /* requests one load may send in all */              \
+    X(MAX_RESUMES, 2)               /* of them, byte-range resumes */                    \
+    X(BACKOFF_MS, 250)              /* wait before retry n: BACKOFF_MS * 4^(n-1) */      \
+    X(MAX_REFETCHES, 2)             /* stored copies found corrupt / refused, then     \
+                                fetched again, per load */ \
+    X(MAX_REOPENS, 2)               /* database reopened after it closed under us */     \
+    X(CACHE_OPEN_TIMEOUT_MS, 3000)  /* indexedDB.open slower than this: the      \
+                                      load goes on uncached */       \
+    X(PREFIX_CHECK_BYTES, 256)      /* body bytes checked before anything is kept */     \
+    X(MAX_PARTS, 256)               /* external data files one model commits with */
 
 /* What one onnxruntime-web session can hold (the wasm32 heap, ~4 GiB): a
  * model, or a model and its external data, past it fails early (LIMIT). */
@@ -62,13 +62,13 @@ enum {
 };
 
 /* What the caller passed, as JS resolved it. */
-#define OK_SOURCE_LIST(X)                                                      \
-    X(URL, 1)   /* http(s): cached in IndexedDB */                             \
-    X(BYTES, 2) /* Uint8Array / ArrayBuffer / Blob in memory: never stored */  \
+#define OK_SOURCE_LIST(X)                                                        \
+    X(URL, 1)   /* http(s): cached in IndexedDB */                               \
+    X(BYTES, 2) /* Uint8Array / ArrayBuffer / Blob in memory: never stored */    \
     X(FORM, 3)  /* an optimized form captured from a served original: stored   \
                    under the original's key + form + context once a session    \
                    at 'disabled' gives the original's outputs (VERIFY_FORM);   \
-                   bytes_len 0: the capture failed, record that */         \
+                   bytes_len 0: the capture failed, record that */ \
     X(DATA, 4)  /* an external data file of a model (a PART of its entry),    \
                    while the model's load (`owner`) is CREATING: `url` the     \
                    file's, `part` its location, bytes_len the least size its  \
@@ -90,7 +90,11 @@ enum {
 };
 
 /* Where the served bytes came from (ok_load_info.tier, DONE value). */
-#define OK_TIER_LIST(X) X(NETWORK, 1) X(INDEXEDDB, 2) X(FILE, 3) X(BYTES, 4)
+#define OK_TIER_LIST(X) \
+    X(NETWORK, 1)       \
+    X(INDEXEDDB, 2)     \
+    X(FILE, 3)          \
+    X(BYTES, 4)
 enum {
 #define OK_TIER_ENUM_(name, value) OK_TIER_##name = value,
     OK_TIER_LIST(OK_TIER_ENUM_)
@@ -98,15 +102,15 @@ enum {
 };
 
 /* Warnings: the load goes on. */
-#define OK_WARN_LIST(X)                                                        \
-    X(QUOTA, 1)             /* does not fit the quota: loaded uncached */       \
-    X(CORRUPT, 2)           /* a stored copy failed its check: dropped */       \
-    X(RESUMING, 3)          /* a broken download continues by byte range */    \
-    X(RETRYING, 4)          /* a request failed; trying again */                \
-    X(UNCACHED, 5)          /* this response cannot be stored */                \
-    X(CACHE_UNAVAILABLE, 6) /* IndexedDB cannot be used: loaded uncached */     \
-    X(CACHE_ERROR, 7)       /* IndexedDB failed mid-load: loaded uncached */    \
-    X(REFUSED, 8)           /* onnxruntime refused a stored copy: dropped */  \
+#define OK_WARN_LIST(X)                                                      \
+    X(QUOTA, 1)             /* does not fit the quota: loaded uncached */    \
+    X(CORRUPT, 2)           /* a stored copy failed its check: dropped */    \
+    X(RESUMING, 3)          /* a broken download continues by byte range */  \
+    X(RETRYING, 4)          /* a request failed; trying again */             \
+    X(UNCACHED, 5)          /* this response cannot be stored */             \
+    X(CACHE_UNAVAILABLE, 6) /* IndexedDB cannot be used: loaded uncached */  \
+    X(CACHE_ERROR, 7)       /* IndexedDB failed mid-load: loaded uncached */ \
+    X(REFUSED, 8)           /* onnxruntime refused a stored copy: dropped */ \
     X(FORMS_OFF, 9)         /* optimized forms cannot be captured here */
 enum {
 #define OK_WARN_ENUM_(name, value) OK_WARN_##name = value,
@@ -115,40 +119,40 @@ enum {
 };
 
 /* Why (the flags of WARN and FAIL), so JS words the message. */
-#define OK_REASON_LIST(X)                                                      \
-    X(NONE, 0)                                                                 \
-    X(HTTP_STATUS, 1)       /* value2 = the HTTP status */                      \
-    X(FETCH_FAILED, 2)      /* fetch() rejected: offline, DNS, CORS */          \
-    X(BODY_BROKEN, 3)       /* the body broke off; value2 = bytes received */   \
-    X(SHORT_BODY, 4)        /* fewer bytes than Content-Length; value2 = got */ \
-    X(LONG_BODY, 5)         /* more bytes than Content-Length */                \
-    X(HTML, 6)              /* text/html: an SPA fallback or a missing file */  \
-    X(NOT_A_MODEL, 7)       /* the C reader refused the bytes; value2 = offset */ \
-    X(DIGEST, 8)            /* the bytes do not match `integrity` */            \
-    X(BAD_RANGE, 9)         /* a 206 that does not continue what is stored */   \
-    X(CHANGED, 10)          /* the resource changed under a resume */           \
-    X(SESSION, 11)          /* onnxruntime-web refused the model */             \
-    X(CHECKSUM, 12)         /* a stored chunk failed its checksum */            \
-    X(MISSING, 13)          /* a stored record is missing */                    \
-    X(IDB, 14)              /* an IndexedDB request failed */                   \
-    X(NOT_CACHED, 15)       /* only-if-cached and nothing stored */             \
-    X(EMPTY_SOURCE, 16)     /* load('') */                                      \
-    X(PAGE_ITSELF, 17)      /* the URL is the page, not a model */              \
-    X(SCHEME, 18)           /* a URL scheme that cannot hold a model */         \
-    X(BAD_INTEGRITY, 19)    /* integrity is not SRI metadata */                 \
-    X(NO_SIZE, 20)          /* the size is unknown before the body */           \
-    X(ENCODED, 21)          /* a compressed response */                         \
-    X(WEAK_VALIDATOR, 22)   /* no strong ETag or integrity: not resumable */    \
-    X(TOO_BIG, 23)          /* over a size limit; value2 = bytes */          \
-    X(FORM_OUTPUTS, 24)     /* the form's outputs differ from the original's */ \
-    X(FORM_SLOWER, 25)      /* the form creates no faster than the original */ \
-    X(FORM_CAPTURE, 26)     /* onnxruntime wrote no usable form */            \
-    X(FORM_UNVERIFIABLE, 27) /* the probe inputs do not run on the original */ \
-    X(FORM_DOOMED, 28)      /* the reader's facts rule the tier out */        \
-    X(FORM_STALE, 29)       /* made from other bytes than the original now */ \
-    X(DATA_SHORT, 30)       /* an external data file ends before the model's \
-                               tensors in it; value2 = its size */        \
-    X(FORM_INTERRUPTED, 31) /* the check itself failed once (a transient    \
+#define OK_REASON_LIST(X)                                                          \
+    X(NONE, 0)                                                                     \
+    X(HTTP_STATUS, 1)        /* value2 = the HTTP status */                        \
+    X(FETCH_FAILED, 2)       /* fetch() rejected: offline, DNS, CORS */            \
+    X(BODY_BROKEN, 3)        /* the body broke off; value2 = bytes received */     \
+    X(SHORT_BODY, 4)         /* fewer bytes than Content-Length; value2 = got */   \
+    X(LONG_BODY, 5)          /* more bytes than Content-Length */                  \
+    X(HTML, 6)               /* text/html: an SPA fallback or a missing file */    \
+    X(NOT_A_MODEL, 7)        /* the C reader refused the bytes; value2 = offset */ \
+    X(DIGEST, 8)             /* the bytes do not match `integrity` */              \
+    X(BAD_RANGE, 9)          /* a 206 that does not continue what is stored */     \
+    X(CHANGED, 10)           /* the resource changed under a resume */             \
+    X(SESSION, 11)           /* onnxruntime-web refused the model */               \
+    X(CHECKSUM, 12)          /* a stored chunk failed its checksum */              \
+    X(MISSING, 13)           /* a stored record is missing */                      \
+    X(IDB, 14)               /* an IndexedDB request failed */                     \
+    X(NOT_CACHED, 15)        /* only-if-cached and nothing stored */               \
+    X(EMPTY_SOURCE, 16)      /* load('') */                                        \
+    X(PAGE_ITSELF, 17)       /* the URL is the page, not a model */                \
+    X(SCHEME, 18)            /* a URL scheme that cannot hold a model */           \
+    X(BAD_INTEGRITY, 19)     /* integrity is not SRI metadata */                   \
+    X(NO_SIZE, 20)           /* the size is unknown before the body */             \
+    X(ENCODED, 21)           /* a compressed response */                           \
+    X(WEAK_VALIDATOR, 22)    /* no strong ETag or integrity: not resumable */      \
+    X(TOO_BIG, 23)           /* over a size limit; value2 = bytes */               \
+    X(FORM_OUTPUTS, 24)      /* the form's outputs differ from the original's */   \
+    X(FORM_SLOWER, 25)       /* the form creates no faster than the original */    \
+    X(FORM_CAPTURE, 26)      /* onnxruntime wrote no usable form */                \
+    X(FORM_UNVERIFIABLE, 27) /* the probe inputs do not run on the original */     \
+    X(FORM_DOOMED, 28)       /* the reader's facts rule the tier out */            \
+    X(FORM_STALE, 29)        /* made from other bytes than the original now */     \
+    X(DATA_SHORT, 30)        /* an external data file ends before the model's \
+                               tensors in it; value2 = its size */    \
+    X(FORM_INTERRUPTED, 31)  /* the check itself failed once (a transient    \
                                fault: another session on the device,      \
                                memory): the tier is tried once more */
 enum {
@@ -158,9 +162,9 @@ enum {
 };
 
 /* How an I/O request failed (ok_load_write_failed, ok_load_io_failed). */
-#define OK_IOFAIL_LIST(X)                                                      \
-    X(QUOTA, 1)  /* QuotaExceededError */                                      \
-    X(CLOSED, 2) /* InvalidStateError: the database closed under the page */   \
+#define OK_IOFAIL_LIST(X)                                                    \
+    X(QUOTA, 1)  /* QuotaExceededError */                                    \
+    X(CLOSED, 2) /* InvalidStateError: the database closed under the page */ \
     X(OTHER, 3)  /* anything else (AbortError, UnknownError, ...) */
 enum {
 #define OK_IOFAIL_ENUM_(name, value) OK_IOFAIL_##name = value,
@@ -169,7 +173,10 @@ enum {
 };
 
 /* Response.type, as fetch reports it. */
-#define OK_RESP_TYPE_LIST(X) X(BASIC, 1) X(CORS, 2) X(OTHER, 3)
+#define OK_RESP_TYPE_LIST(X) \
+    X(BASIC, 1)              \
+    X(CORS, 2)               \
+    X(OTHER, 3)
 enum {
 #define OK_RESP_TYPE_ENUM_(name, value) OK_RESP_##name = value,
     OK_RESP_TYPE_LIST(OK_RESP_TYPE_ENUM_)
@@ -177,10 +184,10 @@ enum {
 };
 
 /* ok_load_params.flags */
-#define OK_LOAD_FLAG_LIST(X)                                                   \
+#define OK_LOAD_FLAG_LIST(X)                                                     \
     X(NO_IDB, 1)     /* no IndexedDB here (Node): nothing is stored, silently */ \
-    X(NO_VERIFY, 2)  /* benchmarks only: skip the chunk checksums on a hit */  \
-    X(NODE, 4)       /* Node: file: URLs are read from the file system */      \
+    X(NO_VERIFY, 2)  /* benchmarks only: skip the chunk checksums on a hit */    \
+    X(NODE, 4)       /* Node: file: URLs are read from the file system */        \
     X(IDB_FAILED, 8) /* IndexedDB exists but did not open (in time): nothing   \
                         is stored, with a CACHE_UNAVAILABLE warning */
 enum {
@@ -190,16 +197,16 @@ enum {
 };
 
 typedef struct ok_load_params {
-    uint32_t source;        /* OK_SOURCE_* */
-    const char *raw;        /* the string the caller passed (URL sources) */
-    const char *url;        /* it, resolved to an absolute URL by JS */
-    const char *page_url;   /* the document's URL, NULL outside a page */
-    const char *integrity;  /* SRI metadata or NULL */
-    uint32_t mode;          /* OK_MODE_* */
-    uint32_t chunk_size;    /* 0: OK_LOAD_DEFAULT_CHUNK_SIZE */
-    uint32_t flags;         /* OK_LOAD_* flags */
-    uint64_t now;           /* ms since the epoch (LRU clock) */
-    uint64_t bytes_len;     /* OK_SOURCE_BYTES / FORM: the size */
+    uint32_t source;       /* OK_SOURCE_* */
+    const char *raw;       /* the string the caller passed (URL sources) */
+    const char *url;       /* it, resolved to an absolute URL by JS */
+    const char *page_url;  /* the document's URL, NULL outside a page */
+    const char *integrity; /* SRI metadata or NULL */
+    uint32_t mode;         /* OK_MODE_* */
+    uint32_t chunk_size;   /* 0: OK_LOAD_DEFAULT_CHUNK_SIZE */
+    uint32_t flags;        /* OK_LOAD_* flags */
+    uint64_t now;          /* ms since the epoch (LRU clock) */
+    uint64_t bytes_len;    /* OK_SOURCE_BYTES / FORM: the size */
     /* Optimized forms. form_ctx names what produces a form here (JS:
      * "ort=<version>;ep=<providers>;level=<level>"; no '|'); NULL: forms
      * are off. URL loads then serve a verified form of this context and
@@ -209,18 +216,18 @@ typedef struct ok_load_params {
     const char *form_ctx;
     uint32_t form;
     const uint8_t *source_sha256;
-    const char *part;       /* OK_SOURCE_DATA: the file's location */
-    ok_load *owner;         /* OK_SOURCE_DATA: the model's load (CREATING) */
-    uint32_t facts;         /* FORM: the original's OK_FACT_* (the tier
+    const char *part; /* OK_SOURCE_DATA: the file's location */
+    ok_load *owner;   /* OK_SOURCE_DATA: the model's load (CREATING) */
+    uint32_t facts;   /* FORM: the original's OK_FACT_* (the tier
                                after a failed form is one they allow) */
 } ok_load_params;
 
 /* fetch()'s cache modes: X(NAME, value, "the name JS passes") */
-#define OK_CACHE_MODE_LIST(X)                                                  \
-    X(DEFAULT, 0, "default")               /* stored copy, else network */     \
-    X(NO_CACHE, 1, "no-cache")             /* revalidate the stored copy */    \
+#define OK_CACHE_MODE_LIST(X)                                                    \
+    X(DEFAULT, 0, "default")               /* stored copy, else network */       \
+    X(NO_CACHE, 1, "no-cache")             /* revalidate the stored copy */      \
     X(RELOAD, 2, "reload")                 /* network, replace what is stored */ \
-    X(NO_STORE, 3, "no-store")             /* network, store nothing */        \
+    X(NO_STORE, 3, "no-store")             /* network, store nothing */          \
     X(ONLY_IF_CACHED, 4, "only-if-cached") /* stored copy or NOT_FOUND */
 enum ok_cache_mode {
 #define OK_CACHE_MODE_ENUM_(name, value, js) OK_MODE_##name = value,
@@ -241,9 +248,9 @@ const uint8_t *ok_load_action_data(const ok_load *l);
 void ok_load_actions_clear(ok_load *l);
 
 /* Events for the caller (NOTE actions). */
-#define OK_NOTE_LIST(X)                                                        \
+#define OK_NOTE_LIST(X)                                                          \
     X(FORM_ESCALATED, 1) /* a form failed: the next tier is produced;          \
-                            value2 = from | to << 8, flags = the reason */     \
+                            value2 = from | to << 8, flags = the reason */ \
     X(FORM_DROPPED, 2)   /* a stored form was refused or corrupt: served the   \
                             original, the form is made again */
 enum {
@@ -253,10 +260,10 @@ enum {
 };
 
 /* ok_load_form_verified verdicts. */
-#define OK_VERDICT_LIST(X)                                                     \
-    X(EQUAL, 1)        /* outputs equal within the tolerance */                \
-    X(DIFFERS, 2)      /* outputs differ */                                    \
-    X(UNVERIFIABLE, 3) /* the probes fail on the original itself */            \
+#define OK_VERDICT_LIST(X)                                          \
+    X(EQUAL, 1)        /* outputs equal within the tolerance */     \
+    X(DIFFERS, 2)      /* outputs differ */                         \
+    X(UNVERIFIABLE, 3) /* the probes fail on the original itself */ \
     X(FAILED, 4)       /* the check itself failed (the form session ran not) */
 enum {
 #define OK_VERDICT_ENUM_(name, value) OK_VERDICT_##name = value,
@@ -265,8 +272,8 @@ enum {
 };
 
 /* What the reader found that rules a tier out (ok_load_capture_form). */
-#define OK_FACT_LIST(X)                                                        \
-    X(EXTERNAL_DATA, 1)         /* weights in external data files */           \
+#define OK_FACT_LIST(X)                                              \
+    X(EXTERNAL_DATA, 1)         /* weights in external data files */ \
     X(SUBGRAPH_INITIALIZERS, 2) /* If/Loop/Scan bodies hold initializers */
 enum {
 #define OK_FACT_ENUM_(name, value) OK_FACT_##name = value,
@@ -279,27 +286,22 @@ ok_status ok_load_start(ok_load *l);
 ok_status ok_load_locked(ok_load *l);
 /* SYNC_INDEX's records and chunk names (ok_cache_sync_* for this load),
  * then ok_load_synced(). */
-ok_status ok_load_sync_record(ok_load *l, const char *name, size_t name_len,
-                              const uint8_t *bytes, size_t len);
-ok_status ok_load_sync_chunk_name(ok_load *l, const char *name,
-                                  size_t name_len);
+ok_status ok_load_sync_record(ok_load *l, const char *name, size_t name_len, const uint8_t *bytes,
+                              size_t len);
+ok_status ok_load_sync_chunk_name(ok_load *l, const char *name, size_t name_len);
 ok_status ok_load_synced(ok_load *l);
 ok_status ok_load_quota(ok_load *l, uint64_t free_bytes); /* UINT64_MAX: unknown */
 /* Response headers (NULL = absent or not visible to script). */
-ok_status ok_load_response(ok_load *l, uint32_t status, uint32_t resp_type,
-                           const char *content_length,
-                           const char *content_encoding,
-                           const char *content_range,
-                           const char *content_type, const char *etag,
-                           const char *last_modified);
+ok_status ok_load_response(ok_load *l, uint32_t status, uint32_t resp_type, const char *content_length,
+                           const char *content_encoding, const char *content_range, const char *content_type,
+                           const char *etag, const char *last_modified);
 ok_status ok_load_fetch_failed(ok_load *l);
 ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n);
 ok_status ok_load_body_end(ok_load *l);
 ok_status ok_load_body_error(ok_load *l);
 ok_status ok_load_waited(ok_load *l);
 /* A chunk of READ_CHUNKS as read back (p NULL: the record is missing). */
-ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p,
-                             size_t n);
+ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p, size_t n);
 ok_status ok_load_meta_read(ok_load *l, const uint8_t *p, size_t n);
 /* A SYNC_INDEX, READ_CHUNKS or READ_META transaction failed (OK_IOFAIL_*). */
 ok_status ok_load_io_failed(ok_load *l, uint32_t kind);
@@ -307,8 +309,7 @@ ok_status ok_load_written(ok_load *l);
 ok_status ok_load_write_failed(ok_load *l, uint32_t kind);
 /* The C reader's verdict on the model buffer: status OK with its report
  * (stored with the entry), or the reader's error and the byte offset. */
-ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset,
-                            const uint8_t *report, size_t n);
+ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset, const uint8_t *report, size_t n);
 /* create_us: how long the session took to create (forms are timed). */
 ok_status ok_load_session(ok_load *l, int ok);
 ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us);
@@ -316,16 +317,15 @@ ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us);
  * measured beside the form's and, when JS timed the form again, that time
  * (0: none). Each side counts at its best sample: one creation on a shared
  * machine can be slowed by anything. */
-ok_status ok_load_form_verified(ok_load *l, uint32_t verdict,
-                                uint32_t orig_create_us, uint32_t form_create_us);
+ok_status ok_load_form_verified(ok_load *l, uint32_t verdict, uint32_t orig_create_us,
+                                uint32_t form_create_us);
 /* Asked at CREATE_SESSION of a URL load serving the original: which form
  * to capture while creating it (OK_FORM_ONNX / ORT), or OK_FORM_ORIGINAL
  * for none (forms off, one already verified, every tier failed for these
  * bytes: the sentinel, or the facts and sizes rule every tier out; see
  * form_tiers.h). facts: OK_FACT_* of the model; external_bytes: its
  * external data (a form of it reads the original's data files). */
-uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
-                              uint64_t external_bytes);
+uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts, uint64_t external_bytes);
 /* External data files (parts). While a load is CREATING (before
  * ok_load_session), JS loads the model's data files as DATA loads owned by
  * it; how they are kept (OK_PARTS_*) this says. UNSTORED: the model is not
@@ -333,7 +333,10 @@ uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts,
  * staged file is handed over with ok_load_adopt_part and all commit in one
  * transaction with the model; OWNER_STORED: the model came from IndexedDB,
  * the files are read (or fetched and committed by themselves). */
-#define OK_PARTS_LIST(X) X(UNSTORED, 0) X(STAGE, 1) X(OWNER_STORED, 2)
+#define OK_PARTS_LIST(X) \
+    X(UNSTORED, 0)       \
+    X(STAGE, 1)          \
+    X(OWNER_STORED, 2)
 enum {
 #define OK_PARTS_ENUM_(name, value) OK_PARTS_##name = value,
     OK_PARTS_LIST(OK_PARTS_ENUM_)
@@ -360,21 +363,31 @@ typedef struct ok_load_info {
     uint64_t resumed_from;
     uint32_t fetches, resumes, refetches;
     uint8_t sha256[32];
-    const char *key;       /* the cache key (final once stored) */
-    const char *lock_name; /* "" when the load takes no lock */
-    uint32_t form;         /* the form served (URL) or stored (FORM) */
-    uint32_t form_status;  /* FORM loads: OK_FORM_VERIFIED / FAILED / NONE */
-    uint32_t form_reason;  /* why FAILED (OK_REASON_*) */
-    uint32_t next_form;    /* FORM loads, once DONE: the tier to capture
+    const char *key;                    /* the cache key (final once stored) */
+    const char *lock_name;              /* "" when the load takes no lock */
+    uint32_t form;                      /* the form served (URL) or stored (FORM) */
+    uint32_t form_status;               /* FORM loads: OK_FORM_VERIFIED / FAILED / NONE */
+    uint32_t form_reason;               /* why FAILED (OK_REASON_*) */
+    uint32_t next_form;                 /* FORM loads, once DONE: the tier to capture
                               next (ORIGINAL: none) */
     uint32_t create_us, orig_create_us; /* the served or stored form's */
-    uint64_t source_total; /* the original's size (a served form's source) */
+    uint64_t source_total;              /* the original's size (a served form's source) */
 } ok_load_info;
 
-#define OK_LOAD_STATE_LIST(X)                                                  \
-    X(NEW, 0) X(LOCKING, 1) X(SYNCING, 2) X(READING, 3) X(QUOTA, 4)           \
-    X(FETCHING, 5) X(STREAMING, 6) X(WAITING, 7) X(VALIDATING, 8)             \
-    X(CREATING, 9) X(COMMITTING, 10) X(DONE, 11) X(FAILED, 12)             \
+#define OK_LOAD_STATE_LIST(X) \
+    X(NEW, 0)                 \
+    X(LOCKING, 1)             \
+    X(SYNCING, 2)             \
+    X(READING, 3)             \
+    X(QUOTA, 4)               \
+    X(FETCHING, 5)            \
+    X(STREAMING, 6)           \
+    X(WAITING, 7)             \
+    X(VALIDATING, 8)          \
+    X(CREATING, 9)            \
+    X(COMMITTING, 10)         \
+    X(DONE, 11)               \
+    X(FAILED, 12)             \
     X(VERIFYING, 13)
 enum {
 #define OK_LOAD_STATE_ENUM_(name, value) OK_LOAD_STATE_##name = value,

@@ -27,7 +27,8 @@ function syntheticClip() {
     const t = i / SAMPLE_RATE;
     const voiced = (t > 0.4 && t < 0.9) || (t > 1.3 && t < 1.8);
     const f = 180 + 40 * Math.sin(2 * Math.PI * 5 * t);
-    const harmonics = Math.sin(2 * Math.PI * f * t) + 0.5 * Math.sin(4 * Math.PI * f * t) + 0.25 * Math.sin(6 * Math.PI * f * t);
+    const harmonics =
+      Math.sin(2 * Math.PI * f * t) + 0.5 * Math.sin(4 * Math.PI * f * t) + 0.25 * Math.sin(6 * Math.PI * f * t);
     clip[i] = (voiced ? 0.3 * harmonics : 0) + 0.002 * Math.sin(i * 12.9898);
   }
   return clip;
@@ -41,7 +42,10 @@ const frameFeeds = (clip, at, state) => ({
 
 async function showCache() {
   const entries = await cache.list();
-  show.cacheTable(entries, async (key) => { await cache.delete(key); await showCache(); });
+  show.cacheTable(entries, async (key) => {
+    await cache.delete(key);
+    await showCache();
+  });
   return entries;
 }
 
@@ -52,7 +56,10 @@ async function comparePool(clip, webgpu) {
   const frameAt = (k) => (k * FRAME) % (clip.length - FRAME);
   const { session } = await ortkeepLoad(ort, MODEL_URL, 'pool', undefined, { executionProviders });
   const plain = await ort.InferenceSession.create(MODEL_URL, { executionProviders });
-  const steps = { on: (k) => session.run(frameFeeds(clip, frameAt(k), zeroState())), off: (k) => plain.run(frameFeeds(clip, frameAt(k), zeroState())) };
+  const steps = {
+    on: (k) => session.run(frameFeeds(clip, frameAt(k), zeroState())),
+    off: (k) => plain.run(frameFeeds(clip, frameAt(k), zeroState())),
+  };
   const sum = { on: { ms: 0, buffers: 0 }, off: { ms: 0, buffers: 0 } };
   const blocks = 4;
   for (let b = 0; b < blocks; b++) {
@@ -68,8 +75,20 @@ async function comparePool(clip, webgpu) {
   const device = webgpu ? 'webgpu' : 'wasm';
   return {
     rows: [
-      { label: 'ortkeep (tensor pool on)', device: stats.device, ms: sum.on.ms, buffers: webgpu ? sum.on.buffers : null, detail: `${stats.creates} pool tensors created, ${stats.reuses} reused` },
-      { label: 'plain onnxruntime-web (no pool)', device, ms: sum.off.ms, buffers: webgpu ? sum.off.buffers : null, detail: '' },
+      {
+        label: 'ortkeep (tensor pool on)',
+        device: stats.device,
+        ms: sum.on.ms,
+        buffers: webgpu ? sum.on.buffers : null,
+        detail: `${stats.creates} pool tensors created, ${stats.reuses} reused`,
+      },
+      {
+        label: 'plain onnxruntime-web (no pool)',
+        device,
+        ms: sum.off.ms,
+        buffers: webgpu ? sum.off.buffers : null,
+        detail: '',
+      },
     ],
     note: webgpu
       ? 'WebGPU: GPUBuffers created per steady-state run, counted by wrapping GPUDevice.createBuffer; alternating blocks of 10 runs.'
@@ -94,16 +113,22 @@ async function main() {
   // A first visit: nothing of this model stored yet.
   await cache.delete(new URL(MODEL_URL, location.href).href).catch(() => false);
   const startMs = await startOnnxruntime();
-  const cold = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, cold', (p) => show.progress('cold load', p), { forms: FORMS });
+  const cold = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, cold', (p) => show.progress('cold load', p), {
+    forms: FORMS,
+  });
   show.status('checking the optimized form in the background…');
   const background = await cold.session.formsReady;
   await cold.session.dispose();
-  const warm = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, warm', (p) => show.progress('warm load', p), { forms: FORMS });
+  const warm = await ortkeepLoad(ort, MODEL_URL, 'ortkeep, warm', (p) => show.progress('warm load', p), {
+    forms: FORMS,
+  });
   const plain = await plainLoad(ort, MODEL_URL, ['wasm']);
   await plain.session.release();
   const loads = [cold.row, warm.row, plain.row];
   show.loads(loads);
-  show.status(`cold ${cold.row.ms.toFixed(0)} ms from ${cold.row.tier}, warm ${warm.row.ms.toFixed(0)} ms from ${warm.row.tier}, plain onnxruntime-web ${plain.row.ms.toFixed(0)} ms (after onnxruntime-web's own start-up, ${startMs.toFixed(0)} ms, once per page)`);
+  show.status(
+    `cold ${cold.row.ms.toFixed(0)} ms from ${cold.row.tier}, warm ${warm.row.ms.toFixed(0)} ms from ${warm.row.tier}, plain onnxruntime-web ${plain.row.ms.toFixed(0)} ms (after onnxruntime-web's own start-up, ${startMs.toFixed(0)} ms, once per page)`,
+  );
   const entries = await showCache();
 
   const clip = syntheticClip();
@@ -120,14 +145,36 @@ async function main() {
     state = new ort.Tensor('float32', Float32Array.from(out.stateN.data), [2, 1, 128]); // outputs are pooled: copy what is carried
   }
   const msPerRun = (performance.now() - t0) / probabilities.length;
-  show.frames(probabilities, `${probabilities.length} runs, ${msPerRun.toFixed(2)} ms per run; frames above 0.5: ${probabilities.filter((p) => p > 0.5).length}`);
+  show.frames(
+    probabilities,
+    `${probabilities.length} runs, ${msPerRun.toFixed(2)} ms per run; frames above 0.5: ${probabilities.filter((p) => p > 0.5).length}`,
+  );
   const { model, source } = session.info;
   window.demoResult = {
-    model: { url: source.url, sha256: model.sha256, bytes: source.bytes, graphs: model.totals.graphs, nodes: model.totals.nodes },
-    onnxruntimeStartMs: startMs, loads, forms: { stored: background.stored, failed: background.failed, events: background.events },
-    cached: entries.map((e) => ({ key: e.key, bytes: e.bytes, form: e.form, hits: e.hits, ...(e.status ? { status: e.status, createMs: e.createMs, originalCreateMs: e.originalCreateMs, reason: e.reason } : {}) })),
-    pool: poolCompare.rows, poolNote: poolCompare.note,
-    runs: probabilities.length, msPerRun, probabilities: probabilities.map((p) => +p.toFixed(3)),
+    model: {
+      url: source.url,
+      sha256: model.sha256,
+      bytes: source.bytes,
+      graphs: model.totals.graphs,
+      nodes: model.totals.nodes,
+    },
+    onnxruntimeStartMs: startMs,
+    loads,
+    forms: { stored: background.stored, failed: background.failed, events: background.events },
+    cached: entries.map((e) => ({
+      key: e.key,
+      bytes: e.bytes,
+      form: e.form,
+      hits: e.hits,
+      ...(e.status
+        ? { status: e.status, createMs: e.createMs, originalCreateMs: e.originalCreateMs, reason: e.reason }
+        : {}),
+    })),
+    pool: poolCompare.rows,
+    poolNote: poolCompare.note,
+    runs: probabilities.length,
+    msPerRun,
+    probabilities: probabilities.map((p) => +p.toFixed(3)),
   };
   await session.dispose();
 }

@@ -10,7 +10,10 @@ const modelRequests = () => performance.getEntriesByType('resource').filter((e) 
 export const gpu = { created: 0 };
 if (globalThis.GPUDevice) {
   const create = GPUDevice.prototype.createBuffer;
-  GPUDevice.prototype.createBuffer = function createBuffer(...args) { gpu.created++; return create.apply(this, args); };
+  GPUDevice.prototype.createBuffer = function createBuffer(...args) {
+    gpu.created++;
+    return create.apply(this, args);
+  };
 }
 
 /** Whether this browser gives a WebGPU adapter (SwiftShader counts). */
@@ -38,7 +41,20 @@ export async function ortkeepLoad(ort, url, label, onProgress, options = {}) {
     'create session': timings.createMs ?? 0,
   };
   const { form } = session.info;
-  return { session, row: { label, tier: cache?.tier ?? 'network', form: `${form.form}${form.level ? ` @ ${form.level}` : ''} (${form.chosen})`, ms, phases, requests: modelRequests() - before, stored: cache?.stored, verified: cache?.verified, warnings } };
+  return {
+    session,
+    row: {
+      label,
+      tier: cache?.tier ?? 'network',
+      form: `${form.form}${form.level ? ` @ ${form.level}` : ''} (${form.chosen})`,
+      ms,
+      phases,
+      requests: modelRequests() - before,
+      stored: cache?.stored,
+      verified: cache?.verified,
+      warnings,
+    },
+  };
 }
 
 /** The same model as plain onnxruntime-web loads it: fetch, then create. */
@@ -51,7 +67,16 @@ export async function plainLoad(ort, url, executionProviders) {
   const t2 = performance.now();
   return {
     session,
-    row: { label: 'plain onnxruntime-web', tier: 'network', form: 'original @ all', ms: t2 - t0, phases: { download: t1 - t0, 'create session': t2 - t1 }, requests: modelRequests() - before, stored: false, verified: false },
+    row: {
+      label: 'plain onnxruntime-web',
+      tier: 'network',
+      form: 'original @ all',
+      ms: t2 - t0,
+      phases: { download: t1 - t0, 'create session': t2 - t1 },
+      requests: modelRequests() - before,
+      stored: false,
+      verified: false,
+    },
   };
 }
 

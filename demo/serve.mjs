@@ -40,14 +40,29 @@ if (!headless) {
     const m = result.model;
     console.log(`model    ${m.url}\n         sha256 ${m.sha256}, ${m.graphs} graphs, ${m.nodes} nodes`);
     const plain = result.loads.find((l) => l.label.startsWith('plain'));
-    console.log(`onnxruntime-web start-up (wasm compile, once per page, before the loads below): ${result.onnxruntimeStartMs.toFixed(0)} ms`);
+    console.log(
+      `onnxruntime-web start-up (wasm compile, once per page, before the loads below): ${result.onnxruntimeStartMs.toFixed(0)} ms`,
+    );
     for (const l of result.loads) {
-      const phases = Object.entries(l.phases).filter(([, ms]) => ms > 0).map(([k, ms]) => `${k} ${ms.toFixed(0)}`).join(', ');
-      console.log(`${l.label.padEnd(22)}${l.ms.toFixed(0).padStart(5)} ms (${(l.ms / plain.ms).toFixed(2)}x plain) from ${l.tier} as ${l.form}, ${l.requests} model request${l.requests === 1 ? '' : 's'}; ${phases}`);
+      const phases = Object.entries(l.phases)
+        .filter(([, ms]) => ms > 0)
+        .map(([k, ms]) => `${k} ${ms.toFixed(0)}`)
+        .join(', ');
+      console.log(
+        `${l.label.padEnd(22)}${l.ms.toFixed(0).padStart(5)} ms (${(l.ms / plain.ms).toFixed(2)}x plain) from ${l.tier} as ${l.form}, ${l.requests} model request${l.requests === 1 ? '' : 's'}; ${phases}`,
+      );
     }
-    console.log(`cache    ${result.cached.map((e) => `${e.key} (${e.form}${e.status ? `, ${e.status === 'verified' ? `verified: created in ${e.createMs.toFixed(0)} ms vs ${e.originalCreateMs.toFixed(0)} ms for the original` : `failed: ${e.reason}`}` : ''}) ${e.bytes} bytes, ${e.hits} hit${e.hits === 1 ? '' : 's'}`).join(';\n         ')}`);
-    if (result.forms) console.log(`forms    stored in the background after the cold load: ${result.forms.stored ?? 'none'}${result.forms.failed.length ? `; failed: ${result.forms.failed.map((f) => `${f.form} (${f.reason})`).join(', ')}` : ''}`);
-    for (const r of result.pool) console.log(`pool     ${r.label.padEnd(32)} ${r.device.padEnd(7)} ${r.ms.toFixed(2)} ms/run, GPUBuffers/run ${r.buffers === null ? 'n/a' : r.buffers.toFixed(2)} ${r.detail}`);
+    console.log(
+      `cache    ${result.cached.map((e) => `${e.key} (${e.form}${e.status ? `, ${e.status === 'verified' ? `verified: created in ${e.createMs.toFixed(0)} ms vs ${e.originalCreateMs.toFixed(0)} ms for the original` : `failed: ${e.reason}`}` : ''}) ${e.bytes} bytes, ${e.hits} hit${e.hits === 1 ? '' : 's'}`).join(';\n         ')}`,
+    );
+    if (result.forms)
+      console.log(
+        `forms    stored in the background after the cold load: ${result.forms.stored ?? 'none'}${result.forms.failed.length ? `; failed: ${result.forms.failed.map((f) => `${f.form} (${f.reason})`).join(', ')}` : ''}`,
+      );
+    for (const r of result.pool)
+      console.log(
+        `pool     ${r.label.padEnd(32)} ${r.device.padEnd(7)} ${r.ms.toFixed(2)} ms/run, GPUBuffers/run ${r.buffers === null ? 'n/a' : r.buffers.toFixed(2)} ${r.detail}`,
+      );
     console.log(`         ${result.poolNote}`);
     console.log(`run      ${result.runs} frames of 32 ms audio, ${result.msPerRun.toFixed(2)} ms per run`);
     console.log(`speech probability per frame:\n         ${result.probabilities.map((p) => p.toFixed(2)).join(' ')}`);

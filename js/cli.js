@@ -98,7 +98,9 @@ async function prepareCommand(args) {
   if (json) process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
   else process.stdout.write(formatPrepared(manifest, manifestPath));
   for (const f of failed) {
-    process.stderr.write(`ortkeep: ${files[0]}: the .${f.format} form failed verification (${f.verified.reason}${f.verified.output ? ` in ${f.verified.output}` : ''}${f.verified.detail ? `: ${f.verified.detail}` : ''}); it was not kept\n`);
+    process.stderr.write(
+      `ortkeep: ${files[0]}: the .${f.format} form failed verification (${f.verified.reason}${f.verified.output ? ` in ${f.verified.output}` : ''}${f.verified.detail ? `: ${f.verified.detail}` : ''}); it was not kept\n`,
+    );
   }
   return failed.length ? 1 : 0;
 }
@@ -122,7 +124,7 @@ async function inspectFile(core, file) {
   const stream = core.inspectStream();
   try {
     const buf = new Uint8Array(READ_PIECE);
-    for (let pos = 0; ;) {
+    for (let pos = 0; ; ) {
       let n;
       try {
         ({ bytesRead: n } = await fh.read(buf, 0, buf.length, pos));
@@ -147,7 +149,9 @@ class UsageError extends Error {}
 class CliError extends Error {}
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (e) => {
     if (e instanceof UsageError) {
       process.stderr.write(`ortkeep: ${e.message}\n${USAGE}\n`);

@@ -7,7 +7,15 @@ import { STATUS_NAME } from './core-constants.js';
 export const CORE_CODES = STATUS_NAME;
 
 /** Codes a model file itself can cause: the model is bad, not the caller. */
-export const MODEL_FORMAT_CODES = new Set(['EMPTY', 'TRUNCATED', 'BAD_WIRE_TYPE', 'BAD_VARINT', 'TOO_DEEP', 'NOT_ONNX', 'LIMIT']);
+export const MODEL_FORMAT_CODES = new Set([
+  'EMPTY',
+  'TRUNCATED',
+  'BAD_WIRE_TYPE',
+  'BAD_VARINT',
+  'TOO_DEEP',
+  'NOT_ONNX',
+  'LIMIT',
+]);
 
 export class OrtkeepError extends Error {
   /**

@@ -32,14 +32,20 @@ export function externalDataPlan(report, modelUrl, sessionOptions, baseUrl) {
   const given = sessionOptions?.externalData;
   if (!entries.length && !given?.length) return null;
   if (given) {
-    if (!Array.isArray(given)) throw new OrtkeepError('INVALID_ARG', 'ortkeep: externalData must be an array of { path, data }');
+    if (!Array.isArray(given))
+      throw new OrtkeepError('INVALID_ARG', 'ortkeep: externalData must be an array of { path, data }');
     const files = [];
     const rest = [];
     for (const e of given) {
-      if (typeof e?.path !== 'string') throw new OrtkeepError('INVALID_ARG', 'ortkeep: each externalData entry needs a string path');
+      if (typeof e?.path !== 'string')
+        throw new OrtkeepError('INVALID_ARG', 'ortkeep: each externalData entry needs a string path');
       if (typeof e.data === 'string' || e.data instanceof URL) {
         // a URL: fetched and cached like a discovered file
-        files.push({ path: e.path, url: new URL(String(e.data), modelUrl ?? baseUrl).href, minBytes: needBytes(entries, e.path) });
+        files.push({
+          path: e.path,
+          url: new URL(String(e.data), modelUrl ?? baseUrl).href,
+          minBytes: needBytes(entries, e.path),
+        });
       } else {
         rest.push(e);
       }
@@ -49,16 +55,27 @@ export function externalDataPlan(report, modelUrl, sessionOptions, baseUrl) {
   // the C reader's verdict per entry (wasm/external_data.c)
   const unsafe = [...new Set(entries.filter((x) => !x.inFolder).map((x) => x.location))];
   if (unsafe.length) {
-    throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model names external data outside its folder (${unsafe.map((l) => JSON.stringify(l)).join(', ')}); refused`);
+    throw new OrtkeepError(
+      'EXTERNAL_DATA',
+      `ortkeep: the model names external data outside its folder (${unsafe.map((l) => JSON.stringify(l)).join(', ')}); refused`,
+    );
   }
   const locations = [...new Set(entries.map((e) => e.location))];
   if (!modelUrl) {
-    throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the model keeps weights in ${locations.join(', ')}; load it by URL (the files are found next to it) or pass the option externalData: [{ path, data }]`);
+    throw new OrtkeepError(
+      'EXTERNAL_DATA',
+      `ortkeep: the model keeps weights in ${locations.join(', ')}; load it by URL (the files are found next to it) or pass the option externalData: [{ path, data }]`,
+    );
   }
-  return { files: locations.map((path) => ({ path, url: new URL(path, modelUrl).href, minBytes: needBytes(entries, path) })), given: [] };
+  return {
+    files: locations.map((path) => ({ path, url: new URL(path, modelUrl).href, minBytes: needBytes(entries, path) })),
+    given: [],
+  };
 }
 
 /** The end of the last tensor the model keeps in file `path`. */
 function needBytes(entries, path) {
-  return entries.filter((e) => e.location === path).reduce((n, e) => Math.max(n, (Number(e.offset) || 0) + (Number(e.length) || 0)), 0);
+  return entries
+    .filter((e) => e.location === path)
+    .reduce((n, e) => Math.max(n, (Number(e.offset) || 0) + (Number(e.length) || 0)), 0);
 }

@@ -112,7 +112,11 @@ export type FormEvent =
   /** creating the session grew onnxruntime-web's memory past 1.5x the initializer bytes, and the model has initializers shared by several subgraphs */
   | { type: 'memory-growth'; growth: number; initializerBytes: number; shared: string[] }
   /** a model arrived stamped, but its bytes changed since (stale, malformed) or for another runtime, EP or level (foreign) */
-  | { type: 'stamp-ignored'; reason: 'stale' | 'malformed' | 'foreign'; stamp: { ort?: string; ep?: string; level?: string } };
+  | {
+      type: 'stamp-ignored';
+      reason: 'stale' | 'malformed' | 'foreign';
+      stamp: { ort?: string; ep?: string; level?: string };
+    };
 
 export interface FormInfo {
   /** what the session was created from */
@@ -152,8 +156,15 @@ export interface PoolOptions {
 
 /** Counters of the C pool (wasm/tensor_pool.h), for the session's device. */
 export interface PoolCounters {
-  creates: number; reuses: number; repins: number; destroys: number; takes: number; adopts: number;
-  bytesHeld: number; bytesFree: number; liveTensors: number;
+  creates: number;
+  reuses: number;
+  repins: number;
+  destroys: number;
+  takes: number;
+  adopts: number;
+  bytesHeld: number;
+  bytesFree: number;
+  liveTensors: number;
   /** runs onnxruntime refused with preallocated outputs, run once more letting it allocate them */
   retries: number;
   /** declared output dims a result proved wrong (adopted from then on) */
@@ -219,8 +230,12 @@ export interface ModelReport {
   producerVersion?: string;
   graphs: GraphSummary[];
   totals: {
-    graphs: number; nodes: number; initializers: number; initializerBytes: number;
-    subgraphInitializers: number; subgraphInitializerBytes: number;
+    graphs: number;
+    nodes: number;
+    initializers: number;
+    initializerBytes: number;
+    subgraphInitializers: number;
+    subgraphInitializerBytes: number;
   };
   controlFlow: { If: number; Loop: number; Scan: number };
   /** inFolder: the location stays next to the model (the C rule); a load refuses the others */
@@ -239,14 +254,27 @@ export interface ModelReport {
     integrity: 'intact' | 'stale' | 'malformed';
     /** the core's verdict for a running context (core.inspect(bytes, sha, {ort, ep, level}) and load() with forms) */
     verdict?: 'valid' | 'foreign' | 'stale' | 'malformed';
-    producer?: string; ort?: string; ep?: string; level?: string; source?: string; artifact?: string;
+    producer?: string;
+    ort?: string;
+    ep?: string;
+    level?: string;
+    source?: string;
+    artifact?: string;
   } | null;
 }
 
 /** QUOTA: does not fit, loaded uncached; CORRUPT: a stored copy failed its check, dropped and refetched;
  * REFUSED: onnxruntime refused a stored copy, dropped; RESUMING, RETRYING: network trouble handled;
  * UNCACHED: this response cannot be stored; CACHE_UNAVAILABLE / CACHE_ERROR: IndexedDB unusable or failed, loaded uncached. */
-export type WarningCode = 'QUOTA' | 'CORRUPT' | 'RESUMING' | 'RETRYING' | 'UNCACHED' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'REFUSED'
+export type WarningCode =
+  | 'QUOTA'
+  | 'CORRUPT'
+  | 'RESUMING'
+  | 'RETRYING'
+  | 'UNCACHED'
+  | 'CACHE_UNAVAILABLE'
+  | 'CACHE_ERROR'
+  | 'REFUSED'
   /** optimized forms are off in this page (once per page; `reason` says why, the message what to do) */
   | 'FORMS_OFF';
 
@@ -263,18 +291,33 @@ export interface CacheInfo {
   resumedFrom?: number;
   /** ms per phase of the load machine (only the phases this load went through); checkMs: the chunk checks of a hit, inside readMs */
   timings: {
-    waitMs?: number; lookupMs?: number; readMs?: number; checkMs?: number; downloadMs?: number; storeMs?: number;
-    validateMs?: number; createMs?: number; totalMs: number;
+    waitMs?: number;
+    lookupMs?: number;
+    readMs?: number;
+    checkMs?: number;
+    downloadMs?: number;
+    storeMs?: number;
+    validateMs?: number;
+    createMs?: number;
+    totalMs: number;
   };
 }
 
 export interface CacheEntry {
-  key: string; url: string; bytes: number; lastUsed: number; form: FormName;
-  hits: number; sha256: string; etag: string | null; lastModified: string | null;
+  key: string;
+  url: string;
+  bytes: number;
+  lastUsed: number;
+  form: FormName;
+  hits: number;
+  sha256: string;
+  etag: string | null;
+  lastModified: string | null;
   /** optimized forms: the verdict (a failed one is a record with no bytes) */
   status?: 'verified' | 'failed';
   /** verified forms: creation time at 'disabled' vs the original's, measured together */
-  createMs?: number; originalCreateMs?: number;
+  createMs?: number;
+  originalCreateMs?: number;
   /** failed forms: why */
   reason?: string;
   /** forms: the SHA-256 of the original they were made from */
@@ -304,7 +347,10 @@ export interface SessionInfo {
    * page's first session (onnxruntime-web starts with it)
    */
   memory: {
-    wasmBefore: number | null; wasmAfter: number; growth: number | null; initializerBytes: number;
+    wasmBefore: number | null;
+    wasmAfter: number;
+    growth: number | null;
+    initializerBytes: number;
     sharedInitializers: Array<{ name: string; bytes: number; graphs: string[] }>;
   } | null;
   warnings: WarningCode[];
@@ -317,7 +363,10 @@ export interface SessionInfo {
  * the CPU, a device ort.Tensor the caller owns (bound as is, never destroyed
  * by the pool), or a kept output of this session.
  */
-export type Feed = ort.Tensor | { data: ArrayBufferView | string[]; dims: readonly number[]; type?: ort.Tensor.Type } | ArrayBufferView;
+export type Feed =
+  | ort.Tensor
+  | { data: ArrayBufferView | string[]; dims: readonly number[]; type?: ort.Tensor.Type }
+  | ArrayBufferView;
 
 export declare class Session {
   readonly inputNames: readonly string[];
@@ -325,16 +374,26 @@ export declare class Session {
   readonly info: SessionInfo;
   readonly pool: TensorPool;
   /** settles when ortkeep's background work for this load (storing and verifying forms) is done; never rejects */
-  readonly formsReady: Promise<{ stored: FormName | null; failed: Array<{ form: FormName; reason: string }>; events: FormEvent[] }>;
+  readonly formsReady: Promise<{
+    stored: FormName | null;
+    failed: Array<{ form: FormName; reason: string }>;
+    events: FormEvent[];
+  }>;
   /**
    * Runs the model. Outputs come back as CPU ort.Tensors; on the webgpu and
    * webnn pools their arrays are pooled and overwritten by the next run()
    * (copy what you keep), except outputs named in `keep`.
    */
-  run(feeds: Record<string, Feed>, options?: RunOptions & ort.InferenceSession.RunOptions): Promise<Record<string, ort.Tensor>>;
+  run(
+    feeds: Record<string, Feed>,
+    options?: RunOptions & ort.InferenceSession.RunOptions,
+  ): Promise<Record<string, ort.Tensor>>;
   /** onnxruntime-web's forms: only these outputs (names, or a map of name → null) are computed and returned */
-  run(feeds: Record<string, Feed>, fetches: readonly string[] | Record<string, null>,
-    runOptions?: ort.InferenceSession.RunOptions): Promise<Record<string, ort.Tensor>>;
+  run(
+    feeds: Record<string, Feed>,
+    fetches: readonly string[] | Record<string, null>,
+    runOptions?: ort.InferenceSession.RunOptions,
+  ): Promise<Record<string, ort.Tensor>>;
   /** onnxruntime-web's profiling, passed through */
   startProfiling(): void;
   endProfiling(): void;
@@ -348,14 +407,42 @@ export declare class Session {
 }
 
 export type ErrorCode =
-  | 'EMPTY' | 'TRUNCATED' | 'BAD_WIRE_TYPE' | 'BAD_VARINT' | 'TOO_DEEP' | 'NOT_ONNX' | 'LIMIT'
-  | 'INTEGRITY' | 'NETWORK' | 'ABORTED' | 'BAD_FEED' | 'SHAPE' | 'SESSION_CREATE' | 'RUN'
-  | 'ORT_MISSING' | 'CORE_LOAD' | 'INVALID_SOURCE' | 'INVALID_ARG' | 'DISPOSED' | 'NOMEM'
-  | 'DEVICE' | 'CORRUPT' | 'CACHE_UNAVAILABLE' | 'CACHE_ERROR' | 'IN_USE' | 'NOT_FOUND' | 'STATE' | 'EXTERNAL_DATA'
+  | 'EMPTY'
+  | 'TRUNCATED'
+  | 'BAD_WIRE_TYPE'
+  | 'BAD_VARINT'
+  | 'TOO_DEEP'
+  | 'NOT_ONNX'
+  | 'LIMIT'
+  | 'INTEGRITY'
+  | 'NETWORK'
+  | 'ABORTED'
+  | 'BAD_FEED'
+  | 'SHAPE'
+  | 'SESSION_CREATE'
+  | 'RUN'
+  | 'ORT_MISSING'
+  | 'CORE_LOAD'
+  | 'INVALID_SOURCE'
+  | 'INVALID_ARG'
+  | 'DISPOSED'
+  | 'NOMEM'
+  | 'DEVICE'
+  | 'CORRUPT'
+  | 'CACHE_UNAVAILABLE'
+  | 'CACHE_ERROR'
+  | 'IN_USE'
+  | 'NOT_FOUND'
+  | 'STATE'
+  | 'EXTERNAL_DATA'
   /** optimized forms' capture (load() turns these into forms off / a failed tier) */
-  | 'FORMS_OFF' | 'FORM_SELF_TEST'
+  | 'FORMS_OFF'
+  | 'FORM_SELF_TEST'
   /** ortkeep prepare */
-  | 'VERSION_MISMATCH' | 'PROBE_FAILED' | 'LEVEL_UNSUPPORTED' | (string & {});
+  | 'VERSION_MISMATCH'
+  | 'PROBE_FAILED'
+  | 'LEVEL_UNSUPPORTED'
+  | (string & {});
 
 export declare class OrtkeepError extends Error {
   readonly name: 'OrtkeepError';

@@ -28,10 +28,18 @@ export function memoryReport(core, measured, report, emit) {
   const growth = measured.before === null ? null : measured.after - measured.before;
   const initializerBytes = report?.totals?.initializerBytes ?? 0;
   const shared = report?.sharedInitializers ?? [];
-  const out = { wasmBefore: measured.before, wasmAfter: measured.after, growth, initializerBytes, sharedInitializers: shared };
+  const out = {
+    wasmBefore: measured.before,
+    wasmAfter: measured.after,
+    growth,
+    initializerBytes,
+    sharedInitializers: shared,
+  };
   if (growth !== null && core.growthWarns(growth, initializerBytes, shared.length)) {
     const names = shared.map((s) => s.name);
-    console.warn(`ortkeep: creating the session grew onnxruntime-web's memory by ${(growth / 1048576).toFixed(1)} MiB, ${(growth / Math.max(1, initializerBytes)).toFixed(1)}x the model's ${(initializerBytes / 1048576).toFixed(1)} MiB of initializers; initializers shared by several subgraphs (${names.join(', ')}) can be duplicated by onnxruntime's optimizer`);
+    console.warn(
+      `ortkeep: creating the session grew onnxruntime-web's memory by ${(growth / 1048576).toFixed(1)} MiB, ${(growth / Math.max(1, initializerBytes)).toFixed(1)}x the model's ${(initializerBytes / 1048576).toFixed(1)} MiB of initializers; initializers shared by several subgraphs (${names.join(', ')}) can be duplicated by onnxruntime's optimizer`,
+    );
     emit({ type: 'memory-growth', growth, initializerBytes, shared: names });
   }
   return out;

@@ -21,9 +21,15 @@ export declare namespace InferenceSession {
 
 /** A session: onnxruntime-web's API (run, names, metadata, release, profiling) and ortkeep's (pool, info). */
 export interface InferenceSession extends Session {
-  run(feeds: OrtInferenceSession.FeedsType, options?: OrtInferenceSession.RunOptions): Promise<OrtInferenceSession.ReturnType>;
-  run(feeds: OrtInferenceSession.FeedsType, fetches: OrtInferenceSession.FetchesType,
-    options?: OrtInferenceSession.RunOptions): Promise<OrtInferenceSession.ReturnType>;
+  run(
+    feeds: OrtInferenceSession.FeedsType,
+    options?: OrtInferenceSession.RunOptions,
+  ): Promise<OrtInferenceSession.ReturnType>;
+  run(
+    feeds: OrtInferenceSession.FeedsType,
+    fetches: OrtInferenceSession.FetchesType,
+    options?: OrtInferenceSession.RunOptions,
+  ): Promise<OrtInferenceSession.ReturnType>;
   startProfiling(): void;
   endProfiling(): void;
 }
@@ -31,8 +37,12 @@ export interface InferenceSession extends Session {
 export interface InferenceSessionFactory {
   create(uri: string, options?: InferenceSession.SessionOptions): Promise<InferenceSession>;
   create(buffer: ArrayBufferLike, options?: InferenceSession.SessionOptions): Promise<InferenceSession>;
-  create(buffer: ArrayBufferLike, byteOffset: number, byteLength?: number,
-    options?: InferenceSession.SessionOptions): Promise<InferenceSession>;
+  create(
+    buffer: ArrayBufferLike,
+    byteOffset: number,
+    byteLength?: number,
+    options?: InferenceSession.SessionOptions,
+  ): Promise<InferenceSession>;
   create(buffer: Uint8Array, options?: InferenceSession.SessionOptions): Promise<InferenceSession>;
 }
 

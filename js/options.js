@@ -16,16 +16,44 @@ import { OrtkeepError } from './errors.js';
  * the installed type and fails when onnxruntime-web adds or drops one.
  */
 export const ORT_SESSION_OPTIONS = Object.freeze([
-  'executionProviders', 'intraOpNumThreads', 'interOpNumThreads', 'freeDimensionOverrides', 'graphOptimizationLevel',
-  'enableCpuMemArena', 'enableMemPattern', 'executionMode', 'optimizedModelFilePath', 'enableProfiling',
-  'profileFilePrefix', 'logId', 'logSeverityLevel', 'logVerbosityLevel', 'preferredOutputLocation',
-  'enableGraphCapture', 'extra', 'externalData',
+  'executionProviders',
+  'intraOpNumThreads',
+  'interOpNumThreads',
+  'freeDimensionOverrides',
+  'graphOptimizationLevel',
+  'enableCpuMemArena',
+  'enableMemPattern',
+  'executionMode',
+  'optimizedModelFilePath',
+  'enableProfiling',
+  'profileFilePrefix',
+  'logId',
+  'logSeverityLevel',
+  'logVerbosityLevel',
+  'preferredOutputLocation',
+  'enableGraphCapture',
+  'extra',
+  'externalData',
 ]);
 
 /** ortkeep's own load() options (js/index.d.ts LoadOptions). */
 export const ORTKEEP_OPTIONS = Object.freeze([
-  'ort', 'integrity', 'signal', 'onProgress', 'cache', 'onWarning', 'fetch', 'debug', 'chunkSize', 'persist',
-  'memory', 'verify', 'pool', 'forms', 'manifest', 'onEvent',
+  'ort',
+  'integrity',
+  'signal',
+  'onProgress',
+  'cache',
+  'onWarning',
+  'fetch',
+  'debug',
+  'chunkSize',
+  'persist',
+  'memory',
+  'verify',
+  'pool',
+  'forms',
+  'manifest',
+  'onEvent',
 ]);
 
 /** The deprecated nesting of onnxruntime-web's options. */
@@ -53,7 +81,10 @@ let warnedNesting = false;
 export function normalizeOptions(options, how = {}) {
   if (options == null) options = {};
   if (typeof options !== 'object' || Array.isArray(options)) {
-    throw new OrtkeepError('INVALID_ARG', `ortkeep: ${how.where ?? 'load()'} options must be an object, not ${describe(options)}`);
+    throw new OrtkeepError(
+      'INVALID_ARG',
+      `ortkeep: ${how.where ?? 'load()'} options must be an object, not ${describe(options)}`,
+    );
   }
   if (options[NORMALIZED]) return options;
   const out = { [NORMALIZED]: true };
@@ -76,7 +107,7 @@ export function normalizeOptions(options, how = {}) {
       warnedNesting = true;
       (how.warn ?? ((m) => console.warn(m)))(
         'ortkeep: options.sessionOptions is deprecated and will be removed in the next release; ' +
-        "pass onnxruntime-web's options flat, beside ortkeep's (load(src, { executionProviders, graphOptimizationLevel, … }))",
+          "pass onnxruntime-web's options flat, beside ortkeep's (load(src, { executionProviders, graphOptimizationLevel, … }))",
       );
     }
   }
@@ -124,7 +155,10 @@ export function nearestName(name, known) {
   let bestDistance = Infinity;
   for (const candidate of known) {
     const d = editDistance(lower, candidate.toLowerCase());
-    if (d < bestDistance) { best = candidate; bestDistance = d; }
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
   }
   // a slip: a few letters off, relative to the length; else a different name
   return bestDistance <= Math.max(2, Math.floor(Math.min(name.length, best?.length ?? 0) / 3)) ? best : null;
@@ -144,7 +178,8 @@ function editDistance(a, b) {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.length][b.length];
@@ -167,11 +202,16 @@ export function runArguments(arg1, arg2, outputNames) {
   let out;
   if (arg1 == null) out = {};
   else if (Array.isArray(arg1)) out = { fetches: arg1 };
-  else if (typeof arg1 !== 'object') throw new OrtkeepError('INVALID_ARG', `ortkeep: run()'s second argument must be fetches or options, not ${describe(arg1)}`);
+  else if (typeof arg1 !== 'object')
+    throw new OrtkeepError(
+      'INVALID_ARG',
+      `ortkeep: run()'s second argument must be fetches or options, not ${describe(arg1)}`,
+    );
   else if (Object.keys(arg1).some((k) => outputNames.includes(k))) out = fetchMap(arg1, outputNames);
   else out = splitRunOptions(arg1);
   if (arg2 != null) {
-    if (typeof arg2 !== 'object' || Array.isArray(arg2)) throw new OrtkeepError('INVALID_ARG', `ortkeep: run() options must be an object, not ${describe(arg2)}`);
+    if (typeof arg2 !== 'object' || Array.isArray(arg2))
+      throw new OrtkeepError('INVALID_ARG', `ortkeep: run() options must be an object, not ${describe(arg2)}`);
     for (const key of Object.keys(arg2)) {
       if (!ORT_RUN_OPTIONS.includes(key)) throw unknownOption(key, ORT_RUN_OPTIONS, 'run()');
     }
@@ -186,7 +226,10 @@ function fetchMap(map, outputNames) {
   for (const [name, value] of Object.entries(map)) {
     if (!outputNames.includes(name)) throw unknownOption(name, outputNames, 'run() fetches');
     if (value != null) {
-      throw new OrtkeepError('INVALID_ARG', `ortkeep: run() fetches '${name}' with a preallocated tensor; ortkeep's pool preallocates outputs itself: pass null (or list the names)`);
+      throw new OrtkeepError(
+        'INVALID_ARG',
+        `ortkeep: run() fetches '${name}' with a preallocated tensor; ortkeep's pool preallocates outputs itself: pass null (or list the names)`,
+      );
     }
     fetches.push(name);
   }
@@ -200,13 +243,21 @@ export function createArguments(arg0, arg1, arg2, arg3) {
     if (v === undefined || isObject(v)) return v;
     throw new OrtkeepError('INVALID_ARG', "ortkeep: InferenceSession.create()'s options must be an object");
   };
-  if (typeof arg0 === 'string' || arg0 instanceof URL || arg0 instanceof Uint8Array
-    || (typeof Blob !== 'undefined' && arg0 instanceof Blob)) {
+  if (
+    typeof arg0 === 'string' ||
+    arg0 instanceof URL ||
+    arg0 instanceof Uint8Array ||
+    (typeof Blob !== 'undefined' && arg0 instanceof Blob)
+  ) {
     return { source: arg0, options: optionsAt(arg1) };
   }
-  const isBuffer = arg0 instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && arg0 instanceof SharedArrayBuffer);
+  const isBuffer =
+    arg0 instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && arg0 instanceof SharedArrayBuffer);
   if (!isBuffer) {
-    throw new OrtkeepError('INVALID_ARG', "ortkeep: InferenceSession.create() takes a URL or path, a Uint8Array, or an ArrayBuffer (with byteOffset and byteLength)");
+    throw new OrtkeepError(
+      'INVALID_ARG',
+      'ortkeep: InferenceSession.create() takes a URL or path, a Uint8Array, or an ArrayBuffer (with byteOffset and byteLength)',
+    );
   }
   if (typeof arg1 !== 'number') return { source: new Uint8Array(arg0), options: optionsAt(arg1) };
   const byteOffset = arg1;
@@ -218,7 +269,10 @@ export function createArguments(arg0, arg1, arg2, arg3) {
   if (typeof arg2 === 'number') {
     byteLength = arg2;
     if (!Number.isSafeInteger(byteLength) || byteLength <= 0 || byteOffset + byteLength > arg0.byteLength) {
-      throw new OrtkeepError('INVALID_ARG', `ortkeep: byteLength ${byteLength} is out of range (0, ${arg0.byteLength - byteOffset}]`);
+      throw new OrtkeepError(
+        'INVALID_ARG',
+        `ortkeep: byteLength ${byteLength} is out of range (0, ${arg0.byteLength - byteOffset}]`,
+      );
     }
     options = arg3;
   }

@@ -12,7 +12,11 @@ export async function resolveOrt(options = {}) {
   try {
     return realOrt(await import('onnxruntime-web'));
   } catch (e) {
-    throw new OrtkeepError('ORT_MISSING', 'ortkeep: onnxruntime-web was not found; install it (npm i onnxruntime-web), load ort.min.js before ortkeep, or pass load(src, {ort})', { cause: e });
+    throw new OrtkeepError(
+      'ORT_MISSING',
+      'ortkeep: onnxruntime-web was not found; install it (npm i onnxruntime-web), load ort.min.js before ortkeep, or pass load(src, {ort})',
+      { cause: e },
+    );
   }
 }
 
@@ -29,6 +33,10 @@ export async function createSession(ort, bytes, sessionOptions) {
   try {
     return await ort.InferenceSession.create(bytes, sessionOptions);
   } catch (e) {
-    throw new OrtkeepError('SESSION_CREATE', `ortkeep: onnxruntime-web could not create a session: ${e?.message ?? e}`, { cause: e });
+    throw new OrtkeepError(
+      'SESSION_CREATE',
+      `ortkeep: onnxruntime-web could not create a session: ${e?.message ?? e}`,
+      { cause: e },
+    );
   }
 }

@@ -24,9 +24,18 @@ export function captureUrls() {
     manifest: new URL('../dist/ort-capture/manifest.json', import.meta.url),
     loaders: {
       'ort-wasm-simd-threaded.mjs': new URL('../dist/ort-capture/ort-wasm-simd-threaded.mjs', import.meta.url),
-      'ort-wasm-simd-threaded.jsep.mjs': new URL('../dist/ort-capture/ort-wasm-simd-threaded.jsep.mjs', import.meta.url),
-      'ort-wasm-simd-threaded.asyncify.mjs': new URL('../dist/ort-capture/ort-wasm-simd-threaded.asyncify.mjs', import.meta.url),
-      'ort-wasm-simd-threaded.jspi.mjs': new URL('../dist/ort-capture/ort-wasm-simd-threaded.jspi.mjs', import.meta.url),
+      'ort-wasm-simd-threaded.jsep.mjs': new URL(
+        '../dist/ort-capture/ort-wasm-simd-threaded.jsep.mjs',
+        import.meta.url,
+      ),
+      'ort-wasm-simd-threaded.asyncify.mjs': new URL(
+        '../dist/ort-capture/ort-wasm-simd-threaded.asyncify.mjs',
+        import.meta.url,
+      ),
+      'ort-wasm-simd-threaded.jspi.mjs': new URL(
+        '../dist/ort-capture/ort-wasm-simd-threaded.jspi.mjs',
+        import.meta.url,
+      ),
     },
   };
 }

@@ -18,7 +18,6 @@ import { callerTurn, onDevice } from './forms/turns.js';
 export { poolDeviceName, poolSessionOptions } from './pool/session-options.js';
 
 export class Session {
-
   /**
    * @param {object} ort onnxruntime-web
    * @param {object} ortSession an ort.InferenceSession (or an object with its run/release/inputNames/outputNames)
@@ -35,10 +34,20 @@ export class Session {
     // reach the same pool, run queue and kept tensors.
     Object.defineProperty(this, '_i', {
       value: {
-        core: hooks.core ?? null, poolOptions: hooks.pool ?? {}, eps: hooks.executionProviders, final: null, state: null,
+        core: hooks.core ?? null,
+        poolOptions: hooks.pool ?? {},
+        eps: hooks.executionProviders,
+        final: null,
+        state: null,
         boundToDevice: hooks.boundToDevice ?? false,
-        tail: Promise.resolve(), keptHandle: new WeakMap() /* kept ort.Tensor we handed out → pool handle */,
-        feeds: {}, fetches: {}, ctx: null, keepOnDevice: [], deviceName: poolDeviceName(hooks.pool, hooks.executionProviders), debug: hooks.debug ?? null,
+        tail: Promise.resolve(),
+        keptHandle: new WeakMap() /* kept ort.Tensor we handed out → pool handle */,
+        feeds: {},
+        fetches: {},
+        ctx: null,
+        keepOnDevice: [],
+        deviceName: poolDeviceName(hooks.pool, hooks.executionProviders),
+        debug: hooks.debug ?? null,
       },
     });
     // ORT's names are the truth (old IR versions list initializers as inputs);
@@ -49,7 +58,9 @@ export class Session {
     /** The session's tensor pool: counters, kept-tensor release, a consistency check. */
     this.pool = {
       /** The device the pool really uses (cpu when a fallback list fell back to wasm). */
-      get device() { return session._deviceName(); },
+      get device() {
+        return session._deviceName();
+      },
       stats: () => this._stats(),
       release: (tensor) => this._release(tensor),
       check: () => this._check(),
@@ -57,23 +68,37 @@ export class Session {
   }
 
   /** @returns {readonly string[]} */
-  get inputNames() { return this.ortSession.inputNames; }
+  get inputNames() {
+    return this.ortSession.inputNames;
+  }
 
   /** @returns {readonly string[]} */
-  get outputNames() { return this.ortSession.outputNames; }
+  get outputNames() {
+    return this.ortSession.outputNames;
+  }
 
   /** onnxruntime-web's own metadata of the inputs and outputs (names, types, shapes). */
-  get inputMetadata() { return this.ortSession.inputMetadata; }
+  get inputMetadata() {
+    return this.ortSession.inputMetadata;
+  }
 
-  get outputMetadata() { return this.ortSession.outputMetadata; }
+  get outputMetadata() {
+    return this.ortSession.outputMetadata;
+  }
 
   /** onnxruntime-web's name for dispose(). */
-  release() { return this.dispose(); }
+  release() {
+    return this.dispose();
+  }
 
   /** onnxruntime-web's profiling, passed through. */
-  startProfiling() { return this.ortSession.startProfiling(); }
+  startProfiling() {
+    return this.ortSession.startProfiling();
+  }
 
-  endProfiling() { return this.ortSession.endProfiling(); }
+  endProfiling() {
+    return this.ortSession.endProfiling();
+  }
 
   /**
    * Runs the model. Takes onnxruntime-web's overloads too: run(feeds, ['out', …], runOptions),
@@ -86,17 +111,21 @@ export class Session {
    */
   async run(feeds, options, runOptions) {
     options = runArguments(options, runOptions, this.outputNames);
-    if (this._i.keepOnDevice.length) options.keep ??= this._i.keepOnDevice.filter((n) => !options.fetches || options.fetches.includes(n));
+    if (this._i.keepOnDevice.length)
+      options.keep ??= this._i.keepOnDevice.filter((n) => !options.fetches || options.fetches.includes(n));
     if (this.disposed) throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
     // Read now: the caller may refill its buffers once run() has returned.
     feeds = captureFeeds(this.ort, feeds, (v) => this._i.keptHandle.has(v));
     // One run at a time per session: the pool has one open run.
     const previous = this._i.tail;
     let done;
-    this._i.tail = new Promise((resolve) => { done = resolve; });
+    this._i.tail = new Promise((resolve) => {
+      done = resolve;
+    });
     try {
       await previous;
-      if (this.disposed) throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
+      if (this.disposed)
+        throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
       const st = await this._ensureState();
       // on a device, never beside ortkeep's background work (js/forms/turns.js)
       if (onDevice(this._i.eps)) return await callerTurn(() => runPooled(this._runContext(st), feeds, options));
@@ -114,7 +143,10 @@ export class Session {
     const st = this._i.state;
     if (st) {
       try {
-        for (const [pool, map, devs, owner] of [[st.pool, st.map, st.devs, { debug: this._i.debug }], [st.rb, st.rbMap, st.rbDevs, null]]) {
+        for (const [pool, map, devs, owner] of [
+          [st.pool, st.map, st.devs, { debug: this._i.debug }],
+          [st.rb, st.rbMap, st.rbDevs, null],
+        ]) {
           pool.destroy();
           await applyActions(pool, map, devs, null, owner);
         }
@@ -134,27 +166,45 @@ export class Session {
    * tensor.dispose(). The drop-in InferenceSession sets it from the caller's option.
    * @param {string[]} names
    */
-  _keepOnDevice(names) { this._i.keepOnDevice = names.filter((n) => this.outputNames.includes(n)); }
+  _keepOnDevice(names) {
+    this._i.keepOnDevice = names.filter((n) => this.outputNames.includes(n));
+  }
 
   // ---- pool state ----
 
   /** Made on the first run; runs are serialised, so only one makes it. */
   async _ensureState() {
     this._i.state ??= await createPoolState({
-      ort: this.ort, core: this._i.core, deviceName: this._i.deviceName, poolOptions: this._i.poolOptions,
-      eps: this._i.eps, inputSpecs: this.inputSpecs, outputSpecs: this.outputSpecs,
+      ort: this.ort,
+      core: this._i.core,
+      deviceName: this._i.deviceName,
+      poolOptions: this._i.poolOptions,
+      eps: this._i.eps,
+      inputSpecs: this.inputSpecs,
+      outputSpecs: this.outputSpecs,
     });
     return this._i.state;
   }
 
-  _deviceName() { return this._i.state?.deviceName ?? this._i.deviceName; }
+  _deviceName() {
+    return this._i.state?.deviceName ?? this._i.deviceName;
+  }
 
   _runContext(st) {
     this._i.ctx ??= {
-      ort: this.ort, ortSession: this.ortSession, st, inputSpecs: this.inputSpecs, outputSpecs: this.outputSpecs,
-      keptHandle: this._i.keptHandle, hooks: (entry) => this._hooksFor(entry), feeds: this._i.feeds, fetches: this._i.fetches,
-      debug: this._i.debug, boundToDevice: !!this._i.boundToDevice,
-      slotName: (kind, index) => `${kind ? 'output' : 'input'} '${(kind ? this.outputSpecs : this.inputSpecs)[index]?.name}'`,
+      ort: this.ort,
+      ortSession: this.ortSession,
+      st,
+      inputSpecs: this.inputSpecs,
+      outputSpecs: this.outputSpecs,
+      keptHandle: this._i.keptHandle,
+      hooks: (entry) => this._hooksFor(entry),
+      feeds: this._i.feeds,
+      fetches: this._i.fetches,
+      debug: this._i.debug,
+      boundToDevice: !!this._i.boundToDevice,
+      slotName: (kind, index) =>
+        `${kind ? 'output' : 'input'} '${(kind ? this.outputSpecs : this.inputSpecs)[index]?.name}'`,
     };
     return this._i.ctx;
   }
@@ -218,6 +268,8 @@ export class Session {
   /** Hooks every device binding carries: getData() and dispose() on kept tensors. */
   _hooksFor(entry) {
     entry.download = () => download(this._i.state, entry);
-    entry.dispose = () => { if (this._i.keptHandle.get(entry.tensor) === entry.handle) this._release(entry.tensor); };
+    entry.dispose = () => {
+      if (this._i.keptHandle.get(entry.tensor) === entry.handle) this._release(entry.tensor);
+    };
   }
 }

@@ -25,15 +25,24 @@ export async function normalizeSource(source) {
     try {
       url = new URL(raw, base).href;
     } catch (e) {
-      throw new OrtkeepError('INVALID_SOURCE', `ortkeep: '${raw}' is not a URL${base ? '' : ' (outside a page, pass an absolute URL)'}`, { cause: e });
+      throw new OrtkeepError(
+        'INVALID_SOURCE',
+        `ortkeep: '${raw}' is not a URL${base ? '' : ' (outside a page, pass an absolute URL)'}`,
+        { cause: e },
+      );
     }
     return { kind: 'url', raw, url, pageUrl: base ?? null };
   }
   if (source instanceof Uint8Array) return { kind: 'bytes', bytes: source };
   if (source instanceof ArrayBuffer) return { kind: 'bytes', bytes: new Uint8Array(source) };
-  if (ArrayBuffer.isView(source)) return { kind: 'bytes', bytes: new Uint8Array(source.buffer, source.byteOffset, source.byteLength) };
-  if (typeof Blob !== 'undefined' && source instanceof Blob) return { kind: 'bytes', bytes: new Uint8Array(await source.arrayBuffer()) };
-  throw new OrtkeepError('INVALID_SOURCE', `ortkeep: load() takes a URL, a path (Node), a Uint8Array, an ArrayBuffer or a Blob, not ${Object.prototype.toString.call(source)}`);
+  if (ArrayBuffer.isView(source))
+    return { kind: 'bytes', bytes: new Uint8Array(source.buffer, source.byteOffset, source.byteLength) };
+  if (typeof Blob !== 'undefined' && source instanceof Blob)
+    return { kind: 'bytes', bytes: new Uint8Array(await source.arrayBuffer()) };
+  throw new OrtkeepError(
+    'INVALID_SOURCE',
+    `ortkeep: load() takes a URL, a path (Node), a Uint8Array, an ArrayBuffer or a Blob, not ${Object.prototype.toString.call(source)}`,
+  );
 }
 
 // where it lived before js/util/sha256.js (forms import it from here)

@@ -27,11 +27,17 @@ const MODELS = [
 ];
 const LINKS = [
   { label: 'loopback', conditions: null },
-  { label: '50Mbit/20ms', conditions: { offline: false, latency: 20, downloadThroughput: (50e6 / 8), uploadThroughput: (50e6 / 8) } },
+  {
+    label: '50Mbit/20ms',
+    conditions: { offline: false, latency: 20, downloadThroughput: 50e6 / 8, uploadThroughput: 50e6 / 8 },
+  },
 ];
 
 const FORM_LEVELS = ['all', 'extended'];
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
 
 /**
  * One measurement on a fresh page: {ms} from runtime ready to session ready;
@@ -56,67 +62,82 @@ async function measure(context, origin, url, mode, conditions) {
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     if (conditions) await cdp.send('Network.emulateNetworkConditions', conditions);
-    return await page.evaluate(async ({ url, mode }) => {
-      const { ortkeep, ortDirect: ort } = window;
-      if (mode === 'clear-ortkeep') { await ortkeep.cache.clear(); return { ms: 0 }; }
-      const t0 = performance.now();
-      let session;
-      if (mode === 'plain') {
-        session = await ort.InferenceSession.create(new Uint8Array(await (await fetch(url)).arrayBuffer()));
-      } else if (mode === 'cacheapi') {
-        // transformers.js style: caches.open, match by URL, else fetch + put.
-        const cache = await caches.open('bench-transformers-cache');
-        let response = await cache.match(url);
-        if (!response) {
-          response = await fetch(url);
-          await cache.put(url, response.clone());
-        }
-        session = await ort.InferenceSession.create(new Uint8Array(await response.arrayBuffer()));
-      } else if (mode === 'idb-blob' || mode === 'idb-blob-prime') {
-        const db = await new Promise((resolve, reject) => {
-          const r = indexedDB.open('bench-blob', 1);
-          r.onupgradeneeded = () => r.result.createObjectStore('m');
-          r.onsuccess = () => resolve(r.result);
-          r.onerror = () => reject(r.error);
-        });
-        // resolves when the transaction has committed (a put of 44 MB is not
-        // durable at the request's success)
-        const call = (store, m, ...a) => new Promise((resolve, reject) => {
-          const tx = db.transaction('m', m);
-          const rq = tx.objectStore('m')[store](...a);
-          tx.oncomplete = () => resolve(rq.result);
-          tx.onerror = tx.onabort = () => reject(tx.error);
-        });
-        if (mode === 'idb-blob-prime') {
-          await call('put', 'readwrite', new Blob([await (await fetch(url)).arrayBuffer()]), url);
-          db.close();
+    return await page.evaluate(
+      async ({ url, mode }) => {
+        const { ortkeep, ortDirect: ort } = window;
+        if (mode === 'clear-ortkeep') {
+          await ortkeep.cache.clear();
           return { ms: 0 };
         }
-        const blob = await call('get', 'readonly', url);
-        db.close();
-        session = await ort.InferenceSession.create(new Uint8Array(await blob.arrayBuffer()));
-      } else if (mode.startsWith('forms-prime:')) {
-        session = await ortkeep.load(url, { forms: true, sessionOptions: { graphOptimizationLevel: mode.split(':')[1] } });
-        const r = await session.formsReady;
-        await session.dispose();
-        return { ms: 0, stored: r.stored, failed: r.failed };
-      } else if (mode.startsWith('forms:')) {
-        session = await ortkeep.load(url, { forms: true, sessionOptions: { graphOptimizationLevel: mode.split(':')[1] } });
-        if (session.info.form.chosen !== 'verified') throw new Error(`expected a verified form, got ${JSON.stringify(session.info.form)}`);
-      } else {
-        session = await ortkeep.load(url, { verify: mode !== 'warm-nv' });
-        if (mode !== 'cold' && session.info.cache?.tier !== 'indexeddb') throw new Error(`expected an IndexedDB hit, got ${session.info.cache?.tier}`);
-      }
-      const ms = performance.now() - t0;
-      const readMs = session.info?.cache?.timings?.readMs ?? null;
-      const createMs = session.info?.cache?.timings?.createMs ?? null;
-      const checkMs = session.info?.cache?.timings?.checkMs ?? null;
-      await (session.dispose ? session.dispose() : session.release());
-      // the core's wasm memory after the load: it never shrinks, so this is
-      // the load's peak (issue 10's goal: under 8 MiB)
-      const coreBytes = (await (await import('/js/core/module.js')).getCore()).memoryBytes();
-      return { ms, readMs, createMs, checkMs, coreBytes };
-    }, { url, mode });
+        const t0 = performance.now();
+        let session;
+        if (mode === 'plain') {
+          session = await ort.InferenceSession.create(new Uint8Array(await (await fetch(url)).arrayBuffer()));
+        } else if (mode === 'cacheapi') {
+          // transformers.js style: caches.open, match by URL, else fetch + put.
+          const cache = await caches.open('bench-transformers-cache');
+          let response = await cache.match(url);
+          if (!response) {
+            response = await fetch(url);
+            await cache.put(url, response.clone());
+          }
+          session = await ort.InferenceSession.create(new Uint8Array(await response.arrayBuffer()));
+        } else if (mode === 'idb-blob' || mode === 'idb-blob-prime') {
+          const db = await new Promise((resolve, reject) => {
+            const r = indexedDB.open('bench-blob', 1);
+            r.onupgradeneeded = () => r.result.createObjectStore('m');
+            r.onsuccess = () => resolve(r.result);
+            r.onerror = () => reject(r.error);
+          });
+          // resolves when the transaction has committed (a put of 44 MB is not
+          // durable at the request's success)
+          const call = (store, m, ...a) =>
+            new Promise((resolve, reject) => {
+              const tx = db.transaction('m', m);
+              const rq = tx.objectStore('m')[store](...a);
+              tx.oncomplete = () => resolve(rq.result);
+              tx.onerror = tx.onabort = () => reject(tx.error);
+            });
+          if (mode === 'idb-blob-prime') {
+            await call('put', 'readwrite', new Blob([await (await fetch(url)).arrayBuffer()]), url);
+            db.close();
+            return { ms: 0 };
+          }
+          const blob = await call('get', 'readonly', url);
+          db.close();
+          session = await ort.InferenceSession.create(new Uint8Array(await blob.arrayBuffer()));
+        } else if (mode.startsWith('forms-prime:')) {
+          session = await ortkeep.load(url, {
+            forms: true,
+            sessionOptions: { graphOptimizationLevel: mode.split(':')[1] },
+          });
+          const r = await session.formsReady;
+          await session.dispose();
+          return { ms: 0, stored: r.stored, failed: r.failed };
+        } else if (mode.startsWith('forms:')) {
+          session = await ortkeep.load(url, {
+            forms: true,
+            sessionOptions: { graphOptimizationLevel: mode.split(':')[1] },
+          });
+          if (session.info.form.chosen !== 'verified')
+            throw new Error(`expected a verified form, got ${JSON.stringify(session.info.form)}`);
+        } else {
+          session = await ortkeep.load(url, { verify: mode !== 'warm-nv' });
+          if (mode !== 'cold' && session.info.cache?.tier !== 'indexeddb')
+            throw new Error(`expected an IndexedDB hit, got ${session.info.cache?.tier}`);
+        }
+        const ms = performance.now() - t0;
+        const readMs = session.info?.cache?.timings?.readMs ?? null;
+        const createMs = session.info?.cache?.timings?.createMs ?? null;
+        const checkMs = session.info?.cache?.timings?.checkMs ?? null;
+        await (session.dispose ? session.dispose() : session.release());
+        // the core's wasm memory after the load: it never shrinks, so this is
+        // the load's peak (issue 10's goal: under 8 MiB)
+        const coreBytes = (await (await import('/js/core/module.js')).getCore()).memoryBytes();
+        return { ms, readMs, createMs, checkMs, coreBytes };
+      },
+      { url, mode },
+    );
   } finally {
     await page.close();
   }
@@ -129,7 +150,10 @@ async function clearCaches(context, origin) {
   await page.evaluate(async () => {
     await window.ortkeep.cache?.clear();
     await caches.delete('bench-transformers-cache');
-    await new Promise((resolve) => { const r = indexedDB.deleteDatabase('bench-blob'); r.onsuccess = r.onerror = r.onblocked = resolve; });
+    await new Promise((resolve) => {
+      const r = indexedDB.deleteDatabase('bench-blob');
+      r.onsuccess = r.onerror = r.onblocked = resolve;
+    });
   });
   await page.close();
 }
@@ -146,7 +170,9 @@ export async function run({ log = console.log } = {}) {
   try {
     const MODES = ['plain', 'cacheapi', 'idb-blob', 'cold', 'warm', 'warm-nv'];
     log('medians of fresh pages, ms from runtime ready to session ready (lower is better)');
-    log(`${'model'.padEnd(22)}${'link'.padEnd(13)}${MODES.map((h) => h.padStart(9)).join('')}  warm/plain warm/idb-blob warm/cacheapi cold/plain verify-cost(ms) warm-nv-diff read(create) core-MiB cold/warm`);
+    log(
+      `${'model'.padEnd(22)}${'link'.padEnd(13)}${MODES.map((h) => h.padStart(9)).join('')}  warm/plain warm/idb-blob warm/cacheapi cold/plain verify-cost(ms) warm-nv-diff read(create) core-MiB cold/warm`,
+    );
     for (const m of MODELS) {
       const url = `/${m.path}`;
       for (const link of LINKS) {
@@ -158,7 +184,8 @@ export async function run({ log = console.log } = {}) {
         await measure(context, server.origin, url, 'cacheapi', link.conditions);
         await measure(context, server.origin, url, 'idb-blob-prime', null);
         for (let i = 0; i < m.repeats; i++) {
-          for (const mode of ['plain', 'cacheapi', 'idb-blob']) t[mode].push((await measure(context, server.origin, url, mode, link.conditions)).ms);
+          for (const mode of ['plain', 'cacheapi', 'idb-blob'])
+            t[mode].push((await measure(context, server.origin, url, mode, link.conditions)).ms);
           await measure(context, server.origin, url, 'clear-ortkeep', null);
           const c = await measure(context, server.origin, url, 'cold', link.conditions);
           t.cold.push(c.ms);
@@ -178,23 +205,53 @@ export async function run({ log = console.log } = {}) {
           await measure(context, server.origin, url, 'clear-ortkeep', null);
           primes[level] = await measure(context, server.origin, url, `forms-prime:${level}`, null);
           t[`forms@${level}`] = [];
-          if (primes[level].stored) for (let i = 0; i < m.repeats; i++) t[`forms@${level}`].push((await measure(context, server.origin, url, `forms:${level}`, link.conditions)).ms);
+          if (primes[level].stored)
+            for (let i = 0; i < m.repeats; i++)
+              t[`forms@${level}`].push(
+                (await measure(context, server.origin, url, `forms:${level}`, link.conditions)).ms,
+              );
         }
         const med = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.length ? median(v) : NaN]));
         // verification cost, measured directly: the chunk checks' time in the
         // warm load (warm - warm-nv is printed too; on a shared machine it is noise)
         const checkMs = median(phases.checkMs);
         // the spread over the repeats, min-max, beside each median
-        const spread = Object.fromEntries(Object.entries(t).filter(([, v]) => v.length).map(([k, v]) => [k, [Math.min(...v), Math.max(...v)]]));
-        const row = { model: m.label, link: link.label, ...med, spread, repeats: m.repeats, forms: primes, checkMs, verifyCost: checkMs / med.warm, nvDiff: (med.warm - med['warm-nv']) / med.warm, readMs: median(phases.readMs), createMs: median(phases.createMs), coreCold: core.cold, coreWarm: core.warm };
+        const spread = Object.fromEntries(
+          Object.entries(t)
+            .filter(([, v]) => v.length)
+            .map(([k, v]) => [k, [Math.min(...v), Math.max(...v)]]),
+        );
+        const row = {
+          model: m.label,
+          link: link.label,
+          ...med,
+          spread,
+          repeats: m.repeats,
+          forms: primes,
+          checkMs,
+          verifyCost: checkMs / med.warm,
+          nvDiff: (med.warm - med['warm-nv']) / med.warm,
+          readMs: median(phases.readMs),
+          createMs: median(phases.createMs),
+          coreCold: core.cold,
+          coreWarm: core.warm,
+        };
         rows.push(row);
         const ratio = (a, b) => (a / b).toFixed(2).padStart(10);
-        log(`${m.label.padEnd(22)}${link.label.padEnd(13)}${MODES.map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med['idb-blob'])}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(row.verifyCost * 100).toFixed(2).padStart(8)}%(${checkMs.toFixed(1)}) ${(row.nvDiff * 100).toFixed(1).padStart(8)}%  ${row.readMs.toFixed(0).padStart(5)}(${row.createMs.toFixed(0)})  ${(core.cold / 1048576).toFixed(1).padStart(5)}/${(core.warm / 1048576).toFixed(1)}`);
+        log(
+          `${m.label.padEnd(22)}${link.label.padEnd(13)}${MODES.map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med['idb-blob'])}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(row.verifyCost * 100).toFixed(2).padStart(8)}%(${checkMs.toFixed(1)}) ${(row.nvDiff * 100).toFixed(1).padStart(8)}%  ${row.readMs.toFixed(0).padStart(5)}(${row.createMs.toFixed(0)})  ${(core.cold / 1048576).toFixed(1).padStart(5)}/${(core.warm / 1048576).toFixed(1)}`,
+        );
         for (const level of FORM_LEVELS) {
           const f = med[`forms@${level}`];
-          log(`${''.padEnd(35)}forms captured at '${level}': ${primes[level].stored ? `${primes[level].stored} verified; warm in that form ${f.toFixed(0)} ms = ${(f / med.plain).toFixed(2)}x plain onnxruntime-web, ${(f / med.warm).toFixed(2)}x ortkeep warm from the original` : `none kept (${JSON.stringify(primes[level].failed)})`}`);
+          log(
+            `${''.padEnd(35)}forms captured at '${level}': ${primes[level].stored ? `${primes[level].stored} verified; warm in that form ${f.toFixed(0)} ms = ${(f / med.plain).toFixed(2)}x plain onnxruntime-web, ${(f / med.warm).toFixed(2)}x ortkeep warm from the original` : `none kept (${JSON.stringify(primes[level].failed)})`}`,
+          );
         }
-        log(`${''.padEnd(35)}spread (min-max ms): ${Object.entries(spread).map(([k, [lo, hi]]) => `${k} ${lo.toFixed(0)}-${hi.toFixed(0)}`).join(', ')}`);
+        log(
+          `${''.padEnd(35)}spread (min-max ms): ${Object.entries(spread)
+            .map(([k, [lo, hi]]) => `${k} ${lo.toFixed(0)}-${hi.toFixed(0)}`)
+            .join(', ')}`,
+        );
       }
     }
   } finally {

@@ -22,7 +22,9 @@ async function measure() {
   await installCaptureLoader(ort);
   const rows = [];
   for (const name of MODELS) {
-    const original = new Uint8Array(await readFile(path.join(REPO_ROOT, REAL_MODELS.find((m) => m.name === name).path)));
+    const original = new Uint8Array(
+      await readFile(path.join(REPO_ROOT, REAL_MODELS.find((m) => m.name === name).path)),
+    );
     const forms = {};
     for (const format of ['onnx', 'ort']) {
       const c = await captureOptimized(ort, original, { format, level: 'extended', executionProviders: ['wasm'] });
@@ -34,21 +36,40 @@ async function measure() {
       onnx: [forms.onnx, { graphOptimizationLevel: 'disabled' }],
       ort: [forms.ort, { graphOptimizationLevel: 'disabled' }],
     });
-    rows.push({ model: name, originalMs: ms.original, onnxMs: ms.onnx, ortMs: ms.ort, onnxRatio: ms.onnx / ms.original, ortRatio: ms.ort / ms.original });
+    rows.push({
+      model: name,
+      originalMs: ms.original,
+      onnxMs: ms.onnx,
+      ortMs: ms.ort,
+      onnxRatio: ms.onnx / ms.original,
+      ortRatio: ms.ort / ms.original,
+    });
   }
   return rows;
 }
 
 export async function run({ log = console.log } = {}) {
-  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child'], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 1 << 24 });
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   if (child.status !== 0) throw new Error(`bench-forms: ${child.stderr}`);
   const rows = JSON.parse(child.stdout.trim().split('\n').at(-1));
-  log('session create, Node wasm EP, median of 5 interleaved: original at the default level vs the captured form (extended) at \'disabled\'');
-  log(`${'model'.padEnd(16)}${'original'.padStart(10)}${'.onnx'.padStart(10)}${'ratio'.padStart(8)}${'.ort'.padStart(10)}${'ratio'.padStart(8)}`);
+  log(
+    "session create, Node wasm EP, median of 5 interleaved: original at the default level vs the captured form (extended) at 'disabled'",
+  );
+  log(
+    `${'model'.padEnd(16)}${'original'.padStart(10)}${'.onnx'.padStart(10)}${'ratio'.padStart(8)}${'.ort'.padStart(10)}${'ratio'.padStart(8)}`,
+  );
   for (const r of rows) {
-    log(`${r.model.padEnd(16)}${r.originalMs.toFixed(1).padStart(10)}${r.onnxMs.toFixed(1).padStart(10)}${r.onnxRatio.toFixed(2).padStart(8)}${r.ortMs.toFixed(1).padStart(10)}${r.ortRatio.toFixed(2).padStart(8)}`);
+    log(
+      `${r.model.padEnd(16)}${r.originalMs.toFixed(1).padStart(10)}${r.onnxMs.toFixed(1).padStart(10)}${r.onnxRatio.toFixed(2).padStart(8)}${r.ortMs.toFixed(1).padStart(10)}${r.ortRatio.toFixed(2).padStart(8)}`,
+    );
   }
-  log('(not yet a warm load: forms are not stored by load(); the issue\'s goal, warm <= 0.6x plain onnxruntime-web, needs that)');
+  log(
+    "(not yet a warm load: forms are not stored by load(); the issue's goal, warm <= 0.6x plain onnxruntime-web, needs that)",
+  );
   return rows;
 }
 

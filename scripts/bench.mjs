@@ -25,11 +25,15 @@ if (only.includes('--help') || only.includes('-h')) {
 ${AREAS.map((a) => `  ${a.module.replace('./', 'scripts/').padEnd(32)} ${a.name}`).join('\n')}`);
   process.exit(0);
 }
-const version = (pkg) => JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+const version = (pkg) =>
+  JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
 const report = {
   date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryBytes: os.totalmem(), node: process.version },
-  versions: { ortkeep: JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version, 'onnxruntime-web': version('onnxruntime-web') },
+  versions: {
+    ortkeep: JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version,
+    'onnxruntime-web': version('onnxruntime-web'),
+  },
   areas: {},
 };
 
@@ -39,11 +43,14 @@ for (const area of AREAS) {
   try {
     mod = await import(area.module);
   } catch (e) {
-    if (e.code === 'ERR_MODULE_NOT_FOUND') { console.log(`\n## ${area.name}: not built yet`); continue; }
+    if (e.code === 'ERR_MODULE_NOT_FOUND') {
+      console.log(`\n## ${area.name}: not built yet`);
+      continue;
+    }
     throw e;
   }
   console.log(`\n## ${area.name}`);
-  report.areas[area.name] = await mod.run({ log: (line) => console.log(line) }) ?? null;
+  report.areas[area.name] = (await mod.run({ log: (line) => console.log(line) })) ?? null;
 }
 const out = path.join(REPO_ROOT, 'build/bench.json');
 mkdirSync(path.dirname(out), { recursive: true });

@@ -46,7 +46,12 @@ async function main() {
   for (const [file, bundles] of Object.entries(LOADER_FILES)) {
     const text = await readIfThere(path.join(ORT_DIR, 'dist', file));
     if (text == null) continue;
-    derived[file] = { text: deriveLoaderText(text, { version, file }), names: loaderNames(text, file), bundles, sourceSha256: sha256(text) };
+    derived[file] = {
+      text: deriveLoaderText(text, { version, file }),
+      names: loaderNames(text, file),
+      bundles,
+      sourceSha256: sha256(text),
+    };
   }
   if (!derived['ort-wasm-simd-threaded.mjs'] || !derived['ort-wasm-simd-threaded.jsep.mjs']) {
     throw new Error(`onnxruntime-web ${version} at ${ORT_DIR} has no ort-wasm-simd-threaded(.jsep).mjs loader`);
@@ -60,12 +65,19 @@ async function main() {
     const banner = `// Derived by ortkeep's scripts/derive-capture-loader.mjs from onnxruntime-web ${version} dist/${file} (sha256 ${d.sourceSha256}); MIT, Microsoft Corporation.\n`;
     const text = banner + d.text;
     await writeFile(path.join(tmp, file), text);
-    manifest.loaders[file] = { wasm: file.replace(/\.mjs$/, '.wasm'), bundles: d.bundles, sourceSha256: d.sourceSha256, sha256: sha256(text) };
+    manifest.loaders[file] = {
+      wasm: file.replace(/\.mjs$/, '.wasm'),
+      bundles: d.bundles,
+      sourceSha256: d.sourceSha256,
+      sha256: sha256(text),
+    };
   }
   await writeFile(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   await rm(OUT_DIR, { recursive: true, force: true });
   await rename(tmp, OUT_DIR);
-  process.stderr.write(`derive-capture-loader: ${Object.keys(derived).length} loaders for onnxruntime-web ${version} → ${path.relative(ROOT, OUT_DIR)}/\n`);
+  process.stderr.write(
+    `derive-capture-loader: ${Object.keys(derived).length} loaders for onnxruntime-web ${version} → ${path.relative(ROOT, OUT_DIR)}/\n`,
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -30,7 +30,8 @@ try {
       const store = await IdbStore.open(`measure-${form}`, { recordForm: form });
       await store.clearAll();
       let t = performance.now();
-      for (let i = 0; i < n; i++) await store.storeChunk('m#1', i, bytes.subarray(i * CS, (i + 1) * CS), new Uint8Array(8));
+      for (let i = 0; i < n; i++)
+        await store.storeChunk('m#1', i, bytes.subarray(i * CS, (i + 1) * CS), new Uint8Array(8));
       const writeMs = performance.now() - t;
       const reads = [];
       for (let k = 0; k < 5; k++) {
@@ -44,7 +45,12 @@ try {
       }
       await store.clearAll();
       store.close();
-      records[form] = { writeMs, readMs: median(reads), writeMBs: bytes.length / 1e6 / (writeMs / 1e3), readMBs: bytes.length / 1e6 / (median(reads) / 1e3) };
+      records[form] = {
+        writeMs,
+        readMs: median(reads),
+        writeMBs: bytes.length / 1e6 / (writeMs / 1e3),
+        readMBs: bytes.length / 1e6 / (median(reads) / 1e3),
+      };
     }
     // warm loads through the public API, verification on and off
     const { ortkeep } = window;
@@ -52,7 +58,7 @@ try {
     await (await ortkeep.load(url)).dispose();
     const warm = { verify: [], noVerify: [], readVerify: [], readNoVerify: [], createVerify: [], createNoVerify: [] };
     for (let k = 0; k < 7; k++) {
-      for (const verify of (k % 2 ? [true, false] : [false, true])) {
+      for (const verify of k % 2 ? [true, false] : [false, true]) {
         const t0 = performance.now();
         const s = await ortkeep.load(url, { verify, memory: false });
         const total = performance.now() - t0;

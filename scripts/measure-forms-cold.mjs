@@ -27,13 +27,16 @@ try {
         const page = await context.newPage();
         await page.goto(`${server.origin}/tests/browser/pages/esm.html`);
         await page.waitForFunction(() => window.ready === true);
-        const r = await page.evaluate(async ([u, forms]) => {
-          const t0 = performance.now();
-          const s = await window.ortkeep.load(u, forms ? { forms: true } : { forms: false });
-          const t = performance.now() - t0;
-          await s.formsReady;
-          return { ms: t, chosen: s.info.form.chosen };
-        }, [url, side === 'on']);
+        const r = await page.evaluate(
+          async ([u, forms]) => {
+            const t0 = performance.now();
+            const s = await window.ortkeep.load(u, forms ? { forms: true } : { forms: false });
+            const t = performance.now() - t0;
+            await s.formsReady;
+            return { ms: t, chosen: s.info.form.chosen };
+          },
+          [url, side === 'on'],
+        );
         if ((side === 'on') !== (r.chosen === 'capturing')) throw new Error(`${name} ${side}: forms ${r.chosen}`);
         ms[side].push(r.ms);
         await context.close();
@@ -41,8 +44,10 @@ try {
     }
     const on = median(ms.on);
     const off = median(ms.off);
-    console.log(`${name}: cold load() ms, median of ${runs}: forms on ${on.toFixed(0)}, off ${off.toFixed(0)}: ${(on / off).toFixed(3)}x`
-      + ` (on: ${ms.on.map((x) => x.toFixed(0)).join(' ')}; off: ${ms.off.map((x) => x.toFixed(0)).join(' ')})`);
+    console.log(
+      `${name}: cold load() ms, median of ${runs}: forms on ${on.toFixed(0)}, off ${off.toFixed(0)}: ${(on / off).toFixed(3)}x` +
+        ` (on: ${ms.on.map((x) => x.toFixed(0)).join(' ')}; off: ${ms.off.map((x) => x.toFixed(0)).join(' ')})`,
+    );
   }
 } finally {
   await browser.close();

@@ -17,11 +17,19 @@ const suites = [
   { name: 'c-wasm-em', cmd: ['ctest', '--preset', 'wasm-em'], parse: parseCtest },
   {
     name: 'c-fuzz',
-    cmd: ['bash', '-c', '{ [ -f build/native-fuzz/CMakeCache.txt ] || cmake --preset native-fuzz >/dev/null; } && cmake --build --preset native-fuzz -j2 -- --no-print-directory >/dev/null && ctest --preset native-fuzz'],
+    cmd: [
+      'bash',
+      '-c',
+      '{ [ -f build/native-fuzz/CMakeCache.txt ] || cmake --preset native-fuzz >/dev/null; } && cmake --build --preset native-fuzz -j2 -- --no-print-directory >/dev/null && ctest --preset native-fuzz',
+    ],
     parse: parseCtest,
   },
   { name: 'js-node', cmd: ['node', '--test', '--test-reporter=tap', 'tests/js/'], parse: parseNodeTest },
-  { name: 'browser', cmd: ['node', '--test', '--test-concurrency=1', '--test-reporter=tap', 'tests/browser/'], parse: parseNodeTest },
+  {
+    name: 'browser',
+    cmd: ['node', '--test', '--test-concurrency=1', '--test-reporter=tap', 'tests/browser/'],
+    parse: parseNodeTest,
+  },
   { name: 'lint', cmd: ['node', 'scripts/lint.mjs'], parse: parseNodeTest },
 ].filter((s) => !only.length || only.includes(s.name));
 
@@ -42,7 +50,10 @@ function run(suite) {
   return new Promise((resolve) => {
     const child = spawn(suite.cmd[0], suite.cmd.slice(1), { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const tee = (stream) => (chunk) => { out += chunk; stream.write(chunk); };
+    const tee = (stream) => (chunk) => {
+      out += chunk;
+      stream.write(chunk);
+    };
     child.stdout.on('data', tee(process.stdout));
     child.stderr.on('data', tee(process.stderr));
     child.on('close', (code) => resolve({ code, out }));
@@ -61,7 +72,9 @@ for (const suite of suites) {
   if (code !== 0 && counts.failed === 0) counts.failed = 1;
   passed += counts.passed;
   failed += counts.failed;
-  summary.push(`${suite.name.padEnd(14)} ${String(counts.passed).padStart(4)} passed ${String(counts.failed).padStart(3)} failed  ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  summary.push(
+    `${suite.name.padEnd(14)} ${String(counts.passed).padStart(4)} passed ${String(counts.failed).padStart(3)} failed  ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
 }
 process.stdout.write(`\n=== summary\n${summary.join('\n')}\n`);
 process.stdout.write(`total: ${passed} passed, ${failed} failed\n`);

@@ -33,12 +33,19 @@ import zlib from 'node:zlib';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const MIME = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css',
-  '.onnx': 'application/octet-stream', '.ort': 'application/octet-stream', '.map': 'application/json',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.onnx': 'application/octet-stream',
+  '.ort': 'application/octet-stream',
+  '.map': 'application/json',
 };
 
-const SPA_PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>App</title></head><body><div id="root"></div><script type="module" src="/assets/index.js"></script></body></html>\n';
+const SPA_PAGE =
+  '<!doctype html><html><head><meta charset="utf-8"><title>App</title></head><body><div id="root"></div><script type="module" src="/assets/index.js"></script></body></html>\n';
 
 /**
  * @param {{root?: string, port?: number, handler?: (req, res, ctx) => boolean|Promise<boolean>,
@@ -59,13 +66,22 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, f
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     const pathname = decodeURIComponent(url.pathname);
-    log.push({ method: req.method, pathname, range: req.headers.range ?? null, ifRange: req.headers['if-range'] ?? null,
-      ifNoneMatch: req.headers['if-none-match'] ?? null, ifModifiedSince: req.headers['if-modified-since'] ?? null,
-      origin: req.headers.origin ?? null });
+    log.push({
+      method: req.method,
+      pathname,
+      range: req.headers.range ?? null,
+      ifRange: req.headers['if-range'] ?? null,
+      ifNoneMatch: req.headers['if-none-match'] ?? null,
+      ifModifiedSince: req.headers['if-modified-since'] ?? null,
+      origin: req.headers.origin ?? null,
+    });
     if (cors) {
       res.setHeader('Access-Control-Allow-Origin', '*');
       if (req.method === 'OPTIONS') {
-        if (cors.refusePreflight) { res.writeHead(405, { 'content-type': 'text/plain' }).end('no preflights here'); return; }
+        if (cors.refusePreflight) {
+          res.writeHead(405, { 'content-type': 'text/plain' }).end('no preflights here');
+          return;
+        }
         res.writeHead(204, { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET' }).end();
         return;
       }
@@ -82,7 +98,10 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, f
 
   async function serveFile(req, res, pathname, options = {}) {
     const file = path.join(root, path.normalize(pathname));
-    if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
+    if (!file.startsWith(root)) {
+      res.writeHead(403).end();
+      return;
+    }
     let info;
     try {
       info = await stat(file);
@@ -104,7 +123,9 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, f
   /** Serves `bytes` with validators, ranges and the misbehaviours above. */
   function serveBytes(req, res, bytes, options = {}) {
     send(req, res, {
-      size: bytes.length, type: 'application/octet-stream', ...options,
+      size: bytes.length,
+      type: 'application/octet-stream',
+      ...options,
       open: (start, end) => Readable.from(sliceStream(bytes, start, end)),
     });
   }
@@ -121,8 +142,15 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, f
     log,
     /** Requests seen for a path since the server started (or reset); OPTIONS not counted. */
     count: (p) => counts.get(p) ?? 0,
-    resetCounts: () => { counts.clear(); log.length = 0; },
-    close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); }),
+    resetCounts: () => {
+      counts.clear();
+      log.length = 0;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -143,7 +171,13 @@ function send(req, res, o) {
     return;
   }
   if (o.html) {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(SPA_PAGE), ...headers }).end(SPA_PAGE);
+    res
+      .writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(SPA_PAGE),
+        ...headers,
+      })
+      .end(SPA_PAGE);
     return;
   }
   const h = { 'content-type': type, 'cache-control': 'no-cache', ...headers };
@@ -177,14 +211,22 @@ function send(req, res, o) {
   let body = open(start, end);
   if (o.encoding) {
     h['content-encoding'] = o.encoding;
-    const z = o.encoding === 'br' ? zlib.createBrotliCompress() : o.encoding === 'deflate' ? zlib.createDeflate() : zlib.createGzip();
+    const z =
+      o.encoding === 'br'
+        ? zlib.createBrotliCompress()
+        : o.encoding === 'deflate'
+          ? zlib.createDeflate()
+          : zlib.createGzip();
     body = body.pipe(z);
   } else if (!o.chunked) {
     h['content-length'] = end - start;
   }
   res.writeHead(status, h);
-  if (req.method === 'HEAD') { res.end(); return; }
-  const limit = o.cutAt !== undefined ? o.cutAt : o.shortBy ? (end - start) - o.shortBy : Infinity;
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const limit = o.cutAt !== undefined ? o.cutAt : o.shortBy ? end - start - o.shortBy : Infinity;
   const perMs = o.bytesPerSec ? o.bytesPerSec / 1000 : 0;
   let sent = 0;
   const t0 = Date.now();

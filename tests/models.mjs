@@ -45,7 +45,9 @@ export async function assembleChunkedModel(model) {
   const entry = resources[model.resource];
   try {
     if ((await stat(out)).size === entry.size) return out;
-  } catch { /* not assembled yet */ }
+  } catch {
+    /* not assembled yet */
+  }
   const bytes = Buffer.alloc(entry.size);
   for (const chunk of entry.chunks) {
     const data = await readFile(path.join(REPO_ROOT, IMGLY, chunk.hash));
@@ -62,7 +64,11 @@ export async function assembleChunkedModel(model) {
 /** Generates a big external-data model once (a few seconds, flat memory). */
 export function makeBigModel([dir, mb, files]) {
   if (existsSync(path.join(REPO_ROOT, dir, 'big.onnx'))) return;
-  execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_big_model.py'), path.join(REPO_ROOT, dir), String(mb), String(files)], { stdio: 'inherit' });
+  execFileSync(
+    '/usr/bin/python3',
+    [path.join(REPO_ROOT, 'tests/fixtures/make_big_model.py'), path.join(REPO_ROOT, dir), String(mb), String(files)],
+    { stdio: 'inherit' },
+  );
 }
 
 export { rng as prng } from './browser/pages/feeds.js';

@@ -5,8 +5,22 @@
 export const PROBE_OPTIONS = {
   silero_vad_v5: { inputDims: { input: [1, 256] } },
   silero_vad_legacy: { freeDimensionOverrides: { batch: 1, sequence: 256 } },
-  ppocr_v4_det: { freeDimensionOverrides: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 64, 'p2o.DynamicDimension.2': 64 } },
-  ppocr_v2_cls: { freeDimensionOverrides: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 48, 'p2o.DynamicDimension.2': 192 } },
-  ppocr_v4_rec: { freeDimensionOverrides: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 48, 'p2o.DynamicDimension.2': 160 } },
+  ppocr_v4_det: {
+    freeDimensionOverrides: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 64, 'p2o.DynamicDimension.2': 64 },
+  },
+  ppocr_v2_cls: {
+    freeDimensionOverrides: {
+      'p2o.DynamicDimension.0': 1,
+      'p2o.DynamicDimension.1': 48,
+      'p2o.DynamicDimension.2': 192,
+    },
+  },
+  ppocr_v4_rec: {
+    freeDimensionOverrides: {
+      'p2o.DynamicDimension.0': 1,
+      'p2o.DynamicDimension.1': 48,
+      'p2o.DynamicDimension.2': 160,
+    },
+  },
   oww_melspectrogram: { freeDimensionOverrides: { batch_size: 1, samples: 1280 } },
 };

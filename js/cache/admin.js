@@ -11,7 +11,6 @@ import { formName, reasonName } from './messages.js';
 import { configureCache, pageCache } from './page-cache.js';
 import { estimate as storageEstimate, persist } from './quota.js';
 
-
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
 async function synced() {
   const c = await pageCache();
@@ -19,11 +18,14 @@ async function synced() {
   try {
     found = await c.store.readIndex(false);
   } catch (e) {
-    if (e?.ioFail === IOFAIL.CLOSED) { // deleted or upgraded by another tab
+    if (e?.ioFail === IOFAIL.CLOSED) {
+      // deleted or upgraded by another tab
       await c.store.reopen();
       found = await c.store.readIndex(false);
     } else {
-      throw new OrtkeepError('CACHE_ERROR', `ortkeep: reading the model cache failed: ${e?.message ?? e}`, { cause: e });
+      throw new OrtkeepError('CACHE_ERROR', `ortkeep: reading the model cache failed: ${e?.message ?? e}`, {
+        cause: e,
+      });
     }
   }
   c.index.setBusy(await heldLocks());
@@ -42,14 +44,17 @@ async function drain(c) {
 function formFields(e) {
   return {
     status: e.formStatus === FORM_STATUS.VERIFIED ? 'verified' : 'failed',
-    ...(e.formStatus === FORM_STATUS.FAILED ? { reason: reasonName(e.formReason) } : { createMs: e.createUs / 1000, originalCreateMs: e.origCreateUs / 1000 }),
+    ...(e.formStatus === FORM_STATUS.FAILED
+      ? { reason: reasonName(e.formReason) }
+      : { createMs: e.createUs / 1000, originalCreateMs: e.origCreateUs / 1000 }),
     sourceSha256: e.sourceSha256,
   };
 }
 
 /** A model's external data files stored with it (the core names each part's model: owner). */
 function dataFilesOf(model, parts) {
-  return parts.filter((p) => p.owner === model.id)
+  return parts
+    .filter((p) => p.owner === model.id)
     .map((p) => ({ path: p.location, url: p.url, bytes: p.totalSize, sha256: p.sha256 }));
 }
 
@@ -61,15 +66,24 @@ export const cache = {
     const c = await synced();
     const committed = c.index.entries().filter((e) => e.state === ENTRY_STATE.COMMITTED);
     const parts = committed.filter((e) => e.flags & ENTRY_FLAG.PART);
-    return committed.filter((e) => !(e.flags & ENTRY_FLAG.PART)).map((e) => {
-      const dataFiles = e.form ? [] : dataFilesOf(e, parts);
-      return {
-        key: e.key, url: e.url, bytes: e.totalSize, lastUsed: e.lastUsed, form: formName(e.form),
-        hits: e.hitCount, sha256: e.sha256, etag: e.etag || null, lastModified: e.lastModified || null,
-        ...(e.form ? formFields(e) : {}),
-        ...(dataFiles.length ? { dataFiles } : {}),
-      };
-    });
+    return committed
+      .filter((e) => !(e.flags & ENTRY_FLAG.PART))
+      .map((e) => {
+        const dataFiles = e.form ? [] : dataFilesOf(e, parts);
+        return {
+          key: e.key,
+          url: e.url,
+          bytes: e.totalSize,
+          lastUsed: e.lastUsed,
+          form: formName(e.form),
+          hits: e.hitCount,
+          sha256: e.sha256,
+          etag: e.etag || null,
+          lastModified: e.lastModified || null,
+          ...(e.form ? formFields(e) : {}),
+          ...(dataFiles.length ? { dataFiles } : {}),
+        };
+      });
   },
 
   /**
@@ -81,12 +95,17 @@ export const cache = {
     const s = String(keyOrUrl);
     let target = s;
     if (!(await getCore()).isCacheKey(s)) {
-      try { target = new URL(s, globalThis.location?.href).href; } catch { /* a key */ }
+      try {
+        target = new URL(s, globalThis.location?.href).href;
+      } catch {
+        /* a key */
+      }
     }
     const st = c.index.delete(target);
     await drain(c);
     if (st === STATUS.NOT_FOUND) return false;
-    if (st === STATUS.IN_USE) throw new OrtkeepError('IN_USE', `ortkeep: ${s} is being loaded right now; delete it once the load has finished`);
+    if (st === STATUS.IN_USE)
+      throw new OrtkeepError('IN_USE', `ortkeep: ${s} is being loaded right now; delete it once the load has finished`);
     if (st !== STATUS.OK) throw coreStatusError(st, `deleting ${s}`);
     return true;
   },

@@ -14,7 +14,10 @@ export function withStrings(m, strings, fn) {
   const ptrs = [];
   try {
     for (const s of strings) {
-      if (s === null || s === undefined) { ptrs.push(0); continue; }
+      if (s === null || s === undefined) {
+        ptrs.push(0);
+        continue;
+      }
       const b = enc.encode(String(s));
       const p = m._malloc(b.length + 1);
       if (!p) throw new OrtkeepError('NOMEM', 'ortkeep: out of wasm memory for a string');
@@ -41,7 +44,10 @@ export function decodeActions(m, base, count, data) {
   for (let i = 0; i < count; i++) {
     const r = (base >> 2) + i * W.SIZE;
     out.push({
-      type: u32[r + W.type], entry: u32[r + W.entry], chunk: u32[r + W.chunk], chunkEnd: u32[r + W.chunk_end],
+      type: u32[r + W.type],
+      entry: u32[r + W.entry],
+      chunk: u32[r + W.chunk],
+      chunkEnd: u32[r + W.chunk_end],
       flags: u32[r + W.flags],
       value: u32[r + W.value_lo] + u32[r + W.value_hi] * 2 ** 32,
       value2: u32[r + W.value2_lo] + u32[r + W.value2_hi] * 2 ** 32,
@@ -66,7 +72,9 @@ export class CacheIndex {
     this.names = new Scratch(m);
     // 64 random bits name this page's entries uniquely across tabs
     const seed = new Uint32Array(2);
-    globalThis.crypto?.getRandomValues ? crypto.getRandomValues(seed) : seed.set([Date.now() >>> 0, (Math.random() * 2 ** 32) >>> 0]);
+    globalThis.crypto?.getRandomValues
+      ? crypto.getRandomValues(seed)
+      : seed.set([Date.now() >>> 0, (Math.random() * 2 ** 32) >>> 0]);
     const st = m._ok_cache_open(this.tmp, u64(budgetBytes), (BigInt(seed[0]) << 32n) | BigInt(seed[1]));
     if (st) throw coreStatusError(st, 'opening the cache index');
     this.c = m.HEAPU32[this.tmp >> 2];
@@ -81,7 +89,9 @@ export class CacheIndex {
     this.c = 0;
   }
 
-  setBudget(bytes) { this.m._ok_cache_set_budget(this.c, u64(bytes)); }
+  setBudget(bytes) {
+    this.m._ok_cache_set_budget(this.c, u64(bytes));
+  }
 
   /**
    * Feeds what one read of the stores found (records: [{name, bytes}],
@@ -96,7 +106,14 @@ export class CacheIndex {
     try {
       for (const r of records) {
         const name = enc.encode(r.name);
-        m._ok_cache_sync_record(this.c, sync, this.names.put(name), name.length, this.scratch.put(r.bytes), r.bytes.byteLength);
+        m._ok_cache_sync_record(
+          this.c,
+          sync,
+          this.names.put(name),
+          name.length,
+          this.scratch.put(r.bytes),
+          r.bytes.byteLength,
+        );
       }
       for (const n of chunkNames ?? []) {
         const name = enc.encode(n);
@@ -118,11 +135,17 @@ export class CacheIndex {
   }
 
   /** ok_status of dropping every entry whose key or URL is `keyOrUrl`. */
-  delete(keyOrUrl) { return withStrings(this.m, [keyOrUrl], (p) => this.m._ok_cache_delete(this.c, p)); }
+  delete(keyOrUrl) {
+    return withStrings(this.m, [keyOrUrl], (p) => this.m._ok_cache_delete(this.c, p));
+  }
 
-  clear() { return this.m._ok_cache_clear(this.c); }
+  clear() {
+    return this.m._ok_cache_clear(this.c);
+  }
 
-  bytesStored() { return Number(BigInt.asUintN(64, this.m._ok_cache_bytes_stored(this.c))); }
+  bytesStored() {
+    return Number(BigInt.asUintN(64, this.m._ok_cache_bytes_stored(this.c)));
+  }
 
   /** The index's own queued actions (drops), copied out; the queue is cleared. */
   takeActions() {
@@ -142,7 +165,11 @@ export class CacheIndex {
     for (let i = 0; i < n; i++) {
       const p = m._ok_abi_cache_entry_json(this.c, i);
       if (!p) continue;
-      try { out.push(JSON.parse(m.UTF8ToString(p))); } finally { m._free(p); }
+      try {
+        out.push(JSON.parse(m.UTF8ToString(p)));
+      } finally {
+        m._free(p);
+      }
     }
     return out;
   }

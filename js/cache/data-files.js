@@ -24,13 +24,25 @@ export async function loadDataFiles(plan, parent, ctx) {
   const machines = [];
   try {
     for (const file of plan.files) {
-      machines.push(new LoadMachine(ctx.core.m, ctx.index, { source: 'data', owner: parent, url: file.url, part: file.path, bytesLength: file.minBytes }));
+      machines.push(
+        new LoadMachine(ctx.core.m, ctx.index, {
+          source: 'data',
+          owner: parent,
+          url: file.url,
+          part: file.path,
+          bytesLength: file.minBytes,
+        }),
+      );
     }
   } catch (e) {
     for (const m of machines) m.free();
     if (e?.code !== 'LIMIT') throw e;
     const bytes = plan.files.reduce((n, f) => n + f.minBytes, 0);
-    throw new OrtkeepError('LIMIT', `ortkeep: the model's external data holds ${bytes} bytes; one onnxruntime-web session holds at most ${LOAD_POLICY.MAX_SESSION_BYTES} with the model (the wasm32 heap)`, { cause: e });
+    throw new OrtkeepError(
+      'LIMIT',
+      `ortkeep: the model's external data holds ${bytes} bytes; one onnxruntime-web session holds at most ${LOAD_POLICY.MAX_SESSION_BYTES} with the model (the wasm32 heap)`,
+      { cause: e },
+    );
   }
   const out = [...plan.given];
   for (let i = 0; i < plan.files.length; i++) {
@@ -38,19 +50,30 @@ export async function loadDataFiles(plan, parent, ctx) {
     let r;
     try {
       r = await runLoad({
-        machine: machines[i], core: ctx.core, cache: ctx.cache, signal: ctx.signal, url: file.url, fetch: ctx.fetch,
-        onWarning: ctx.onWarning, debug: ctx.debug,
+        machine: machines[i],
+        core: ctx.core,
+        cache: ctx.cache,
+        signal: ctx.signal,
+        url: file.url,
+        fetch: ctx.fetch,
+        onWarning: ctx.onWarning,
+        debug: ctx.debug,
         onProgress: ctx.onProgress && ((p) => ctx.onProgress({ ...p, file: file.path })),
         // at DONE, before the machine is freed: its stored file joins the model's commit
         adopt: (m) => {
           const st = parent.adoptPart(m);
-          if (st !== STATUS.OK) throw new OrtkeepError('STATE', `ortkeep: the model's load refused its data file (${st})`);
+          if (st !== STATUS.OK)
+            throw new OrtkeepError('STATE', `ortkeep: the model's load refused its data file (${st})`);
         },
       });
     } catch (e) {
       for (const m of machines.slice(i + 1)) m.free();
       if (e?.code === 'ABORTED' || e?.code === 'NOMEM') throw e;
-      throw new OrtkeepError('EXTERNAL_DATA', `ortkeep: the external data file ${JSON.stringify(file.path)} of ${ctx.modelUrl} could not be loaded: ${String(e?.message ?? e).replace(/^ortkeep: /, '')}`, { cause: e, details: { path: file.path, url: file.url, code: e?.code } });
+      throw new OrtkeepError(
+        'EXTERNAL_DATA',
+        `ortkeep: the external data file ${JSON.stringify(file.path)} of ${ctx.modelUrl} could not be loaded: ${String(e?.message ?? e).replace(/^ortkeep: /, '')}`,
+        { cause: e, details: { path: file.path, url: file.url, code: e?.code } },
+      );
     }
     out.push({ path: file.path, data: r.bytes });
     ctx.warnings?.push(...r.warnings);

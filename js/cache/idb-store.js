@@ -25,21 +25,27 @@ export function ioFailKind(e) {
 }
 
 function idbError(e, what) {
-  const err = new OrtkeepError('CACHE_ERROR', `ortkeep: IndexedDB ${what} failed: ${e?.name ?? 'Error'}${e?.message ? `: ${e.message}` : ''}`, { cause: e });
+  const err = new OrtkeepError(
+    'CACHE_ERROR',
+    `ortkeep: IndexedDB ${what} failed: ${e?.name ?? 'Error'}${e?.message ? `: ${e.message}` : ''}`,
+    { cause: e },
+  );
   err.ioFail = ioFailKind(e);
   return err;
 }
 
-const req = (r) => new Promise((resolve, reject) => {
-  r.onsuccess = () => resolve(r.result);
-  r.onerror = () => reject(r.error ?? new DOMException('request failed', 'UnknownError'));
-});
+const req = (r) =>
+  new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error ?? new DOMException('request failed', 'UnknownError'));
+  });
 
-const done = (tx) => new Promise((resolve, reject) => {
-  tx.oncomplete = () => resolve();
-  tx.onerror = () => reject(tx.error ?? new DOMException('transaction failed', 'UnknownError'));
-  tx.onabort = () => reject(tx.error ?? new DOMException('transaction aborted', 'AbortError'));
-});
+const done = (tx) =>
+  new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error ?? new DOMException('transaction failed', 'UnknownError'));
+    tx.onabort = () => reject(tx.error ?? new DOMException('transaction aborted', 'AbortError'));
+  });
 
 const chunkRange = (name, from = 0, to = CACHE_LIMIT.CHUNK_END) =>
   IDBKeyRange.bound([name, from], [name, to >= CACHE_LIMIT.CHUNK_END ? Infinity : to], false, true);
@@ -53,14 +59,23 @@ function openDb(name, timeoutMs) {
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
-      reject(new OrtkeepError('CACHE_UNAVAILABLE', `ortkeep: IndexedDB did not open within ${timeoutMs} ms (another tab may be blocking it)`));
+      reject(
+        new OrtkeepError(
+          'CACHE_UNAVAILABLE',
+          `ortkeep: IndexedDB did not open within ${timeoutMs} ms (another tab may be blocking it)`,
+        ),
+      );
     }, timeoutMs);
     let r;
     try {
       r = indexedDB.open(name, DB_VERSION);
     } catch (e) {
       clearTimeout(timer);
-      reject(new OrtkeepError('CACHE_UNAVAILABLE', `ortkeep: IndexedDB cannot be opened here: ${e?.message ?? e}`, { cause: e }));
+      reject(
+        new OrtkeepError('CACHE_UNAVAILABLE', `ortkeep: IndexedDB cannot be opened here: ${e?.message ?? e}`, {
+          cause: e,
+        }),
+      );
       return;
     }
     r.onupgradeneeded = (ev) => {
@@ -70,7 +85,10 @@ function openDb(name, timeoutMs) {
       for (const s of STORES) if (!db.objectStoreNames.contains(s)) db.createObjectStore(s);
     };
     r.onsuccess = () => {
-      if (settled) { r.result.close(); return; }
+      if (settled) {
+        r.result.close();
+        return;
+      }
       settled = true;
       clearTimeout(timer);
       resolve(r.result);
@@ -79,7 +97,13 @@ function openDb(name, timeoutMs) {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      reject(new OrtkeepError('CACHE_UNAVAILABLE', `ortkeep: IndexedDB could not be opened: ${r.error?.message ?? 'unknown error'}`, { cause: r.error }));
+      reject(
+        new OrtkeepError(
+          'CACHE_UNAVAILABLE',
+          `ortkeep: IndexedDB could not be opened: ${r.error?.message ?? 'unknown error'}`,
+          { cause: r.error },
+        ),
+      );
     };
   });
 }
@@ -99,7 +123,12 @@ function openDb(name, timeoutMs) {
 // hands those over materialized). This page counts the bytes it holds.
 let blobBytesHeld = 0;
 // the bytes come back to the budget when the garbage collector frees a Blob
-const collected = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((n) => { blobBytesHeld -= n; }) : null;
+const collected =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((n) => {
+        blobBytesHeld -= n;
+      })
+    : null;
 
 /**
  * Whether a file of `total` bytes (0: unknown, decided per chunk of `chunk`
@@ -139,19 +168,32 @@ export class IdbStore {
 
   /** (Re)open: after another tab deleted or upgraded the database. */
   async reopen() {
-    try { this.db?.close(); } catch { /* already closed */ }
+    try {
+      this.db?.close();
+    } catch {
+      /* already closed */
+    }
     const db = await openDb(this.name, this.timeoutMs);
     this.db = db;
     this.closed = false;
     // Another tab deletes or upgrades the database: let it (a blocked delete
     // would stall every tab); our next request reports CLOSED.
-    db.onversionchange = () => { this.closed = true; db.close(); };
-    db.onclose = () => { this.closed = true; };
+    db.onversionchange = () => {
+      this.closed = true;
+      db.close();
+    };
+    db.onclose = () => {
+      this.closed = true;
+    };
   }
 
   close() {
     this.closed = true;
-    try { this.db?.close(); } catch { /* already closed */ }
+    try {
+      this.db?.close();
+    } catch {
+      /* already closed */
+    }
   }
 
   /** One transaction over `stores`; fn(tx) queues requests and returns their promise. */
@@ -168,7 +210,11 @@ export class IdbStore {
       const [value] = await Promise.all([fn(tx), finished]);
       return value;
     } catch (e) {
-      try { tx.abort(); } catch { /* already finished */ }
+      try {
+        tx.abort();
+      } catch {
+        /* already finished */
+      }
       throw idbError(e, what);
     }
   }
@@ -178,7 +224,8 @@ export class IdbStore {
     return this.tx(chunkNames ? ['index', 'chunks'] : ['index'], 'readonly', 'reading the index', async (tx) => {
       const index = tx.objectStore('index');
       const [keys, values, chunkKeys] = await Promise.all([
-        req(index.getAllKeys()), req(index.getAll()),
+        req(index.getAllKeys()),
+        req(index.getAll()),
         chunkNames ? req(tx.objectStore('chunks').getAllKeys()) : null,
       ]);
       const records = keys.map((name, i) => ({ name: String(name), bytes: toBytes(values[i]) ?? new Uint8Array(0) }));
@@ -188,7 +235,9 @@ export class IdbStore {
   }
 
   putManifest(name, manifest) {
-    return this.tx(['index'], 'readwrite', 'writing a manifest', (tx) => req(tx.objectStore('index').put(manifest, name)));
+    return this.tx(['index'], 'readwrite', 'writing a manifest', (tx) =>
+      req(tx.objectStore('index').put(manifest, name)),
+    );
   }
 
   /**
@@ -197,10 +246,12 @@ export class IdbStore {
    */
   storeChunk(name, idx, bytes, manifest, asBlob = true) {
     const value = asBlob && this.recordForm === 'blob' ? blobRecord(bytes) : bytes.slice().buffer;
-    return this.tx(['chunks', 'index'], 'readwrite', 'storing a chunk', (tx) => Promise.all([
-      req(tx.objectStore('chunks').put(value, [name, idx])),
-      req(tx.objectStore('index').put(manifest, name)),
-    ]));
+    return this.tx(['chunks', 'index'], 'readwrite', 'storing a chunk', (tx) =>
+      Promise.all([
+        req(tx.objectStore('chunks').put(value, [name, idx])),
+        req(tx.objectStore('index').put(manifest, name)),
+      ]),
+    );
   }
 
   /**
@@ -210,31 +261,41 @@ export class IdbStore {
    * @param {{name: string, manifest: Uint8Array}[]} [group]
    */
   commit(name, manifest, report, group = []) {
-    return this.tx(['index', 'meta'], 'readwrite', 'committing a model', (tx) => Promise.all([
-      ...(report?.byteLength ? [req(tx.objectStore('meta').put(report, name))] : []),
-      ...group.map((g) => req(tx.objectStore('index').put(g.manifest, g.name))),
-      req(tx.objectStore('index').put(manifest, name)),
-    ]));
+    return this.tx(['index', 'meta'], 'readwrite', 'committing a model', (tx) =>
+      Promise.all([
+        ...(report?.byteLength ? [req(tx.objectStore('meta').put(report, name))] : []),
+        ...group.map((g) => req(tx.objectStore('index').put(g.manifest, g.name))),
+        req(tx.objectStore('index').put(manifest, name)),
+      ]),
+    );
   }
 
   deleteChunks(name, from, to) {
-    return this.tx(['chunks'], 'readwrite', 'deleting chunks', (tx) => req(tx.objectStore('chunks').delete(chunkRange(name, from, to))));
+    return this.tx(['chunks'], 'readwrite', 'deleting chunks', (tx) =>
+      req(tx.objectStore('chunks').delete(chunkRange(name, from, to))),
+    );
   }
 
   dropEntry(name) {
-    return this.tx(STORES, 'readwrite', 'dropping an entry', (tx) => Promise.all([
-      req(tx.objectStore('index').delete(name)),
-      req(tx.objectStore('meta').delete(name)),
-      req(tx.objectStore('chunks').delete(chunkRange(name))),
-    ]));
+    return this.tx(STORES, 'readwrite', 'dropping an entry', (tx) =>
+      Promise.all([
+        req(tx.objectStore('index').delete(name)),
+        req(tx.objectStore('meta').delete(name)),
+        req(tx.objectStore('chunks').delete(chunkRange(name))),
+      ]),
+    );
   }
 
   clearAll() {
-    return this.tx(STORES, 'readwrite', 'clearing', (tx) => Promise.all(STORES.map((s) => req(tx.objectStore(s).clear()))));
+    return this.tx(STORES, 'readwrite', 'clearing', (tx) =>
+      Promise.all(STORES.map((s) => req(tx.objectStore(s).clear()))),
+    );
   }
 
   readMeta(name) {
-    return this.tx(['meta'], 'readonly', 'reading a report', async (tx) => toBytes(await req(tx.objectStore('meta').get(name))));
+    return this.tx(['meta'], 'readonly', 'reading a report', async (tx) =>
+      toBytes(await req(tx.objectStore('meta').get(name))),
+    );
   }
 
   /**
@@ -248,7 +309,9 @@ export class IdbStore {
       const range = chunkRange(name, from, to);
       const [keys, values] = await Promise.all([req(store.getAllKeys(range)), req(store.getAll(range))]);
       const out = new Array(to - from).fill(null);
-      keys.forEach((k, i) => { out[k[1] - from] = values[i]; });
+      keys.forEach((k, i) => {
+        out[k[1] - from] = values[i];
+      });
       return out;
     });
   }

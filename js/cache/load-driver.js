@@ -56,7 +56,7 @@ class LoadRun {
     this.ac = new AbortController();
     this.aborted = false;
     this.buf = new ModelBuffer();
-    this.body = null;        // the response whose body is (or may be) read
+    this.body = null; // the response whose body is (or may be) read
     this.streaming = false;
     this.offset = 0;
     this.finished = false;
@@ -112,8 +112,16 @@ class LoadRun {
       await this.loop();
       if (!this.settled) throw new OrtkeepError('STATE', 'ortkeep: the load machine stopped without an answer');
     } catch (e) {
-      const err = e instanceof NoMemory ? failError(STATUS.NOMEM, 0, 0, this.ctx.url)
-        : e instanceof OrtkeepError ? e : new OrtkeepError('CACHE_ERROR', `ortkeep: loading ${this.ctx.url ?? 'the model'} failed: ${e?.message ?? e}`, { cause: e });
+      const err =
+        e instanceof NoMemory
+          ? failError(STATUS.NOMEM, 0, 0, this.ctx.url)
+          : e instanceof OrtkeepError
+            ? e
+            : new OrtkeepError(
+                'CACHE_ERROR',
+                `ortkeep: loading ${this.ctx.url ?? 'the model'} failed: ${e?.message ?? e}`,
+                { cause: e },
+              );
       this.settle(err);
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -141,7 +149,11 @@ class LoadRun {
   }
 
   progress(phase, loaded, total) {
-    try { this.ctx.onProgress?.({ phase, loaded, total }); } catch { /* the caller's handler */ }
+    try {
+      this.ctx.onProgress?.({ phase, loaded, total });
+    } catch {
+      /* the caller's handler */
+    }
   }
 
   async feed() {
@@ -185,14 +197,22 @@ function alloc(run, a) {
 }
 
 function note(run, a) {
-  try { run.ctx.forms?.onNote?.(a); } catch { /* the caller's handler */ }
+  try {
+    run.ctx.forms?.onNote?.(a);
+  } catch {
+    /* the caller's handler */
+  }
 }
 
 function warn(run, a) {
   const w = warning(a.value, a.flags, a.value2, run.ctx.url);
   run.warnings.push(w.code);
   console.warn(w.message);
-  try { run.ctx.onWarning?.(w); } catch { /* the caller's handler */ }
+  try {
+    run.ctx.onWarning?.(w);
+  } catch {
+    /* the caller's handler */
+  }
 }
 
 function done(run, a) {
@@ -205,9 +225,17 @@ function done(run, a) {
   if (run.checkMs !== undefined) run.timings.checkMs = run.checkMs;
   run.timings.totalMs = now() - run.t0;
   run.settle(null, {
-    ortSession, report: run.report, info, bytes: run.buf.view(info.total), tier: a.value,
-    stored: !!(a.flags & ACTION_FLAG.DONE_STORED), verified: !!(a.flags & ACTION_FLAG.DONE_VERIFIED),
-    resumedFrom: a.value2, timings: run.timings, warnings: run.warnings, memory: run.memory ?? null,
+    ortSession,
+    report: run.report,
+    info,
+    bytes: run.buf.view(info.total),
+    tier: a.value,
+    stored: !!(a.flags & ACTION_FLAG.DONE_STORED),
+    verified: !!(a.flags & ACTION_FLAG.DONE_VERIFIED),
+    resumedFrom: a.value2,
+    timings: run.timings,
+    warnings: run.warnings,
+    memory: run.memory ?? null,
     externalData: run.externalData ?? null,
   });
 }
@@ -218,12 +246,14 @@ function fail(run, a) {
   // our own refusal of the session's options (EXTERNAL_DATA) is the error as it is
   const own = run.sessionError instanceof OrtkeepError && run.sessionError.code !== 'SESSION_CREATE';
   // a data file that failed: its error, not the abort that followed
-  run.settle(run.partError ?? (own ? run.sessionError : failError(a.value, a.flags, a.value2, run.ctx.url, run.sessionError)));
+  run.settle(
+    run.partError ?? (own ? run.sessionError : failError(a.value, a.flags, a.value2, run.ctx.url, run.sessionError)),
+  );
 }
 
 /** Every action type's handler, grouped by what it touches. */
 const HANDLERS = {
-  ...STORE_ACTIONS,   // Web Locks, quota, IndexedDB (store-actions.js)
+  ...STORE_ACTIONS, // Web Locks, quota, IndexedDB (store-actions.js)
   ...NETWORK_ACTIONS, // fetch and the body (network-actions.js)
   ...SESSION_ACTIONS, // the C reader and onnxruntime-web (session-actions.js)
   [ACT.ALLOC]: alloc,
@@ -239,7 +269,8 @@ const ACT_NAME = Object.fromEntries(Object.entries(ACT).map(([k, v]) => [v, k]))
 export function describe(a) {
   const parts = [ACT_NAME[a.type] ?? `#${a.type}`];
   if (a.name) parts.push(a.name);
-  if (a.type === ACT.STORE_CHUNK || a.type === ACT.READ_CHUNKS || a.type === ACT.DELETE_CHUNKS) parts.push(`chunks ${a.chunk}..${a.chunkEnd === CACHE_LIMIT.CHUNK_END ? 'end' : a.chunkEnd}`);
+  if (a.type === ACT.STORE_CHUNK || a.type === ACT.READ_CHUNKS || a.type === ACT.DELETE_CHUNKS)
+    parts.push(`chunks ${a.chunk}..${a.chunkEnd === CACHE_LIMIT.CHUNK_END ? 'end' : a.chunkEnd}`);
   if (a.value || a.value2) parts.push(`(${a.value}, ${a.value2})`);
   if (a.flags) parts.push(`flags ${a.flags}`);
   return `ortkeep: ${parts.join(' ')}`;

@@ -33,11 +33,36 @@ export class LoadMachine {
     const mode = CACHE_MODE[p.mode ?? 'default'];
     const source = { bytes: SOURCE.BYTES, form: SOURCE.FORM, data: SOURCE.DATA }[p.source] ?? SOURCE.URL;
     const sha = p.sourceSha256 ? m._malloc(32) : 0;
-    if (sha) m.HEAPU8.set(p.sourceSha256.match(/../g).map((h) => parseInt(h, 16)), sha);
+    if (sha)
+      m.HEAPU8.set(
+        p.sourceSha256.match(/../g).map((h) => parseInt(h, 16)),
+        sha,
+      );
     try {
-      this.l = withStrings(m, [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null, p.formCtx ?? null, p.part ?? null], (raw, url, page, integ, ctx, part) =>
-        m._ok_abi_load_new(index.c, source, raw, url, page, integ,
-          mode, p.chunkSize ?? 0, p.flags ?? 0, u64(Date.now()), u64(p.bytesLength ?? 0), ctx, p.form ?? 0, sha, part, p.facts ?? 0, p.owner?.l ?? 0));
+      this.l = withStrings(
+        m,
+        [p.raw ?? null, p.url ?? null, p.pageUrl ?? null, p.integrity ?? null, p.formCtx ?? null, p.part ?? null],
+        (raw, url, page, integ, ctx, part) =>
+          m._ok_abi_load_new(
+            index.c,
+            source,
+            raw,
+            url,
+            page,
+            integ,
+            mode,
+            p.chunkSize ?? 0,
+            p.flags ?? 0,
+            u64(Date.now()),
+            u64(p.bytesLength ?? 0),
+            ctx,
+            p.form ?? 0,
+            sha,
+            part,
+            p.facts ?? 0,
+            p.owner?.l ?? 0,
+          ),
+      );
     } finally {
       if (sha) m._free(sha);
     }
@@ -70,30 +95,51 @@ export class LoadMachine {
   info() {
     const p = this.m._ok_abi_load_info_json(this.l);
     if (!p) return null;
-    try { return JSON.parse(this.m.UTF8ToString(p)); } finally { this.m._free(p); }
+    try {
+      return JSON.parse(this.m.UTF8ToString(p));
+    } finally {
+      this.m._free(p);
+    }
   }
 
   // ---- events; each returns the ok_status ----
-  start() { return this.m._ok_load_start(this.l); }
-  locked() { return this.m._ok_load_locked(this.l); }
+  start() {
+    return this.m._ok_load_start(this.l);
+  }
+  locked() {
+    return this.m._ok_load_locked(this.l);
+  }
   syncRecord(name, bytes) {
     const n = enc.encode(name);
     const np = this.m._malloc(n.length + 1);
     if (!np) return STATUS.NOMEM;
     this.m.HEAPU8.set(n, np);
-    try { return this.m._ok_load_sync_record(this.l, np, n.length, this.scratch.put(bytes), bytes.byteLength); } finally { this.m._free(np); }
+    try {
+      return this.m._ok_load_sync_record(this.l, np, n.length, this.scratch.put(bytes), bytes.byteLength);
+    } finally {
+      this.m._free(np);
+    }
   }
   syncChunkName(name) {
     const n = enc.encode(name);
     return this.m._ok_load_sync_chunk_name(this.l, this.scratch.put(n), n.length);
   }
-  synced() { return this.m._ok_load_synced(this.l); }
-  quota(free) { return this.m._ok_load_quota(this.l, free === null || free === undefined ? u64(-1) : u64(free)); }
-  response(status, type, h) {
-    return withStrings(this.m, [h.contentLength, h.contentEncoding, h.contentRange, h.contentType, h.etag, h.lastModified],
-      (cl, ce, cr, ct, et, lm) => this.m._ok_load_response(this.l, status, type, cl, ce, cr, ct, et, lm));
+  synced() {
+    return this.m._ok_load_synced(this.l);
   }
-  fetchFailed() { return this.m._ok_load_fetch_failed(this.l); }
+  quota(free) {
+    return this.m._ok_load_quota(this.l, free === null || free === undefined ? u64(-1) : u64(free));
+  }
+  response(status, type, h) {
+    return withStrings(
+      this.m,
+      [h.contentLength, h.contentEncoding, h.contentRange, h.contentType, h.etag, h.lastModified],
+      (cl, ce, cr, ct, et, lm) => this.m._ok_load_response(this.l, status, type, cl, ce, cr, ct, et, lm),
+    );
+  }
+  fetchFailed() {
+    return this.m._ok_load_fetch_failed(this.l);
+  }
   /** A body piece (split into pieces of at most MAX_PIECE). */
   body(bytes) {
     let st = STATUS.OK;
@@ -103,34 +149,60 @@ export class LoadMachine {
     }
     return st;
   }
-  bodyEnd() { return this.m._ok_load_body_end(this.l); }
-  bodyError() { return this.m._ok_load_body_error(this.l); }
-  waited() { return this.m._ok_load_waited(this.l); }
+  bodyEnd() {
+    return this.m._ok_load_body_end(this.l);
+  }
+  bodyError() {
+    return this.m._ok_load_body_error(this.l);
+  }
+  waited() {
+    return this.m._ok_load_waited(this.l);
+  }
   chunkRead(idx, bytes) {
-    return bytes ? this.m._ok_load_chunk_read(this.l, idx, this.scratch.put(bytes), bytes.byteLength) : this.m._ok_load_chunk_read(this.l, idx, 0, 0);
+    return bytes
+      ? this.m._ok_load_chunk_read(this.l, idx, this.scratch.put(bytes), bytes.byteLength)
+      : this.m._ok_load_chunk_read(this.l, idx, 0, 0);
   }
   metaRead(bytes) {
-    return bytes ? this.m._ok_load_meta_read(this.l, this.scratch.put(bytes), bytes.byteLength) : this.m._ok_load_meta_read(this.l, 0, 0);
+    return bytes
+      ? this.m._ok_load_meta_read(this.l, this.scratch.put(bytes), bytes.byteLength)
+      : this.m._ok_load_meta_read(this.l, 0, 0);
   }
-  ioFailed(kind) { return this.m._ok_load_io_failed(this.l, kind); }
-  written() { return this.m._ok_load_written(this.l); }
-  writeFailed(kind) { return this.m._ok_load_write_failed(this.l, kind); }
+  ioFailed(kind) {
+    return this.m._ok_load_io_failed(this.l, kind);
+  }
+  written() {
+    return this.m._ok_load_written(this.l);
+  }
+  writeFailed(kind) {
+    return this.m._ok_load_write_failed(this.l, kind);
+  }
   validated(status, offset, report) {
     return report
       ? this.m._ok_load_validated(this.l, status, u64(offset), this.scratch.put(report), report.byteLength)
       : this.m._ok_load_validated(this.l, status, u64(offset), 0, 0);
   }
-  session(ok) { return this.m._ok_load_session(this.l, ok ? 1 : 0); }
+  session(ok) {
+    return this.m._ok_load_session(this.l, ok ? 1 : 0);
+  }
   /** The session's outcome with its creation time (ms), which forms are judged by. */
-  sessionTimed(ok, ms) { return this.m._ok_load_session_timed(this.l, ok ? 1 : 0, Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0); }
+  sessionTimed(ok, ms) {
+    return this.m._ok_load_session_timed(this.l, ok ? 1 : 0, Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0);
+  }
   /** VERIFY_FORM's answer (VERDICT.*), the original's creation time and the form's timed again (ms; 0: not). */
   formVerified(verdict, origMs, formMs = 0) {
     const us = (ms) => Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0;
     return this.m._ok_load_form_verified(this.l, verdict, us(origMs), us(formMs));
   }
   /** At CREATE_SESSION of an original: the form to capture (FORM.*; 0 none). facts: FACT.* bits; externalBytes: its external data. */
-  captureForm(facts, externalBytes = 0) { return this.m._ok_load_capture_form(this.l, facts, u64(externalBytes)); }
+  captureForm(facts, externalBytes = 0) {
+    return this.m._ok_load_capture_form(this.l, facts, u64(externalBytes));
+  }
   /** A finished data load joins this load's commit (before session()). */
-  adoptPart(part) { return this.m._ok_load_adopt_part(this.l, part.l); }
-  abort() { return this.l ? this.m._ok_load_abort(this.l) : STATUS.OK; }
+  adoptPart(part) {
+    return this.m._ok_load_adopt_part(this.l, part.l);
+  }
+  abort() {
+    return this.l ? this.m._ok_load_abort(this.l) : STATUS.OK;
+  }
 }

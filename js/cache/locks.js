@@ -16,11 +16,15 @@ export function acquireLock(name, signal) {
   if (!locks) return Promise.resolve(() => {});
   return new Promise((resolve, reject) => {
     let release;
-    const held = new Promise((r) => { release = r; });
-    locks.request(name, signal ? { mode: 'exclusive', signal } : { mode: 'exclusive' }, () => {
-      resolve(release);
-      return held;
-    }).catch(reject);
+    const held = new Promise((r) => {
+      release = r;
+    });
+    locks
+      .request(name, signal ? { mode: 'exclusive', signal } : { mode: 'exclusive' }, () => {
+        resolve(release);
+        return held;
+      })
+      .catch(reject);
   });
 }
 

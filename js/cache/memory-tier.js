@@ -24,13 +24,17 @@ const now = () => (globalThis.performance ?? Date).now();
  * @returns {Promise<string|null>}
  */
 export async function memoryKey(src, options) {
-  const sourceKey = src.kind === 'url' ? `url:${src.url}`
-    : globalThis.crypto?.subtle ? `sha256:${await sha256Hex(src.bytes)}` : null;
+  const sourceKey =
+    src.kind === 'url' ? `url:${src.url}` : globalThis.crypto?.subtle ? `sha256:${await sha256Hex(src.bytes)}` : null;
   if (!sourceKey) return null;
   const core = await getCore();
   const json = (v) => (v === undefined || v === null ? null : JSON.stringify(v, byIdentity));
-  return core.sessionShareKey(sourceKey, options.integrity ?? null,
-    json(options.executionProviders), json(options.sessionOptions));
+  return core.sessionShareKey(
+    sourceKey,
+    options.integrity ?? null,
+    json(options.executionProviders),
+    json(options.sessionOptions),
+  );
 }
 
 // Bytes in the options (externalData given as bytes) are named by identity,
@@ -38,10 +42,17 @@ export async function memoryKey(src, options) {
 const bytesIds = new WeakMap();
 let nextBytesId = 0;
 function byIdentity(key, value) {
-  if (!ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer) && !(typeof Blob !== 'undefined' && value instanceof Blob)) return value;
+  if (
+    !ArrayBuffer.isView(value) &&
+    !(value instanceof ArrayBuffer) &&
+    !(typeof Blob !== 'undefined' && value instanceof Blob)
+  )
+    return value;
   const target = ArrayBuffer.isView(value) ? value.buffer : value;
   if (!bytesIds.has(target)) bytesIds.set(target, ++nextBytesId);
-  return ArrayBuffer.isView(value) ? `bytes#${bytesIds.get(target)}@${value.byteOffset}+${value.byteLength}` : `bytes#${bytesIds.get(target)}`;
+  return ArrayBuffer.isView(value)
+    ? `bytes#${bytesIds.get(target)}@${value.byteOffset}+${value.byteLength}`
+    : `bytes#${bytesIds.get(target)}`;
 }
 
 /**
@@ -57,9 +68,14 @@ export async function acquire(key, create, signal) {
   if (!slot) {
     const controller = new AbortController();
     slot = { refs: 0, waiters: 0, controller, base: null };
-    slot.promise = create(controller.signal).then((b) => { slot.base = b; return b; });
+    slot.promise = create(controller.signal).then((b) => {
+      slot.base = b;
+      return b;
+    });
     live.set(key, slot);
-    slot.promise.catch(() => { if (live.get(key) === slot) live.delete(key); });
+    slot.promise.catch(() => {
+      if (live.get(key) === slot) live.delete(key);
+    });
   }
   slot.waiters++;
   let base;
@@ -78,7 +94,12 @@ export async function acquire(key, create, signal) {
   slot.waiters--;
   slot.refs++;
   const info = shared
-    ? { tier: 'memory', bytes: base.info.cache?.bytes ?? base.info.source?.bytes ?? 0, key: base.info.cache?.key ?? null, timings: { totalMs: now() - t0 } }
+    ? {
+        tier: 'memory',
+        bytes: base.info.cache?.bytes ?? base.info.source?.bytes ?? 0,
+        key: base.info.cache?.key ?? null,
+        timings: { totalMs: now() - t0 },
+      }
     : null;
   return handle(base, slot, key, info);
 }
@@ -101,12 +122,18 @@ function handle(base, slot, key, cacheInfo) {
       const v = Reflect.get(target, p, target);
       if (typeof v !== 'function') return v;
       return (...args) => {
-        if (own.disposed) return Promise.reject(new OrtkeepError('DISPOSED', `ortkeep: ${String(p)}() on a disposed session; load the model again`));
+        if (own.disposed)
+          return Promise.reject(
+            new OrtkeepError('DISPOSED', `ortkeep: ${String(p)}() on a disposed session; load the model again`),
+          );
         return v.apply(target, args);
       };
     },
     set(target, p, value) {
-      if (p === 'disposed' || p === 'info') { own[p] = value; return true; }
+      if (p === 'disposed' || p === 'info') {
+        own[p] = value;
+        return true;
+      }
       return Reflect.set(target, p, value, target);
     },
   });

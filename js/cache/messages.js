@@ -24,25 +24,44 @@ function why(reason, n, url = 'the model') {
     case 'HTTP_STATUS':
       if (url.startsWith('file:')) return `${url} ${n === 404 ? 'does not exist' : 'cannot be read'}; check the path`;
       return `the server answered HTTP ${n} for ${url}; check the URL and that the file is deployed`;
-    case 'FETCH_FAILED': return `fetching ${url} failed (offline, DNS, or a CORS policy that refuses this page); check the URL, the network and the server's Access-Control-Allow-Origin`;
-    case 'BODY_BROKEN': return `the download of ${url} kept breaking off (${n} bytes arrived); try again on a better connection`;
-    case 'SHORT_BODY': return `${url} ended before its Content-Length (${n} bytes arrived); the server or a proxy cut it`;
-    case 'LONG_BODY': return `${url} sent more bytes than its Content-Length (${n}); the server is misbehaving`;
-    case 'HTML': return `${url} answered an HTML page, not an ONNX model: a single-page-app fallback (index.html for unknown paths) or a missing file; check that the model is deployed at that path`;
-    case 'NOT_A_MODEL': return `${url} is not an ONNX model the reader accepts${n ? ` (at byte ${n})` : ''}`;
-    case 'DIGEST': return `${url} does not match its integrity; nothing was stored. Check the integrity value, or the file the server has`;
-    case 'BAD_RANGE': return `${url} answered a partial response (206) to a plain request; the server's Range handling is broken`;
-    case 'SESSION': return `onnxruntime-web could not create a session from ${url}`;
-    case 'CHECKSUM': return `a stored copy of ${url} failed its checksum`;
-    case 'MISSING': return `a stored copy of ${url} is missing a record`;
-    case 'NOT_CACHED': return `${url} is not in the model cache (cache: 'only-if-cached'); load it once with the network`;
-    case 'EMPTY_SOURCE': return "load('') names no model: pass the model's URL, bytes or a Blob";
-    case 'PAGE_ITSELF': return `${url} is this page, not a model: pass the model's URL`;
-    case 'SCHEME': return `${url} cannot hold a model here: use http(s), blob: or data: (file: and paths only in Node)`;
-    case 'BAD_INTEGRITY': return "integrity must be Subresource Integrity metadata like 'sha256-<base64>' (sha256, sha384 or sha512)";
-    case 'TOO_BIG': return `${url} is ${mb(n)}: more than fits here`;
-    case 'IDB': return 'IndexedDB failed';
-    default: return url ? `loading ${url} failed` : 'the load failed';
+    case 'FETCH_FAILED':
+      return `fetching ${url} failed (offline, DNS, or a CORS policy that refuses this page); check the URL, the network and the server's Access-Control-Allow-Origin`;
+    case 'BODY_BROKEN':
+      return `the download of ${url} kept breaking off (${n} bytes arrived); try again on a better connection`;
+    case 'SHORT_BODY':
+      return `${url} ended before its Content-Length (${n} bytes arrived); the server or a proxy cut it`;
+    case 'LONG_BODY':
+      return `${url} sent more bytes than its Content-Length (${n}); the server is misbehaving`;
+    case 'HTML':
+      return `${url} answered an HTML page, not an ONNX model: a single-page-app fallback (index.html for unknown paths) or a missing file; check that the model is deployed at that path`;
+    case 'NOT_A_MODEL':
+      return `${url} is not an ONNX model the reader accepts${n ? ` (at byte ${n})` : ''}`;
+    case 'DIGEST':
+      return `${url} does not match its integrity; nothing was stored. Check the integrity value, or the file the server has`;
+    case 'BAD_RANGE':
+      return `${url} answered a partial response (206) to a plain request; the server's Range handling is broken`;
+    case 'SESSION':
+      return `onnxruntime-web could not create a session from ${url}`;
+    case 'CHECKSUM':
+      return `a stored copy of ${url} failed its checksum`;
+    case 'MISSING':
+      return `a stored copy of ${url} is missing a record`;
+    case 'NOT_CACHED':
+      return `${url} is not in the model cache (cache: 'only-if-cached'); load it once with the network`;
+    case 'EMPTY_SOURCE':
+      return "load('') names no model: pass the model's URL, bytes or a Blob";
+    case 'PAGE_ITSELF':
+      return `${url} is this page, not a model: pass the model's URL`;
+    case 'SCHEME':
+      return `${url} cannot hold a model here: use http(s), blob: or data: (file: and paths only in Node)`;
+    case 'BAD_INTEGRITY':
+      return "integrity must be Subresource Integrity metadata like 'sha256-<base64>' (sha256, sha384 or sha512)";
+    case 'TOO_BIG':
+      return `${url} is ${mb(n)}: more than fits here`;
+    case 'IDB':
+      return 'IndexedDB failed';
+    default:
+      return url ? `loading ${url} failed` : 'the load failed';
   }
 }
 
@@ -55,7 +74,8 @@ export function failError(status, reason, number, url, cause) {
   else if (code === 'NOMEM') text = 'ortkeep ran out of wasm memory';
   else if (code === 'CORRUPT') text = `${why(reason, number, url)}, again after fetching it anew; try again`;
   else if (code === 'SESSION_CREATE') text = `${why(reason, number, url)}: ${cause?.message ?? 'it refused the model'}`;
-  else if (code === 'LIMIT' && REASON_NAME[reason] === 'TOO_BIG') text = `${why(reason, number, url)} (the wasm32 heap holds about 4 GB); use a smaller model or external data`;
+  else if (code === 'LIMIT' && REASON_NAME[reason] === 'TOO_BIG')
+    text = `${why(reason, number, url)} (the wasm32 heap holds about 4 GB); use a smaller model or external data`;
   else text = why(reason, number, url);
   return new OrtkeepError(code, `ortkeep: ${text}`, {
     ...(code !== 'ABORTED' && REASON_NAME[reason] === 'NOT_A_MODEL' && number ? { offset: number } : {}),
@@ -70,15 +90,35 @@ export function warning(warnCode, reason, number, url) {
   const r = REASON_NAME[reason];
   let text;
   switch (code) {
-    case 'QUOTA': text = `${url} (${mb(number)}) does not fit the storage quota even after evicting unused models; it is loaded without storing it`; break;
-    case 'CORRUPT': text = `${why(reason, number, url)}; it was dropped and the model is fetched again`; break;
-    case 'REFUSED': text = `onnxruntime-web refused the stored copy of ${url}; it was dropped and the model is fetched again`; break;
-    case 'RESUMING': text = `the download of ${url} broke off at ${mb(number)}; resuming from the last stored chunk`; break;
-    case 'RETRYING': text = r === 'CHANGED' ? `${url} changed while it was being resumed; downloading it whole` : `${why(reason, number, url)}; retrying`; break;
-    case 'UNCACHED': text = `${url} cannot be stored (${r === 'TOO_BIG' ? 'too big' : r?.toLowerCase() ?? 'unknown'}); it is loaded without storing it`; break;
-    case 'CACHE_UNAVAILABLE': text = `the model cache (IndexedDB) is unavailable here; ${url} is loaded from the network without storing it`; break;
-    case 'CACHE_ERROR': text = `IndexedDB failed while loading ${url}; it is loaded without storing it`; break;
-    default: text = `${code} for ${url}`;
+    case 'QUOTA':
+      text = `${url} (${mb(number)}) does not fit the storage quota even after evicting unused models; it is loaded without storing it`;
+      break;
+    case 'CORRUPT':
+      text = `${why(reason, number, url)}; it was dropped and the model is fetched again`;
+      break;
+    case 'REFUSED':
+      text = `onnxruntime-web refused the stored copy of ${url}; it was dropped and the model is fetched again`;
+      break;
+    case 'RESUMING':
+      text = `the download of ${url} broke off at ${mb(number)}; resuming from the last stored chunk`;
+      break;
+    case 'RETRYING':
+      text =
+        r === 'CHANGED'
+          ? `${url} changed while it was being resumed; downloading it whole`
+          : `${why(reason, number, url)}; retrying`;
+      break;
+    case 'UNCACHED':
+      text = `${url} cannot be stored (${r === 'TOO_BIG' ? 'too big' : (r?.toLowerCase() ?? 'unknown')}); it is loaded without storing it`;
+      break;
+    case 'CACHE_UNAVAILABLE':
+      text = `the model cache (IndexedDB) is unavailable here; ${url} is loaded from the network without storing it`;
+      break;
+    case 'CACHE_ERROR':
+      text = `IndexedDB failed while loading ${url}; it is loaded without storing it`;
+      break;
+    default:
+      text = `${code} for ${url}`;
   }
   return { code, message: `ortkeep: ${text}` };
 }

@@ -13,8 +13,11 @@ async function fetchAction(run, a) {
   const url = dec.decode(a.blob);
   let res;
   try {
-    res = await request(url, { flags: a.flags, from: a.value, ifNoneMatch: a.name, ifModifiedSince: dec.decode(a.aux) },
-      { signal: run.ac.signal, fetch: run.ctx.fetch });
+    res = await request(
+      url,
+      { flags: a.flags, from: a.value, ifNoneMatch: a.name, ifModifiedSince: dec.decode(a.aux) },
+      { signal: run.ac.signal, fetch: run.ctx.fetch },
+    );
   } catch {
     if (!run.aborted) run.ev(run.m.fetchFailed());
     return;
@@ -66,7 +69,14 @@ function bytesBody(bytes) {
 function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 

@@ -27,11 +27,19 @@ export async function request(url, req, { signal, fetch: fetchImpl = globalThis.
   const h = response.headers;
   return {
     status: response.status,
-    type: response.type === 'basic' || response.type === 'default' ? RESP_TYPE.BASIC : response.type === 'cors' ? RESP_TYPE.CORS : RESP_TYPE.OTHER,
+    type:
+      response.type === 'basic' || response.type === 'default'
+        ? RESP_TYPE.BASIC
+        : response.type === 'cors'
+          ? RESP_TYPE.CORS
+          : RESP_TYPE.OTHER,
     headers: {
-      contentLength: h.get('content-length'), contentEncoding: h.get('content-encoding'),
-      contentRange: h.get('content-range'), contentType: h.get('content-type'),
-      etag: h.get('etag'), lastModified: h.get('last-modified'),
+      contentLength: h.get('content-length'),
+      contentEncoding: h.get('content-encoding'),
+      contentRange: h.get('content-range'),
+      contentType: h.get('content-type'),
+      etag: h.get('etag'),
+      lastModified: h.get('last-modified'),
     },
     body: new BodyReader(response),
   };
@@ -61,6 +69,8 @@ export class BodyReader {
     try {
       if (this.reader) await this.reader.cancel();
       else await this.response.body?.cancel();
-    } catch { /* already closed */ }
+    } catch {
+      /* already closed */
+    }
   }
 }

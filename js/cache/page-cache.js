@@ -30,14 +30,22 @@ export function pageCache() {
   opening ??= (async () => {
     if (typeof indexedDB === 'undefined') {
       const { OrtkeepError } = await import('../errors.js');
-      throw new OrtkeepError('CACHE_UNAVAILABLE', 'ortkeep: the model cache needs IndexedDB (a browser page or worker)');
+      throw new OrtkeepError(
+        'CACHE_UNAVAILABLE',
+        'ortkeep: the model cache needs IndexedDB (a browser page or worker)',
+      );
     }
     const core = await getCore();
-    const store = await IdbStore.open(settings.dbName, { recordForm: settings.recordForm, timeoutMs: settings.openTimeoutMs });
+    const store = await IdbStore.open(settings.dbName, {
+      recordForm: settings.recordForm,
+      timeoutMs: settings.openTimeoutMs,
+    });
     return { index: new CacheIndex(core.m, settings.budget), store };
   })();
   const p = opening;
-  p.catch(() => { if (opening === p) opening = null; });
+  p.catch(() => {
+    if (opening === p) opening = null;
+  });
   return p;
 }
 

@@ -64,8 +64,10 @@ async function createSessionAction(run, a) {
     let so = ctx.sessionOptionsFor ? ctx.sessionOptionsFor(run.report, externalData) : ctx.sessionOptions;
     const stamped = !form && !!ctx.forms?.stampedForThis?.(run.report, run.buf.view(a.value));
     if (form || stamped) so = { ...so, graphOptimizationLevel: 'disabled' };
-    const capture = !form && !stamped && ctx.forms?.capture
-      ? run.m.captureForm(ctx.forms.facts(run.report), ctx.forms.externalBytes(run.report)) : 0;
+    const capture =
+      !form && !stamped && ctx.forms?.capture
+        ? run.m.captureForm(ctx.forms.facts(run.report), ctx.forms.externalBytes(run.report))
+        : 0;
     if (capture) run.ortSession = await ctx.forms.capture(capture, run.buf.view(a.value), so);
     else run.ortSession = await createSession(ctx.ort, run.buf.view(a.value), so);
   } catch (e) {

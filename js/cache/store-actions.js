@@ -72,12 +72,12 @@ async function readMeta(run, a) {
 /** WRITE_MANIFEST, STORE_CHUNK, COMMIT: its outcome is acked before anything else happens. */
 async function write(run, a) {
   const { store, index } = cacheOf(run);
-  if (a.type === ACT.COMMIT && (a.flags & ACTION_FLAG.COMMIT_MORE)) {
+  if (a.type === ACT.COMMIT && a.flags & ACTION_FLAG.COMMIT_MORE) {
     // a data file's commit: held for the model's transaction, not acked
     (run.group ??= []).push({ name: a.name, manifest: a.blob });
     return;
   }
-  const group = a.type === ACT.COMMIT ? run.group ?? [] : [];
+  const group = a.type === ACT.COMMIT ? (run.group ?? []) : [];
   if (a.type === ACT.COMMIT) run.group = null;
   try {
     if (a.type === ACT.WRITE_MANIFEST) await store.putManifest(a.name, a.blob);
@@ -86,8 +86,7 @@ async function write(run, a) {
       const { core } = run.ctx;
       const asBlob = run.total ? (run.asBlob ??= blobRecordsFor(core, run.total)) : blobRecordsFor(core, 0, a.value2);
       await store.storeChunk(a.name, a.chunk, run.buf.bytes.subarray(a.value, a.value + a.value2), a.blob, asBlob);
-    }
-    else await store.commit(a.name, a.blob, a.aux, group);
+    } else await store.commit(a.name, a.blob, a.aux, group);
   } catch (e) {
     const kind = ioFailKind(e);
     if (kind === IOFAIL.QUOTA) index.setBusy(await heldLocks());
@@ -176,7 +175,11 @@ async function remove(run, a) {
 }
 
 async function reopen(run) {
-  try { await cacheOf(run).store.reopen(); } catch { /* the next request fails again; the machine counts */ }
+  try {
+    await cacheOf(run).store.reopen();
+  } catch {
+    /* the next request fails again; the machine counts */
+  }
 }
 
 /**
@@ -187,8 +190,12 @@ async function reopen(run) {
  * @param {import('./idb-store.js').IdbStore} store
  */
 export async function applyDelete(core, store, a) {
-  const run = () => (a.type === ACT.DROP_ENTRY ? store.dropEntry(a.name)
-    : a.type === ACT.DELETE_CHUNKS ? store.deleteChunks(a.name, a.chunk, a.chunkEnd) : store.clearAll());
+  const run = () =>
+    a.type === ACT.DROP_ENTRY
+      ? store.dropEntry(a.name)
+      : a.type === ACT.DELETE_CHUNKS
+        ? store.deleteChunks(a.name, a.chunk, a.chunkEnd)
+        : store.clearAll();
   for (let reopens = 0; ; reopens++) {
     try {
       await run();

@@ -30,7 +30,10 @@ async function readCoreBytes(url) {
   if (isNode && url.protocol === 'file:') return readFileUrl(url);
   const response = await fetch(url);
   if (!response.ok) {
-    throw new OrtkeepError('CORE_LOAD', `ortkeep: could not fetch ${url} (HTTP ${response.status}); serve ortkeep-core.wasm next to the bundle or call setCoreWasmUrl()`);
+    throw new OrtkeepError(
+      'CORE_LOAD',
+      `ortkeep: could not fetch ${url} (HTTP ${response.status}); serve ortkeep-core.wasm next to the bundle or call setCoreWasmUrl()`,
+    );
   }
   return new Uint8Array(await response.arrayBuffer());
 }
@@ -43,7 +46,11 @@ export function getCore() {
       try {
         url = coreWasmUrl();
       } catch (e) {
-        throw new OrtkeepError('CORE_LOAD', 'ortkeep: cannot tell where ortkeep-core.wasm is served from here; call setCoreWasmUrl(url) before load()', { cause: e });
+        throw new OrtkeepError(
+          'CORE_LOAD',
+          'ortkeep: cannot tell where ortkeep-core.wasm is served from here; call setCoreWasmUrl(url) before load()',
+          { cause: e },
+        );
       }
     }
     let wasmBinary = await fetchCore(url);
@@ -58,22 +65,30 @@ export function getCore() {
     }
     if (!isWasm(wasmBinary)) {
       const html = /^\s*</.test(new TextDecoder().decode(wasmBinary.subarray(0, 64)));
-      throw new OrtkeepError('CORE_LOAD', `ortkeep: ${url} is not ortkeep-core.wasm (${html ? 'an HTML page: a dev server\'s SPA fallback for a missing file' : `it starts with ${[...wasmBinary.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`}). `
-        + 'With Vite 5-7 add optimizeDeps: { exclude: [\'ortkeep\'] } to vite.config; or host node_modules/ortkeep/dist/ortkeep-core.wasm yourself and call setCoreWasmUrl(url) before load().');
+      throw new OrtkeepError(
+        'CORE_LOAD',
+        `ortkeep: ${url} is not ortkeep-core.wasm (${html ? "an HTML page: a dev server's SPA fallback for a missing file" : `it starts with ${[...wasmBinary.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`}). ` +
+          "With Vite 5-7 add optimizeDeps: { exclude: ['ortkeep'] } to vite.config; or host node_modules/ortkeep/dist/ortkeep-core.wasm yourself and call setCoreWasmUrl(url) before load().",
+      );
     }
     let module;
     try {
       module = await createOrtkeepCore({ wasmBinary, print: () => {}, printErr: () => {} });
     } catch (e) {
       const csp = /Content Security Policy|unsafe-eval|Refused to compile/i.test(String(e?.message));
-      throw new OrtkeepError('CORE_LOAD', `ortkeep: the core could not be instantiated: ${e?.message ?? e}${csp ? ". The page's Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src (onnxruntime-web needs it too)" : ''}`, { cause: e });
+      throw new OrtkeepError(
+        'CORE_LOAD',
+        `ortkeep: the core could not be instantiated: ${e?.message ?? e}${csp ? ". The page's Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src (onnxruntime-web needs it too)" : ''}`,
+        { cause: e },
+      );
     }
     return new Core(module);
   })();
-  corePromise.catch(() => { corePromise = null; });
+  corePromise.catch(() => {
+    corePromise = null;
+  });
   return corePromise;
 }
-
 
 async function fetchCore(url) {
   try {
@@ -140,7 +155,11 @@ export class Core {
   /** Whether `s` is a cache key (as the core makes them), not a URL. */
   isCacheKey(s) {
     const p = this.copyString(s);
-    try { return this.m._ok_store_is_cache_key(p) === 1; } finally { this.free(p); }
+    try {
+      return this.m._ok_store_is_cache_key(p) === 1;
+    } finally {
+      this.free(p);
+    }
   }
 
   /** The memory tier's key: loads with equal keys share one live session.
@@ -148,12 +167,17 @@ export class Core {
    * @param {string|null} epsJson @param {string|null} optionsJson null: the defaults */
   sessionShareKey(sourceKey, integrity, epsJson, optionsJson) {
     const m = this.m;
-    const ptrs = [sourceKey, integrity, epsJson, optionsJson]
-      .map((s) => (s === null || s === undefined ? 0 : this.copyString(s)));
+    const ptrs = [sourceKey, integrity, epsJson, optionsJson].map((s) =>
+      s === null || s === undefined ? 0 : this.copyString(s),
+    );
     try {
       const p = m._ok_abi_session_share_key(...ptrs);
       if (!p) throw this.lastError();
-      try { return m.UTF8ToString(p); } finally { m._free(p); }
+      try {
+        return m.UTF8ToString(p);
+      } finally {
+        m._free(p);
+      }
     } finally {
       ptrs.forEach((p) => this.free(p));
     }
@@ -166,7 +190,11 @@ export class Core {
 
   lastError() {
     const m = this.m;
-    return coreError(m._ok_abi_last_error_code(), m.UTF8ToString(m._ok_abi_last_error_message()), Number(m._ok_abi_last_error_offset()));
+    return coreError(
+      m._ok_abi_last_error_code(),
+      m.UTF8ToString(m._ok_abi_last_error_message()),
+      Number(m._ok_abi_last_error_offset()),
+    );
   }
 
   /**
@@ -268,12 +296,17 @@ export class InspectStream {
     }
     if (!this.s) throw core.lastError();
     if (judgeFor) {
-      const ptrs = [judgeFor.ort, judgeFor.ep, judgeFor.level].map((v) => core.copyIn(new TextEncoder().encode(`${v}\0`)));
+      const ptrs = [judgeFor.ort, judgeFor.ep, judgeFor.level].map((v) =>
+        core.copyIn(new TextEncoder().encode(`${v}\0`)),
+      );
       try {
         const st = m._ok_abi_inspect_stream_judge_for(this.s, ...ptrs);
         if (st !== 0) {
           this.abort();
-          throw new OrtkeepError('INVALID_ARG', 'ortkeep: the stamp context (ort, ep, level) must be strings of at most 64 bytes');
+          throw new OrtkeepError(
+            'INVALID_ARG',
+            'ortkeep: the stamp context (ort, ep, level) must be strings of at most 64 bytes',
+          );
         }
       } finally {
         for (const p of ptrs) core.free(p);

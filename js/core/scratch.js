@@ -5,7 +5,11 @@ import { OrtkeepError } from '../errors.js';
 
 /** A reusable scratch area in wasm memory for bytes passed to one call. */
 export class Scratch {
-  constructor(m) { this.m = m; this.ptr = 0; this.size = 0; }
+  constructor(m) {
+    this.m = m;
+    this.ptr = 0;
+    this.size = 0;
+  }
 
   /** Copies `bytes` in; returns the pointer (valid until the next put). */
   put(bytes) {
@@ -14,13 +18,20 @@ export class Scratch {
       if (this.ptr) m._free(this.ptr);
       this.size = Math.max(bytes.byteLength, 1 << 16);
       this.ptr = m._malloc(this.size);
-      if (!this.ptr) { this.size = 0; throw new OrtkeepError('NOMEM', `ortkeep: out of wasm memory for ${bytes.byteLength} bytes`); }
+      if (!this.ptr) {
+        this.size = 0;
+        throw new OrtkeepError('NOMEM', `ortkeep: out of wasm memory for ${bytes.byteLength} bytes`);
+      }
     }
     m.HEAPU8.set(bytes, this.ptr);
     return this.ptr;
   }
 
-  free() { if (this.ptr) this.m._free(this.ptr); this.ptr = 0; this.size = 0; }
+  free() {
+    if (this.ptr) this.m._free(this.ptr);
+    this.ptr = 0;
+    this.size = 0;
+  }
 }
 
 const shared = new WeakMap();

@@ -14,22 +14,35 @@ export class CpuDevice {
   }
 
   /** CREATE: `bytes` is the capacity C chose. */
-  create(bytes) { return { buffer: new ArrayBuffer(bytes), byteOffset: 0 }; }
+  create(bytes) {
+    return { buffer: new ArrayBuffer(bytes), byteOffset: 0 };
+  }
 
-  destroy() { /* garbage-collected; dropping the map entry is the release */ }
+  destroy() {
+    /* garbage-collected; dropping the map entry is the release */
+  }
 
   /** A binding of storage `obj` as a tensor of entry.type+dims (entry.size bytes, from C). */
-  bind(obj, entry) { return new this.ort.Tensor(entry.type, viewOf(obj.buffer, obj.byteOffset, entry.type, entry.size), entry.dims); }
+  bind(obj, entry) {
+    return new this.ort.Tensor(entry.type, viewOf(obj.buffer, obj.byteOffset, entry.type, entry.size), entry.dims);
+  }
 
   upload(entry, data) {
     const dst = entry.tensor.data;
     if (dst === data) return;
     if (dst.constructor === data.constructor) dst.set(data);
-    else new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    else
+      new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(
+        new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+      );
   }
 
   /** An output onnxruntime-web returned, as pool storage (ADOPT). */
-  adopted(tensor) { return { buffer: tensor.data.buffer, byteOffset: tensor.data.byteOffset, tensor }; }
-  capacityOf(tensor) { return tensor.data.byteLength; }
+  adopted(tensor) {
+    return { buffer: tensor.data.buffer, byteOffset: tensor.data.byteOffset, tensor };
+  }
+  capacityOf(tensor) {
+    return tensor.data.byteLength;
+  }
   destroyAdopted() {}
 }

@@ -14,7 +14,11 @@ let adapterAnswer = null;
 export async function deviceAvailable(device, executionProviders) {
   if (device === 'webgpu') {
     adapterAnswer ??= (async () => {
-      try { return !!(await globalThis.navigator?.gpu?.requestAdapter?.()); } catch { return false; }
+      try {
+        return !!(await globalThis.navigator?.gpu?.requestAdapter?.());
+      } catch {
+        return false;
+      }
     })();
     return adapterAnswer;
   }

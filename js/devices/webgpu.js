@@ -30,11 +30,18 @@ export class WebGpuDevice {
     this.errors = 0;
     this.lastError = null;
     this.lostInfo = null;
-    device.addEventListener?.('uncapturederror', (ev) => { this.errors++; this.lastError = ev.error?.message ?? String(ev.error); });
-    device.lost?.then((info) => { this.lostInfo = info ?? { message: 'lost' }; this.errors++; });
+    device.addEventListener?.('uncapturederror', (ev) => {
+      this.errors++;
+      this.lastError = ev.error?.message ?? String(ev.error);
+    });
+    device.lost?.then((info) => {
+      this.lostInfo = info ?? { message: 'lost' };
+      this.errors++;
+    });
     /** The staging-buffer face of this device, for the readback pool. */
     this.staging = {
-      create: (bytes, handle) => device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST, label: `ortkeep:staging:${handle}` }),
+      create: (bytes, handle) =>
+        device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST, label: `ortkeep:staging:${handle}` }),
       destroy: (buffer) => buffer.destroy(),
       bind: () => null,
     };
@@ -51,7 +58,9 @@ export class WebGpuDevice {
     return this.device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC | COPY_DST, label: `ortkeep:${handle}` });
   }
 
-  destroy(buffer) { buffer.destroy(); }
+  destroy(buffer) {
+    buffer.destroy();
+  }
 
   bind(buffer, { type, dims, download, dispose }) {
     return this.ort.Tensor.fromGpuBuffer(buffer, { dataType: type, dims, download, dispose });
@@ -72,10 +81,18 @@ export class WebGpuDevice {
   }
 
   /** ORT's own output tensor (ADOPT): the pool keeps it; DESTROY disposes it back to ORT. */
-  adopted(tensor) { return tensor; }
-  bufferOf(obj) { return obj.gpuBuffer ?? obj; }
-  capacityOf(tensor) { return tensor.gpuBuffer.size; }
-  destroyAdopted(tensor) { tensor.dispose(); }
+  adopted(tensor) {
+    return tensor;
+  }
+  bufferOf(obj) {
+    return obj.gpuBuffer ?? obj;
+  }
+  capacityOf(tensor) {
+    return tensor.gpuBuffer.size;
+  }
+  destroyAdopted(tensor) {
+    tensor.dispose();
+  }
 
   /**
    * Copies device buffers to CPU arrays through staging buffers: one

@@ -8,8 +8,17 @@ import { BACKEND } from '../pool/pool-core.js';
 
 /** onnxruntime-web types → MLOperandDataType (bool is uint8 in WebNN). */
 const ML_TYPES = Object.freeze({
-  float32: 'float32', float16: 'float16', int32: 'int32', uint32: 'uint32', int64: 'int64', uint64: 'uint64',
-  int8: 'int8', uint8: 'uint8', bool: 'uint8', int4: 'int4', uint4: 'uint4',
+  float32: 'float32',
+  float16: 'float16',
+  int32: 'int32',
+  uint32: 'uint32',
+  int64: 'int64',
+  uint64: 'uint64',
+  int8: 'int8',
+  uint8: 'uint8',
+  bool: 'uint8',
+  int4: 'int4',
+  uint4: 'uint4',
 });
 
 export class WebNNDevice {
@@ -29,7 +38,9 @@ export class WebNNDevice {
     return this.context.createTensor({ dataType, shape: [...dims], readable: true, writable: true });
   }
 
-  destroy(tensor) { tensor.destroy(); }
+  destroy(tensor) {
+    tensor.destroy();
+  }
 
   bind(mlTensor, { type, dims, download, dispose }) {
     return this.ort.Tensor.fromMLTensor(mlTensor, { dataType: type, dims, download, dispose });
@@ -39,10 +50,18 @@ export class WebNNDevice {
     if (data.byteLength) this.context.writeTensor(entry.buffer, data);
   }
 
-  adopted(tensor) { return tensor; }
-  bufferOf(obj) { return obj.mlTensor ?? obj; }
-  capacityOf() { return 0; }
-  destroyAdopted(tensor) { tensor.dispose(); }
+  adopted(tensor) {
+    return tensor;
+  }
+  bufferOf(obj) {
+    return obj.mlTensor ?? obj;
+  }
+  capacityOf() {
+    return 0;
+  }
+  destroyAdopted(tensor) {
+    tensor.dispose();
+  }
 
   /** @param {Array<{src: MLTensor, dst: Uint8Array}>} items */
   async readback(items) {

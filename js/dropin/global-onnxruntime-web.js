@@ -9,6 +9,9 @@ import { makeInferenceSession } from './inference-session.js';
 
 const ort = globalThis.ort;
 if (!ort?.InferenceSession) {
-  throw new OrtkeepError('ORT_MISSING', 'ortkeep: load ort.min.js (onnxruntime-web) before ortkeep-onnxruntime-web.iife.js');
+  throw new OrtkeepError(
+    'ORT_MISSING',
+    'ortkeep: load ort.min.js (onnxruntime-web) before ortkeep-onnxruntime-web.iife.js',
+  );
 }
 globalThis.ort = { ...ort, InferenceSession: makeInferenceSession(ort) };

@@ -19,6 +19,7 @@ const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
 export function makeInferenceSession(ort, how = {}) {
   ort = realOrt(ort);
   const Base = ort.InferenceSession;
+  // biome-ignore lint/complexity/noStaticOnlyClass: onnxruntime-web's InferenceSession is a class with a static create()
   return class InferenceSession {
     /** The onnxruntime-web this wraps (js/ort-adapter.js realOrt: ortkeep itself creates sessions there). */
     static [Symbol.for('ortkeep.realOrt')] = ort;

@@ -19,12 +19,16 @@ const absolute = (url) => new URL(String(url), globalThis.location?.href).href;
 /** The stand-in for a model file at `url`, as transformers.js reads a response. */
 function standIn(url) {
   const body = new TextEncoder().encode(MAGIC + absolute(url));
-  return new Response(body, { status: 200, headers: { 'content-type': 'application/octet-stream', 'content-length': String(body.length) } });
+  return new Response(body, {
+    status: 200,
+    headers: { 'content-type': 'application/octet-stream', 'content-length': String(body.length) },
+  });
 }
 
 /** The URL a stand-in names, or null when `bytes` are real bytes. */
 export function standInUrl(bytes) {
-  if (!(bytes instanceof Uint8Array) || bytes.length < MAGIC.length || bytes[0] !== 0 || bytes.length > 8192) return null;
+  if (!(bytes instanceof Uint8Array) || bytes.length < MAGIC.length || bytes[0] !== 0 || bytes.length > 8192)
+    return null;
   const text = new TextDecoder().decode(bytes);
   return text.startsWith(MAGIC) ? text.slice(MAGIC.length) : null;
 }

@@ -53,8 +53,10 @@ export const LOADER_FOR_BUNDLE = {
 
 /** @param {string} reason @param {string} message @param {unknown} [cause] */
 export function formsOff(reason, message, cause) {
-  return new OrtkeepError('FORMS_OFF', `ortkeep: artifact forms are off (${reason}): ${message}`,
-    { details: { reason }, ...(cause === undefined ? {} : { cause }) });
+  return new OrtkeepError('FORMS_OFF', `ortkeep: artifact forms are off (${reason}): ${message}`, {
+    details: { reason },
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /**
@@ -91,32 +93,48 @@ export function captureLoader(ort, options = {}) {
 
 async function install(ort, options) {
   if (ort.env?.wasm?.proxy) {
-    throw formsOff('proxy', 'onnxruntime-web runs in a proxy worker (env.wasm.proxy), where the capturing loader cannot be reached');
+    throw formsOff(
+      'proxy',
+      'onnxruntime-web runs in a proxy worker (env.wasm.proxy), where the capturing loader cannot be reached',
+    );
   }
   const bundle = options.bundle ?? (isNode ? 'wasm' : 'jsep');
   const file = LOADER_FOR_BUNDLE[bundle];
-  if (!file) throw new OrtkeepError('INVALID_ARG', `ortkeep: forms.bundle must be one of ${Object.keys(LOADER_FOR_BUNDLE).join(', ')}; got ${bundle}`);
+  if (!file)
+    throw new OrtkeepError(
+      'INVALID_ARG',
+      `ortkeep: forms.bundle must be one of ${Object.keys(LOADER_FOR_BUNDLE).join(', ')}; got ${bundle}`,
+    );
   const version = ort.env?.versions?.web;
   const loader = { file, version, sinkKey: SINK_KEY, loadedKey: LOADED_KEY };
   const live = globalThis[Symbol.for(LOADED_KEY)];
   if (live) {
     if (live.loader !== file || live.version !== version) {
-      throw formsOff('loader-mismatch', `the capturing loader running here is ${live.loader} (${live.version}), not ${file} (${version}); pass the bundle this page imports`);
+      throw formsOff(
+        'loader-mismatch',
+        `the capturing loader running here is ${live.loader} (${live.version}), not ${file} (${version}); pass the bundle this page imports`,
+      );
     }
     return { ...loader, derived: 'build' };
   }
   const built = await buildCopy(options, file);
-  const use = built.url && built.version === version
-    ? { url: built.url, derived: 'build' }
-    : await derivedHere(ort, options, file, version, built);
+  const use =
+    built.url && built.version === version
+      ? { url: built.url, derived: 'build' }
+      : await derivedHere(ort, options, file, version, built);
   try {
     await import(/* @vite-ignore */ /* webpackIgnore: true */ use.url);
   } catch (e) {
-    const shown = use.derived === 'page' ? `derived here from ${use.from} (a ${isNode ? 'data' : 'blob'}: URL)` : use.url;
-    throw formsOff('loader-blocked', `the capturing loader ${shown} could not be imported (${e?.message ?? e}); `
-      + (use.derived === 'page'
-        ? `a Content-Security-Policy script-src must allow blob: for it, or run onnxruntime-web ${built.version ?? 'the version ortkeep was built with'}, whose capturing loader ortkeep ships`
-        : 'a Content-Security-Policy script-src must allow it, and it must be served (forms.captureBase: the folder serving a copy of node_modules/ortkeep/dist/ort-capture/)'), e);
+    const shown =
+      use.derived === 'page' ? `derived here from ${use.from} (a ${isNode ? 'data' : 'blob'}: URL)` : use.url;
+    throw formsOff(
+      'loader-blocked',
+      `the capturing loader ${shown} could not be imported (${e?.message ?? e}); ` +
+        (use.derived === 'page'
+          ? `a Content-Security-Policy script-src must allow blob: for it, or run onnxruntime-web ${built.version ?? 'the version ortkeep was built with'}, whose capturing loader ortkeep ships`
+          : 'a Content-Security-Policy script-src must allow it, and it must be served (forms.captureBase: the folder serving a copy of node_modules/ortkeep/dist/ort-capture/)'),
+      e,
+    );
   }
   const wasmHref = ort.env.wasm.wasmBinary ? null : await wasmUrlFor(ort, file, options.wasmUrl);
   ort.env.wasm.wasmPaths = wasmHref ? { mjs: use.url, wasm: wasmHref } : { mjs: use.url };
@@ -166,10 +184,22 @@ async function readManifest(files) {
   if (moved) {
     try {
       const manifest = await readJsonUrl(moved);
-      return { manifest, files: { ...files, manifest: moved, loader: (file) => installedUrl(files.loader(file)) ?? new URL(file, moved) } };
-    } catch { /* the first failure is the one to report */ }
+      return {
+        manifest,
+        files: {
+          ...files,
+          manifest: moved,
+          loader: (file) => installedUrl(files.loader(file)) ?? new URL(file, moved),
+        },
+      };
+    } catch {
+      /* the first failure is the one to report */
+    }
   }
-  const at = files.manifest.protocol === 'data:' ? 'the manifest a bundler inlined as a data: URL (a CSP connect-src must allow data:)' : files.manifest;
+  const at =
+    files.manifest.protocol === 'data:'
+      ? 'the manifest a bundler inlined as a data: URL (a CSP connect-src must allow data:)'
+      : files.manifest;
   throw new Error(`no capturing loader at ${at} (${first?.message ?? first})`);
 }
 
@@ -180,8 +210,11 @@ async function readManifest(files) {
  * @returns {Promise<{url: string, derived: 'page', from: string}>}
  */
 async function derivedHere(ort, options, file, version, built) {
-  const why = built.why ?? `the build's is for onnxruntime-web ${built.version}, this page runs ${version ?? 'an unknown version'}`;
-  if (!version) throw formsOff('derivation-missing', `onnxruntime-web does not say its version (ort.env.versions.web); ${why}`);
+  const why =
+    built.why ??
+    `the build's is for onnxruntime-web ${built.version}, this page runs ${version ?? 'an unknown version'}`;
+  if (!version)
+    throw formsOff('derivation-missing', `onnxruntime-web does not say its version (ort.env.versions.web); ${why}`);
   const candidates = await loaderCandidates(ort, file, options.loaderUrl);
   const tried = [];
   let text = null;
@@ -200,18 +233,25 @@ async function derivedHere(ort, options, file, version, built) {
     }
   }
   if (text == null) {
-    throw formsOff('loader-unreadable', `${why}, and this page's ${file} could not be read to derive one`
-      + `${tried.length ? ` (tried ${tried.join(', ')})` : ''}; tell onnxruntime-web where its files are served before load(): `
-      + `ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/' (a Content-Security-Policy connect-src must allow it), `
-      + "or pass load(src, { forms: { loaderUrl } }); or use forms: false");
+    throw formsOff(
+      'loader-unreadable',
+      `${why}, and this page's ${file} could not be read to derive one` +
+        `${tried.length ? ` (tried ${tried.join(', ')})` : ''}; tell onnxruntime-web where its files are served before load(): ` +
+        `ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/' (a Content-Security-Policy connect-src must allow it), ` +
+        'or pass load(src, { forms: { loaderUrl } }); or use forms: false',
+    );
   }
   let derived;
   try {
     derived = deriveLoaderText(text, { version, file, baseUrl: from });
   } catch (e) {
     if (!(e instanceof LoaderPatchError)) throw e;
-    throw formsOff('loader-unknown', `${why}, and ${from} is not a loader ortkeep can derive from (${e.message}); `
-      + `run onnxruntime-web ${built.version ?? 'of a version ortkeep was tested with'}, or report this version`, e);
+    throw formsOff(
+      'loader-unknown',
+      `${why}, and ${from} is not a loader ortkeep can derive from (${e.message}); ` +
+        `run onnxruntime-web ${built.version ?? 'of a version ortkeep was tested with'}, or report this version`,
+      e,
+    );
   }
   const url = isNode
     ? `data:text/javascript;base64,${Buffer.from(derived).toString('base64')}`
@@ -276,7 +316,9 @@ function ortScriptUrl() {
     try {
       const url = new URL(el.src, document.baseURI);
       if (/\/ort(\.[\w-]+)*\.js$/.test(url.pathname)) return url;
-    } catch { /* not a URL */ }
+    } catch {
+      /* not a URL */
+    }
   }
   return null;
 }
@@ -312,9 +354,12 @@ async function wasmUrlFor(ort, file, explicit) {
     guesses.push(siblingOrtWasmUrl(wasmFile).href);
     for (const url of guesses) if (await answersWasm(url)) return url;
   }
-  throw formsOff('no-wasm-url', `cannot find onnxruntime-web's ${wasmFile}${guesses.length ? ` (no wasm binary at ${guesses.join(', ')})` : ''}; `
-    + `tell onnxruntime-web where it is served before load(): ort.env.wasm.wasmPaths = { wasm: url } (in Vite: import url from 'onnxruntime-web/${wasmFile}?url'), `
-    + `or ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/'; or pass load(src, { forms: { wasmUrl: url } })`);
+  throw formsOff(
+    'no-wasm-url',
+    `cannot find onnxruntime-web's ${wasmFile}${guesses.length ? ` (no wasm binary at ${guesses.join(', ')})` : ''}; ` +
+      `tell onnxruntime-web where it is served before load(): ort.env.wasm.wasmPaths = { wasm: url } (in Vite: import url from 'onnxruntime-web/${wasmFile}?url'), ` +
+      `or ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/'; or pass load(src, { forms: { wasmUrl: url } })`,
+  );
 }
 
 /**
@@ -328,7 +373,9 @@ async function answersWasm(url) {
     const head = await fetch(url, { method: 'HEAD' });
     if (head.ok) return !/^text\//i.test(head.headers.get('content-type') ?? '');
     if (head.status !== 405 && head.status !== 501) return false;
-  } catch { /* try GET */ }
+  } catch {
+    /* try GET */
+  }
   try {
     const response = await fetch(url);
     if (!response.ok || !response.body) return false;

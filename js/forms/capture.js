@@ -39,15 +39,23 @@ const SAVE_FORMAT = { onnx: 'ONNX', ort: 'ORT' };
  */
 export async function captureOptimized(ort, modelBytes, options = {}) {
   const { level = 'extended', format = 'onnx', executionProviders, sessionOptions = {} } = options;
-  if (!LEVELS.has(level)) throw new OrtkeepError('INVALID_ARG', `ortkeep: captureOptimized level must be one of ${[...LEVELS].join(', ')}; got ${level}`);
-  if (!SAVE_FORMAT[format]) throw new OrtkeepError('INVALID_ARG', `ortkeep: captureOptimized format must be 'onnx' or 'ort'; got ${format}`);
+  if (!LEVELS.has(level))
+    throw new OrtkeepError(
+      'INVALID_ARG',
+      `ortkeep: captureOptimized level must be one of ${[...LEVELS].join(', ')}; got ${level}`,
+    );
+  if (!SAVE_FORMAT[format])
+    throw new OrtkeepError('INVALID_ARG', `ortkeep: captureOptimized format must be 'onnx' or 'ort'; got ${format}`);
   const extraSession = { ...(sessionOptions.extra?.session ?? {}) };
   // External initializers break the reload of graphs whose If/Loop bodies hold
   // initializers ("initializer name is not unique"); forms are inline only.
   if (Object.keys(extraSession).some((k) => k.startsWith('optimized_model_external_initializers'))) {
-    throw new OrtkeepError('INVALID_ARG', 'ortkeep: captured forms keep initializers inline; remove session.optimized_model_external_initializers_* from the options');
+    throw new OrtkeepError(
+      'INVALID_ARG',
+      'ortkeep: captured forms keep initializers inline; remove session.optimized_model_external_initializers_* from the options',
+    );
   }
-  const loader = options.loader ?? await captureLoader(ort, options);
+  const loader = options.loader ?? (await captureLoader(ort, options));
   const loadedKey = Symbol.for(loader.loadedKey);
   const createOptions = {
     ...sessionOptions,
@@ -66,15 +74,30 @@ export async function captureOptimized(ort, modelBytes, options = {}) {
     });
   } catch (e) {
     if (globalThis[loadedKey]?.loader !== loader.file) {
-      throw formsOff('ort-initialized', 'onnxruntime-web had started with its own loader before ortkeep installed the capturing one '
-        + '(a session was created before ortkeep\'s first load() in this page); the next page load gets forms if its first '
-        + 'onnxruntime-web session comes from ortkeep (await ortkeep\'s first load() before creating sessions with onnxruntime-web directly)', e);
+      throw formsOff(
+        'ort-initialized',
+        'onnxruntime-web had started with its own loader before ortkeep installed the capturing one ' +
+          "(a session was created before ortkeep's first load() in this page); the next page load gets forms if its first " +
+          "onnxruntime-web session comes from ortkeep (await ortkeep's first load() before creating sessions with onnxruntime-web directly)",
+        e,
+      );
     }
-    throw new OrtkeepError('SESSION_CREATE', `ortkeep: onnxruntime-web could not create a session with capture on: ${e?.message ?? e}`, { cause: e });
+    throw new OrtkeepError(
+      'SESSION_CREATE',
+      `ortkeep: onnxruntime-web could not create a session with capture on: ${e?.message ?? e}`,
+      { cause: e },
+    );
   }
-  const { value: { session, createMs }, files } = captured;
+  const {
+    value: { session, createMs },
+    files,
+  } = captured;
   if (files.length !== 1) {
-    throw new OrtkeepError('FORM_SELF_TEST', `ortkeep: onnxruntime-web wrote ${files.length} files during capture (1 expected); the session is usable, the form is not`, { details: { session } });
+    throw new OrtkeepError(
+      'FORM_SELF_TEST',
+      `ortkeep: onnxruntime-web wrote ${files.length} files during capture (1 expected); the session is usable, the form is not`,
+      { details: { session } },
+    );
   }
   const { bytes } = files[0];
   let found;

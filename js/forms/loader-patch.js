@@ -29,10 +29,10 @@ const CLOSE = new RegExp(`function (${ID})\\((${ID})\\)\\{return (${ID})\\?(${ID
  * HEAPU8 byte by byte: the views the derived code reads through.
  */
 const WRITE = new RegExp(
-  `function (${ID})\\((${ID}),(${ID}),(${ID}),(${ID})\\)\\{if\\((${ID})\\)return (${ID})\\((\\d+),1,\\2,\\3,\\4,\\5\\);`
-  + '\\3>>>=0;\\4>>>=0;\\5>>>=0;'
-  + `for\\(var ${ID}=0,${ID}=0;${ID}<\\4;${ID}\\+\\+\\)\\{var (${ID})=(\\(${ID}\\(\\),${ID}\\)|${ID}\\(\\))\\[\\3>>>2>>>0\\],(${ID})=\\10\\[\\3\\+4>>>2>>>0\\];`
-  + `\\3\\+=8;for\\(var (${ID})=0;\\12<\\11;\\12\\+\\+\\)\\{(?:var ${ID}=${ID},)?(?:var )?${ID}=(\\(${ID}\\(\\),${ID}\\)|${ID}\\(\\))\\[\\9\\+\\12>>>0\\]`,
+  `function (${ID})\\((${ID}),(${ID}),(${ID}),(${ID})\\)\\{if\\((${ID})\\)return (${ID})\\((\\d+),1,\\2,\\3,\\4,\\5\\);` +
+    '\\3>>>=0;\\4>>>=0;\\5>>>=0;' +
+    `for\\(var ${ID}=0,${ID}=0;${ID}<\\4;${ID}\\+\\+\\)\\{var (${ID})=(\\(${ID}\\(\\),${ID}\\)|${ID}\\(\\))\\[\\3>>>2>>>0\\],(${ID})=\\10\\[\\3\\+4>>>2>>>0\\];` +
+    `\\3\\+=8;for\\(var (${ID})=0;\\12<\\11;\\12\\+\\+\\)\\{(?:var ${ID}=${ID},)?(?:var )?${ID}=(\\(${ID}\\(\\),${ID}\\)|${ID}\\(\\))\\[\\9\\+\\12>>>0\\]`,
   'g',
 );
 /** Where the module factory's body starts (1.23+ and 1.22's shapes). */
@@ -48,7 +48,8 @@ export class LoaderPatchError extends Error {
 
 function only(text, re, what, file) {
   const found = [...text.matchAll(re)];
-  if (found.length !== 1) throw new LoaderPatchError(what, `${file}: the ${what} stub occurs ${found.length} times (exactly 1 expected)`);
+  if (found.length !== 1)
+    throw new LoaderPatchError(what, `${file}: the ${what} stub occurs ${found.length} times (exactly 1 expected)`);
   return found[0];
 }
 
@@ -63,13 +64,24 @@ export function loaderNames(text, file = 'the loader') {
   const c = only(text, CLOSE, 'fd_close', file);
   const w = only(text, WRITE, 'fd_write', file);
   if (c[3] !== w[6] || c[4] !== w[7]) {
-    throw new LoaderPatchError('pthread', `${file}: fd_close and fd_write guard their proxying differently (${c[3]}/${c[4]}, ${w[6]}/${w[7]})`);
+    throw new LoaderPatchError(
+      'pthread',
+      `${file}: fd_close and fd_write guard their proxying differently (${c[3]}/${c[4]}, ${w[6]}/${w[7]})`,
+    );
   }
   const factories = FACTORIES.filter((f) => text.split(f).length === 2);
   if (factories.length !== 1) throw new LoaderPatchError('factory', `${file}: no single module factory to mark`);
   return {
-    factory: factories[0], pthread: c[3], proxy: c[4], close: c[1], closeCall: Number(c[5]),
-    write: w[1], writeCall: Number(w[8]), args: [w[2], w[3], w[4], w[5]], u32: w[10], u8: w[13],
+    factory: factories[0],
+    pthread: c[3],
+    proxy: c[4],
+    close: c[1],
+    closeCall: Number(c[5]),
+    write: w[1],
+    writeCall: Number(w[8]),
+    args: [w[2], w[3], w[4], w[5]],
+    u32: w[10],
+    u8: w[13],
   };
 }
 
@@ -81,25 +93,36 @@ export function loaderEdits(version, file, n) {
   const proxyClose = `${n.proxy}(${n.closeCall},1,a)`;
   const closeStub = `function ${n.close}(a){return ${n.pthread}?${proxyClose}:52}`;
   const args = n.args.join();
-  const writeHead = `function ${n.write}(${args}){if(${n.pthread})return ${n.proxy}(${n.writeCall},1,${args});`
-    + `${iov}>>>=0;${iovcnt}>>>=0;${pnum}>>>=0;`;
+  const writeHead =
+    `function ${n.write}(${args}){if(${n.pthread})return ${n.proxy}(${n.writeCall},1,${args});` +
+    `${iov}>>>=0;${iovcnt}>>>=0;${pnum}>>>=0;`;
   const { u32, u8 } = n; // `(v(),D)` or `I()`: an expression that indexes as it is
   return [
     // Says which derivation is live in this realm: ortkeep checks it after
     // session creation (onnxruntime-web may have loaded another loader first);
     // heapBytes() reads the wasm memory's size, for session.info.memory.
-    ['factory', n.factory, `${n.factory}${loaded}={...${JSON.stringify({ version, loader: file })},heapBytes:()=>${u8}.length};`],
+    [
+      'factory',
+      n.factory,
+      `${n.factory}${loaded}={...${JSON.stringify({ version, loader: file })},heapBytes:()=>${u8}.length};`,
+    ],
     // fd_close: with the sink armed, any fd but stdout/stderr closes cleanly.
-    ['fd_close', closeStub,
-      `function ${n.close}(a){if(${n.pthread})return ${proxyClose};var ortkeepSink=${sink};`
-      + 'if(ortkeepSink&&a!==1&&a!==2){ortkeepSink.close(a);return 0}return 52}'],
+    [
+      'fd_close',
+      closeStub,
+      `function ${n.close}(a){if(${n.pthread})return ${proxyClose};var ortkeepSink=${sink};` +
+        'if(ortkeepSink&&a!==1&&a!==2){ortkeepSink.close(a);return 0}return 52}',
+    ],
     // fd_write: with the sink armed, copy each iovec of any fd but stdout/stderr.
-    ['fd_write', writeHead,
-      `${writeHead}var ortkeepSink=${sink};if(ortkeepSink&&${fd}!==1&&${fd}!==2){`
-      + `for(var ortkeepN=0,ortkeepI=0;ortkeepI<${iovcnt};ortkeepI++){`
-      + `var ortkeepP=${u32}[${iov}>>>2>>>0],ortkeepL=${u32}[${iov}+4>>>2>>>0];${iov}+=8;`
-      + `ortkeepSink.write(${fd},${u8}.slice(ortkeepP,ortkeepP+ortkeepL));ortkeepN+=ortkeepL}`
-      + `${u32}[${pnum}>>>2>>>0]=ortkeepN;return 0}`],
+    [
+      'fd_write',
+      writeHead,
+      `${writeHead}var ortkeepSink=${sink};if(ortkeepSink&&${fd}!==1&&${fd}!==2){` +
+        `for(var ortkeepN=0,ortkeepI=0;ortkeepI<${iovcnt};ortkeepI++){` +
+        `var ortkeepP=${u32}[${iov}>>>2>>>0],ortkeepL=${u32}[${iov}+4>>>2>>>0];${iov}+=8;` +
+        `ortkeepSink.write(${fd},${u8}.slice(ortkeepP,ortkeepP+ortkeepL));ortkeepN+=ortkeepL}` +
+        `${u32}[${pnum}>>>2>>>0]=ortkeepN;return 0}`,
+    ],
   ];
 }
 
@@ -114,13 +137,17 @@ export function loaderEdits(version, file, n) {
  * @throws {LoaderPatchError} naming the pattern that is not there exactly once
  */
 export function deriveLoaderText(text, { version, file, baseUrl }) {
-  if (text.includes('ortkeepSink')) throw new LoaderPatchError('input', `${file}: the input is already a derived loader`);
+  if (text.includes('ortkeepSink'))
+    throw new LoaderPatchError('input', `${file}: the input is already a derived loader`);
   let out = text;
   for (const [what, find, replace] of loaderEdits(version, file, loaderNames(text, file))) {
     const at = out.indexOf(find);
     const count = at < 0 ? 0 : out.split(find).length - 1;
     if (count !== 1) {
-      throw new LoaderPatchError(what, `${file}: the ${what} pattern occurs ${count} times (exactly 1 expected) in onnxruntime-web ${version}`);
+      throw new LoaderPatchError(
+        what,
+        `${file}: the ${what} pattern occurs ${count} times (exactly 1 expected) in onnxruntime-web ${version}`,
+      );
     }
     out = out.slice(0, at) + replace + out.slice(at + find.length);
   }

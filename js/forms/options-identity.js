@@ -15,8 +15,16 @@ const NO_EFFECT = new Set([
   'executionProviders', // the names are in the context; their options are kept below
   'graphOptimizationLevel', // in the context
   'externalData', // where the data files are: what they hold is the form's source (cache/form_tiers.c)
-  'logId', 'logSeverityLevel', 'logVerbosityLevel', 'enableProfiling', 'profileFilePrefix',
-  'intraOpNumThreads', 'interOpNumThreads', 'enableCpuMemArena', 'enableMemPattern', 'executionMode',
+  'logId',
+  'logSeverityLevel',
+  'logVerbosityLevel',
+  'enableProfiling',
+  'profileFilePrefix',
+  'intraOpNumThreads',
+  'interOpNumThreads',
+  'enableCpuMemArena',
+  'enableMemPattern',
+  'executionMode',
   'preferredOutputLocation',
 ]);
 
@@ -24,7 +32,9 @@ const NO_EFFECT = new Set([
 function canonical(value) {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -47,7 +57,9 @@ export function formOptionsText(sessionOptions) {
     .map((ep) => (typeof ep === 'string' ? null : ep))
     .filter((ep) => ep && Object.keys(ep).some((k) => k !== 'name' && ep[k] !== undefined));
   if (epOptions.length) {
-    kept.executionProviders = sessionOptions.executionProviders.map((ep) => (typeof ep === 'string' ? { name: ep } : ep));
+    kept.executionProviders = sessionOptions.executionProviders.map((ep) =>
+      typeof ep === 'string' ? { name: ep } : ep,
+    );
   }
   return Object.keys(kept).length ? canonical(kept) : '';
 }

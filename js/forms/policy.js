@@ -70,7 +70,13 @@ export function probeVerdict(core, probeFacts) {
  */
 export function pickPreparedIndex(core, forms) {
   if (!forms.length) return -1;
-  const us = forms.map((f) => (Number.isFinite(f.createMs) ? Math.min(0xfffffffe, Math.max(0, Math.round(f.createMs * 1000))) : 0xffffffff));
-  const pick = withWords(core, forms.map((f) => f.facts), (facts) => withWords(core, us, (t) => core.m._ok_form_pick_prepared(facts, t, forms.length) >>> 0));
+  const us = forms.map((f) =>
+    Number.isFinite(f.createMs) ? Math.min(0xfffffffe, Math.max(0, Math.round(f.createMs * 1000))) : 0xffffffff,
+  );
+  const pick = withWords(
+    core,
+    forms.map((f) => f.facts),
+    (facts) => withWords(core, us, (t) => core.m._ok_form_pick_prepared(facts, t, forms.length) >>> 0),
+  );
   return pick === PREPARED_FACT.NONE ? -1 : pick;
 }

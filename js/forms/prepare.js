@@ -50,53 +50,87 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
  *   failed: the forms that did not verify (not written; listed in the manifest)
  */
 export async function prepare(modelPath, options) {
-  const { out, ep = 'wasm', allowDowngrade = false, probes = 3, seed = 1, freeDimensionOverrides = {}, inputDims = {},
-    rtol = 1e-3, atol = 1e-4, warn = () => {} } = options ?? {};
+  const {
+    out,
+    ep = 'wasm',
+    allowDowngrade = false,
+    probes = 3,
+    seed = 1,
+    freeDimensionOverrides = {},
+    inputDims = {},
+    rtol = 1e-3,
+    atol = 1e-4,
+    warn = () => {},
+  } = options ?? {};
   let level = options?.level ?? 'extended';
   const requestedLevel = level;
   if (!out) throw new OrtkeepError('INVALID_ARG', 'ortkeep prepare: say where the forms go with --out DIR');
   if (NCHWC_LEVELS.includes(level)) {
     if (!allowDowngrade) {
-      throw new OrtkeepError('LEVEL_UNSUPPORTED', `ortkeep prepare: level '${level}' writes com.microsoft.nchwc ops (x64 CPU only) that onnxruntime-web rejects; use --level extended, or --allow-downgrade to get 'extended' instead`);
+      throw new OrtkeepError(
+        'LEVEL_UNSUPPORTED',
+        `ortkeep prepare: level '${level}' writes com.microsoft.nchwc ops (x64 CPU only) that onnxruntime-web rejects; use --level extended, or --allow-downgrade to get 'extended' instead`,
+      );
     }
     warn(`level '${level}' downgraded to 'extended': its com.microsoft.nchwc ops do not load in onnxruntime-web`);
     level = 'extended';
   }
   if (!WEB_LEVELS.includes(level)) {
-    throw new OrtkeepError('INVALID_ARG', `ortkeep prepare: unknown level '${level}'; use one of ${[...WEB_LEVELS, ...NCHWC_LEVELS].join(', ')}`);
+    throw new OrtkeepError(
+      'INVALID_ARG',
+      `ortkeep prepare: unknown level '${level}'; use one of ${[...WEB_LEVELS, ...NCHWC_LEVELS].join(', ')}`,
+    );
   }
   if (!NODE_EP[ep]) {
-    throw new OrtkeepError('INVALID_ARG', `ortkeep prepare: execution provider '${ep}' is not supported; only 'wasm' is (onnxruntime-node optimizes for it with its CPU EP, which the wasm EP is built from)`);
+    throw new OrtkeepError(
+      'INVALID_ARG',
+      `ortkeep prepare: execution provider '${ep}' is not supported; only 'wasm' is (onnxruntime-node optimizes for it with its CPU EP, which the wasm EP is built from)`,
+    );
   }
-  if (!Number.isInteger(probes) || probes < 1) throw new OrtkeepError('INVALID_ARG', `ortkeep prepare: --probes must be a positive integer, not ${probes}`);
+  if (!Number.isInteger(probes) || probes < 1)
+    throw new OrtkeepError('INVALID_ARG', `ortkeep prepare: --probes must be a positive integer, not ${probes}`);
 
   let original;
   try {
     original = new Uint8Array(await readFile(modelPath));
   } catch (e) {
-    throw new OrtkeepError('INVALID_SOURCE', `${modelPath}: ${e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory, not a model' : e.message}`, { cause: e });
+    throw new OrtkeepError(
+      'INVALID_SOURCE',
+      `${modelPath}: ${e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory, not a model' : e.message}`,
+      { cause: e },
+    );
   }
   const core = await getCore();
   let report;
   try {
     report = core.inspect(original);
   } catch (e) {
-    if (e instanceof OrtkeepError) throw new OrtkeepError(e.code, `${modelPath}: ${e.message}`, { cause: e, offset: e.offset });
+    if (e instanceof OrtkeepError)
+      throw new OrtkeepError(e.code, `${modelPath}: ${e.message}`, { cause: e, offset: e.offset });
     throw e;
   }
   if (report.externalData.length) {
-    throw new OrtkeepError('EXTERNAL_DATA', `${modelPath}: its weights are in external data files (${[...new Set(report.externalData.map((x) => x.location))].join(', ')}); ortkeep prepare handles models with inline weights only so far`);
+    throw new OrtkeepError(
+      'EXTERNAL_DATA',
+      `${modelPath}: its weights are in external data files (${[...new Set(report.externalData.map((x) => x.location))].join(', ')}); ortkeep prepare handles models with inline weights only so far`,
+    );
   }
   if (report.stamp?.integrity === 'intact') {
-    throw new OrtkeepError('INVALID_SOURCE', `${modelPath}: is already an artifact (stamped by ${report.stamp.producer}, onnxruntime ${report.stamp.ort}, ${report.stamp.ep}, level ${report.stamp.level}); prepare its source model instead`);
+    throw new OrtkeepError(
+      'INVALID_SOURCE',
+      `${modelPath}: is already an artifact (stamped by ${report.stamp.producer}, onnxruntime ${report.stamp.ort}, ${report.stamp.ep}, level ${report.stamp.level}); prepare its source model instead`,
+    );
   }
 
-  const ortNode = options?.ortNode ?? await importRuntime('onnxruntime-node');
-  const ortWeb = options?.ortWeb ?? await importRuntime('onnxruntime-web');
+  const ortNode = options?.ortNode ?? (await importRuntime('onnxruntime-node'));
+  const ortWeb = options?.ortWeb ?? (await importRuntime('onnxruntime-web'));
   const nodeVersion = ortNode.env?.versions?.node;
   const webVersion = ortWeb.env?.versions?.web;
   if (!nodeVersion || nodeVersion !== webVersion) {
-    throw new OrtkeepError('VERSION_MISMATCH', `ortkeep prepare: onnxruntime-node ${nodeVersion ?? '(unknown)'} would write forms for onnxruntime-web ${webVersion ?? '(unknown)'}; install onnxruntime-node@${webVersion} so the artifact matches the runtime that loads it`);
+    throw new OrtkeepError(
+      'VERSION_MISMATCH',
+      `ortkeep prepare: onnxruntime-node ${nodeVersion ?? '(unknown)'} would write forms for onnxruntime-web ${webVersion ?? '(unknown)'}; install onnxruntime-node@${webVersion} so the artifact matches the runtime that loads it`,
+    );
   }
   if (!options?.ortWeb) {
     ortWeb.env.wasm.numThreads = 1; // ours: one thread (threads do not help on small models)
@@ -107,7 +141,8 @@ export async function prepare(modelPath, options) {
   await mkdir(out, { recursive: true });
   const probeOptions = { count: probes, seed, freeDimensionOverrides, inputDims };
   const feeds = probeFeeds(report, probeOptions);
-  const toTensors = (set) => Object.fromEntries(Object.entries(set).map(([k, t]) => [k, new ortWeb.Tensor(t.type, t.data, t.dims)]));
+  const toTensors = (set) =>
+    Object.fromEntries(Object.entries(set).map(([k, t]) => [k, new ortWeb.Tensor(t.type, t.data, t.dims)]));
   // fatal only: a failure comes back as an error and is reported once, in one line
   const webOptions = (extra) => ({ executionProviders: ['wasm'], logSeverityLevel: 4, ...extra });
 
@@ -117,7 +152,11 @@ export async function prepare(modelPath, options) {
   try {
     expected = await runProbes((f) => reference.run(toTensors(f), QUIET_RUN), feeds);
   } catch (e) {
-    throw new OrtkeepError('PROBE_FAILED', `${modelPath}: the original model does not run on the probe inputs (${oneLine(e)}); give real sizes with --free-dim NAME=N or --input-dims INPUT=AxB`, { cause: e });
+    throw new OrtkeepError(
+      'PROBE_FAILED',
+      `${modelPath}: the original model does not run on the probe inputs (${oneLine(e)}); give real sizes with --free-dim NAME=N or --input-dims INPUT=AxB`,
+      { cause: e },
+    );
   } finally {
     await reference.release();
   }
@@ -129,12 +168,21 @@ export async function prepare(modelPath, options) {
     for (const { format, ext, save } of FORMATS) {
       const file = `${name}.${level}.${ep}.${ext}`;
       const target = path.join(out, file);
-      if (path.resolve(target) === path.resolve(modelPath)) throw new OrtkeepError('INVALID_ARG', `ortkeep prepare: ${target} would overwrite the model itself; choose another --out`);
+      if (path.resolve(target) === path.resolve(modelPath))
+        throw new OrtkeepError(
+          'INVALID_ARG',
+          `ortkeep prepare: ${target} would overwrite the model itself; choose another --out`,
+        );
       const tmp = `${target}.tmp-${process.pid}`;
       pending.push(tmp);
       const writer = await ortNode.InferenceSession.create(modelPath, {
-        executionProviders: [NODE_EP[ep]], graphOptimizationLevel: level, optimizedModelFilePath: tmp,
-        intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3, extra: { session: { save_model_format: save } },
+        executionProviders: [NODE_EP[ep]],
+        graphOptimizationLevel: level,
+        optimizedModelFilePath: tmp,
+        intraOpNumThreads: 1,
+        interOpNumThreads: 1,
+        logSeverityLevel: 3,
+        extra: { session: { save_model_format: save } },
       });
       await writer.release();
       let bytes = new Uint8Array(await readFile(tmp));
@@ -148,9 +196,29 @@ export async function prepare(modelPath, options) {
         bytes = stamped;
         await writeFile(tmp, bytes);
       }
-      const form = { format, file, bytes: bytes.byteLength, sha256: sha256(bytes), level, ep, onnxruntime: nodeVersion, stamp };
+      const form = {
+        format,
+        file,
+        bytes: bytes.byteLength,
+        sha256: sha256(bytes),
+        level,
+        ep,
+        onnxruntime: nodeVersion,
+        stamp,
+      };
       if (requestedLevel !== level) form.requestedLevel = requestedLevel;
-      const check = await verify(ortWeb, core, bytes, format, stamp, feeds, expected, { rtol, atol }, toTensors, webOptions);
+      const check = await verify(
+        ortWeb,
+        core,
+        bytes,
+        format,
+        stamp,
+        feeds,
+        expected,
+        { rtol, atol },
+        toTensors,
+        webOptions,
+      );
       form.verified = { ...check.verified, probes };
       form.createMs = check.createMs;
       if (form.verified.equal) {
@@ -168,11 +236,22 @@ export async function prepare(modelPath, options) {
     for (const tmp of pending) await rm(tmp, { force: true });
   }
 
-  const timing = await createTimes(ortWeb, original, forms.filter((f) => f.file).map((f) => [f, path.join(out, f.file)]), webOptions);
+  const timing = await createTimes(
+    ortWeb,
+    original,
+    forms.filter((f) => f.file).map((f) => [f, path.join(out, f.file)]),
+    webOptions,
+  );
   const manifest = {
     ortkeep: 1,
     producer: PRODUCER,
-    source: { file: path.basename(modelPath), bytes: original.byteLength, sha256: report.sha256, createMs: timing.original, level: 'default' },
+    source: {
+      file: path.basename(modelPath),
+      bytes: original.byteLength,
+      sha256: report.sha256,
+      createMs: timing.original,
+      level: 'default',
+    },
     probes: { count: probes, seed, freeDimensionOverrides, inputDims, rtol, atol, onnxruntimeWeb: webVersion },
     forms,
   };
@@ -184,11 +263,17 @@ export async function prepare(modelPath, options) {
 
 /** One form in onnxruntime-web at 'disabled': the C reader's view, then its outputs against the original's. */
 async function verify(ortWeb, core, bytes, format, stamp, feeds, expected, tolerance, toTensors, webOptions) {
-  const fail = (reason, detail) => ({ verified: { equal: false, maxAbsDiff: null, output: null, reason, detail }, createMs: null });
+  const fail = (reason, detail) => ({
+    verified: { equal: false, maxAbsDiff: null, output: null, reason, detail },
+    createMs: null,
+  });
   try {
     if (format === 'onnx') {
       const seen = core.inspect(bytes);
-      const ok = seen.stamp?.integrity === 'intact' && seen.stamp.artifact === stamp.artifact && seen.stamp.source === stamp.source;
+      const ok =
+        seen.stamp?.integrity === 'intact' &&
+        seen.stamp.artifact === stamp.artifact &&
+        seen.stamp.source === stamp.source;
       if (!ok) return fail('stamp', `the C reader sees the stamp as ${JSON.stringify(seen.stamp)}`);
     } else {
       core.inspectOrt(bytes);
@@ -230,7 +315,9 @@ async function createTimes(ortWeb, original, kept, webOptions) {
       (times[i] ??= []).push(await timeCreate(ortWeb, bytes[i], webOptions({ graphOptimizationLevel: 'disabled' })));
     }
   }
-  kept.forEach(([form], i) => { form.createMs = round1(median(times[i])); });
+  kept.forEach(([form], i) => {
+    form.createMs = round1(median(times[i]));
+  });
   return { original: round1(median(times.original)) };
 }
 
@@ -254,6 +341,10 @@ async function importRuntime(name) {
   try {
     return await import(name);
   } catch (e) {
-    throw new OrtkeepError('ORT_MISSING', `ortkeep prepare needs ${name} (${name === 'onnxruntime-node' ? "an optional dependency of ortkeep; on Linux set ONNXRUNTIME_NODE_INSTALL=skip if its CUDA download fails" : 'the peer dependency'}): npm install ${name}`, { cause: e });
+    throw new OrtkeepError(
+      'ORT_MISSING',
+      `ortkeep prepare needs ${name} (${name === 'onnxruntime-node' ? 'an optional dependency of ortkeep; on Linux set ONNXRUNTIME_NODE_INSTALL=skip if its CUDA download fails' : 'the peer dependency'}): npm install ${name}`,
+      { cause: e },
+    );
   }
 }

@@ -29,22 +29,27 @@ export async function pickPrepared(manifest, ort, eps) {
     base = new URL(String(manifest), globalThis.location?.href).href;
     doc = await readJson(base);
   }
-  if (!doc || doc.ortkeep !== 1 || !Array.isArray(doc.forms)) {
+  if (doc?.ortkeep !== 1 || !Array.isArray(doc.forms)) {
     throw new OrtkeepError('INVALID_ARG', 'ortkeep: manifest is not an ortkeep prepare manifest (MODEL.ortkeep.json)');
   }
   const version = ort.env?.versions?.web;
   const wanted = new Set(eps.map((ep) => (typeof ep === 'string' ? ep : ep.name)));
   // the facts; which form serves is the core's (ok_form_pick_prepared)
   const facts = doc.forms.map((f) => ({
-    facts: (f.format === 'onnx' ? PREPARED_FACT.ONNX : 0) | (f.file ? PREPARED_FACT.HAS_FILE : 0)
-      | (f.verified?.equal ? PREPARED_FACT.VERIFIED_EQUAL : 0) | (f.onnxruntime === version ? PREPARED_FACT.SAME_ORT : 0)
-      | ((EP_OF[f.ep] ?? [f.ep]).some((ep) => wanted.has(ep)) ? PREPARED_FACT.EP_WANTED : 0),
+    facts:
+      (f.format === 'onnx' ? PREPARED_FACT.ONNX : 0) |
+      (f.file ? PREPARED_FACT.HAS_FILE : 0) |
+      (f.verified?.equal ? PREPARED_FACT.VERIFIED_EQUAL : 0) |
+      (f.onnxruntime === version ? PREPARED_FACT.SAME_ORT : 0) |
+      ((EP_OF[f.ep] ?? [f.ep]).some((ep) => wanted.has(ep)) ? PREPARED_FACT.EP_WANTED : 0),
     createMs: f.createMs,
   }));
   const pick = pickPreparedIndex(await getCore(), facts);
   if (pick < 0) {
     const made = [...new Set(doc.forms.map((f) => `${f.onnxruntime}/${f.ep}`))].join(', ');
-    return { why: `no verified form for onnxruntime-web ${version} and ${[...wanted].join(',')} (the manifest has ${made || 'none'})` };
+    return {
+      why: `no verified form for onnxruntime-web ${version} and ${[...wanted].join(',')} (the manifest has ${made || 'none'})`,
+    };
   }
   const best = doc.forms[pick];
   return {
@@ -59,7 +64,9 @@ async function readJson(url) {
   try {
     return await readJsonUrl(url);
   } catch (e) {
-    throw new OrtkeepError('NETWORK', `ortkeep: the manifest ${url} could not be read (${e?.message ?? e})`, { cause: e });
+    throw new OrtkeepError('NETWORK', `ortkeep: the manifest ${url} could not be read (${e?.message ?? e})`, {
+      cause: e,
+    });
   }
 }
 

@@ -66,13 +66,20 @@ const INT_TYPES = new Set(['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32'
  */
 export function probeFeeds(report, { count = 3, freeDimensionOverrides = {}, seed = 1, inputDims = {} } = {}) {
   if (!report || !Array.isArray(report.inputs)) {
-    throw new OrtkeepError('INVALID_ARG', 'ortkeep: probeFeeds needs the reader report (core.inspect(bytes) or session.info.model) with its inputs');
+    throw new OrtkeepError(
+      'INVALID_ARG',
+      'ortkeep: probeFeeds needs the reader report (core.inspect(bytes) or session.info.model) with its inputs',
+    );
   }
-  if (!Number.isInteger(count) || count < 0) throw new OrtkeepError('INVALID_ARG', `ortkeep: probeFeeds count must be a non-negative integer, not ${count}`);
+  if (!Number.isInteger(count) || count < 0)
+    throw new OrtkeepError('INVALID_ARG', `ortkeep: probeFeeds count must be a non-negative integer, not ${count}`);
   const specs = report.inputs.map((input) => {
     const type = ONNX_TO_ORT_TYPE[input.elemType];
     if (!type || !(type === 'string' || FLOAT_TYPES.has(type) || INT_TYPES.has(type) || type === 'bool')) {
-      throw new OrtkeepError('INVALID_ARG', `ortkeep: cannot make probe values for input '${input.name}' of type ${type ?? `ONNX ${input.elemType}`}; supported: float32, float64, float16, bool, string and the integer types`);
+      throw new OrtkeepError(
+        'INVALID_ARG',
+        `ortkeep: cannot make probe values for input '${input.name}' of type ${type ?? `ONNX ${input.elemType}`}; supported: float32, float64, float16, bool, string and the integer types`,
+      );
     }
     return { name: input.name, type, dims: shapeOf(input, freeDimensionOverrides, inputDims) };
   });
@@ -80,7 +87,17 @@ export function probeFeeds(report, { count = 3, freeDimensionOverrides = {}, see
   for (let i = 0; i < count; i++) {
     const next = prng(seed + i);
     const set = {};
-    for (const { name, type, dims } of specs) set[name] = { type, data: fill(type, dims.reduce((a, b) => a * b, 1), next, i), dims: [...dims] };
+    for (const { name, type, dims } of specs)
+      set[name] = {
+        type,
+        data: fill(
+          type,
+          dims.reduce((a, b) => a * b, 1),
+          next,
+          i,
+        ),
+        dims: [...dims],
+      };
     sets.push(set);
   }
   return sets;
@@ -90,7 +107,10 @@ function shapeOf(input, overrides, inputDims) {
   const given = inputDims[input.name];
   if (given !== undefined) {
     if (!Array.isArray(given) || !given.every((d) => Number.isInteger(d) && d >= 0)) {
-      throw new OrtkeepError('INVALID_ARG', `ortkeep: inputDims['${input.name}'] must be an array of non-negative integers`);
+      throw new OrtkeepError(
+        'INVALID_ARG',
+        `ortkeep: inputDims['${input.name}'] must be an array of non-negative integers`,
+      );
     }
     return given;
   }
@@ -100,7 +120,11 @@ function shapeOf(input, overrides, inputDims) {
     if (typeof d === 'string') {
       const v = overrides[d];
       if (v === undefined) return 1;
-      if (!Number.isInteger(v) || v < 0) throw new OrtkeepError('INVALID_ARG', `ortkeep: freeDimensionOverrides['${d}'] must be a non-negative integer, not ${v}`);
+      if (!Number.isInteger(v) || v < 0)
+        throw new OrtkeepError(
+          'INVALID_ARG',
+          `ortkeep: freeDimensionOverrides['${d}'] must be a non-negative integer, not ${v}`,
+        );
       return v;
     }
     return 1; // null: a dim the model does not name or fix
@@ -171,7 +195,11 @@ export async function runProbes(run, feedSets) {
  * the set counts differ), 'type', 'dims' or 'values'.
  * @returns {{equal: boolean, maxAbsDiff: number, output: string|null, reason: null|'dims'|'type'|'values'|'missing'}}
  */
-export function compareOutputs(expected, actual, { rtol = DEFAULT_TOLERANCE.rtol, atol = DEFAULT_TOLERANCE.atol } = {}) {
+export function compareOutputs(
+  expected,
+  actual,
+  { rtol = DEFAULT_TOLERANCE.rtol, atol = DEFAULT_TOLERANCE.atol } = {},
+) {
   let worst = 0;
   let first = null;
   const differ = (output, reason, diff = Infinity) => {
@@ -185,9 +213,19 @@ export function compareOutputs(expected, actual, { rtol = DEFAULT_TOLERANCE.rtol
     for (const name of new Set([...Object.keys(want), ...Object.keys(got)])) {
       const a = want[name];
       const b = got[name];
-      if (!a || !b) { differ(name, 'missing'); continue; }
-      if (a.type !== b.type) { differ(name, 'type'); continue; }
-      if (a.dims.length !== b.dims.length || a.dims.some((d, k) => Number(d) !== Number(b.dims[k])) || a.data.length !== b.data.length) {
+      if (!a || !b) {
+        differ(name, 'missing');
+        continue;
+      }
+      if (a.type !== b.type) {
+        differ(name, 'type');
+        continue;
+      }
+      if (
+        a.dims.length !== b.dims.length ||
+        a.dims.some((d, k) => Number(d) !== Number(b.dims[k])) ||
+        a.data.length !== b.data.length
+      ) {
         differ(name, 'dims');
         continue;
       }
@@ -196,7 +234,8 @@ export function compareOutputs(expected, actual, { rtol = DEFAULT_TOLERANCE.rtol
       if (!d.equal) differ(name, 'values', d.max);
     }
   }
-  return first ? { equal: false, maxAbsDiff: worst, output: first.output, reason: first.reason }
+  return first
+    ? { equal: false, maxAbsDiff: worst, output: first.output, reason: first.reason }
     : { equal: true, maxAbsDiff: worst, output: null, reason: null };
 }
 
@@ -224,8 +263,12 @@ function exactDiff(a, b) {
     const q = b.data[k];
     if (p === q) continue;
     equal = false;
-    const d = typeof p === 'bigint' && typeof q === 'bigint' ? Math.abs(Number(p - q))
-      : typeof p === 'number' && typeof q === 'number' ? Math.abs(p - q) : Infinity;
+    const d =
+      typeof p === 'bigint' && typeof q === 'bigint'
+        ? Math.abs(Number(p - q))
+        : typeof p === 'number' && typeof q === 'number'
+          ? Math.abs(p - q)
+          : Infinity;
     if (!(d <= max)) max = d;
   }
   return { equal, max };
@@ -253,7 +296,7 @@ function toHalfBits(v) {
   const exp = (x >>> 23) & 0xff;
   let mant = x & 0x7fffff;
   if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  let e = exp - 127 + 15;
+  const e = exp - 127 + 15;
   if (e >= 0x1f) return sign | 0x7c00;
   if (e <= 0) {
     if (e < -10) return sign;
@@ -262,11 +305,11 @@ function toHalfBits(v) {
     let half = mant >> shift;
     const rem = mant & ((1 << shift) - 1);
     const mid = 1 << (shift - 1);
-    if (rem > mid || (rem === mid && (half & 1))) half++;
+    if (rem > mid || (rem === mid && half & 1)) half++;
     return sign | half;
   }
   let half = (e << 10) | (mant >> 13);
   const rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && (half & 1))) half++;
+  if (rem > 0x1000 || (rem === 0x1000 && half & 1)) half++;
   return sign | half;
 }

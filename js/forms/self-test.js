@@ -14,6 +14,10 @@ export async function selfTest(bytes, format) {
   try {
     return format === 'ort' ? core.inspectOrt(bytes) : core.inspect(bytes);
   } catch (e) {
-    throw new OrtkeepError('FORM_SELF_TEST', `ortkeep: the captured .${format} form fails the C reader (${e?.code ?? ''} ${e?.message ?? e}); it is not used`, { cause: e });
+    throw new OrtkeepError(
+      'FORM_SELF_TEST',
+      `ortkeep: the captured .${format} form fails the C reader (${e?.code ?? ''} ${e?.message ?? e}); it is not used`,
+      { cause: e },
+    );
   }
 }

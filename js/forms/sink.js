@@ -52,6 +52,9 @@ function concat(chunks) {
   for (const c of chunks) size += c.byteLength;
   const out = new Uint8Array(size);
   let at = 0;
-  for (const c of chunks) { out.set(c, at); at += c.byteLength; }
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
   return out;
 }

@@ -32,10 +32,17 @@ let warned = false;
 function warnFormsOff(e, onWarning) {
   if (warned) return;
   warned = true;
-  const w = { code: 'FORMS_OFF', reason: e?.details?.reason ?? 'capture unavailable',
-    message: `${e?.message ?? e} (ortkeep loads models in their original form in this page)` };
+  const w = {
+    code: 'FORMS_OFF',
+    reason: e?.details?.reason ?? 'capture unavailable',
+    message: `${e?.message ?? e} (ortkeep loads models in their original form in this page)`,
+  };
   console.warn(w.message);
-  try { onWarning?.(w); } catch { /* the caller's handler */ }
+  try {
+    onWarning?.(w);
+  } catch {
+    /* the caller's handler */
+  }
 }
 
 /**
@@ -56,15 +63,26 @@ export async function formsFor(ort, options, sessionOptions, storable) {
   const bundle = opt.bundle ?? (isNode ? 'wasm' : 'jsep');
   // installed at the page's first load, whatever it loads: onnxruntime-web
   // picks its loader once, at its first session
-  realm ??= captureLoader(ort, { bundle, captureBase: opt.captureBase, wasmUrl: opt.wasmUrl, loaderUrl: opt.loaderUrl })
-    .then((loader) => ({ ok: true, loader }), (e) => ({ ok: false, why: e?.details?.reason ?? 'capture unavailable', error: e }));
+  realm ??= captureLoader(ort, {
+    bundle,
+    captureBase: opt.captureBase,
+    wasmUrl: opt.wasmUrl,
+    loaderUrl: opt.loaderUrl,
+  }).then(
+    (loader) => ({ ok: true, loader }),
+    (e) => ({ ok: false, why: e?.details?.reason ?? 'capture unavailable', error: e }),
+  );
   const r = await realm;
   if (r.error) warnFormsOff(r.error, options.onWarning);
   if (!r.ok) return { off: r.why };
   const eps = (sessionOptions.executionProviders ?? ['wasm']).map((ep) => (typeof ep === 'string' ? ep : ep.name));
   const version = ort.env.versions.web;
   const c = formContext(await getCore(), {
-    version, eps, level: sessionOptions.graphOptimizationLevel, storable, ownWriter: !!sessionOptions.optimizedModelFilePath,
+    version,
+    eps,
+    level: sessionOptions.graphOptimizationLevel,
+    storable,
+    ownWriter: !!sessionOptions.optimizedModelFilePath,
   });
   if (c.off) return { off: c.off };
   // the options that change what the optimizer writes are part of the form's identity
@@ -80,8 +98,10 @@ export async function formsFor(ort, options, sessionOptions, storable) {
 /** What the reader found that may rule tiers out (FACT bits; the core decides). */
 export function factsOf(report) {
   if (!report) return 0;
-  return (report.externalData?.length ? FACT.EXTERNAL_DATA : 0)
-    | (report.totals?.subgraphInitializers ? FACT.SUBGRAPH_INITIALIZERS : 0);
+  return (
+    (report.externalData?.length ? FACT.EXTERNAL_DATA : 0) |
+    (report.totals?.subgraphInitializers ? FACT.SUBGRAPH_INITIALIZERS : 0)
+  );
 }
 
 /** The bytes of the model's external data (a captured form holds them inline). */
@@ -111,11 +131,21 @@ export function formHooks(ort, forms, emit, core, onWarning) {
       if (!report?.metadata || !('ortkeep.stamp' in report.metadata)) return false;
       let stamp = null;
       try {
-        stamp = core.inspect(bytes, undefined, { ort: forms.version, ep: forms.eps.join(','), level: forms.level }).stamp;
-      } catch { /* judged as no stamp */ }
+        stamp = core.inspect(bytes, undefined, {
+          ort: forms.version,
+          ep: forms.eps.join(','),
+          level: forms.level,
+        }).stamp;
+      } catch {
+        /* judged as no stamp */
+      }
       if (!stamp) return false;
       if (stamp.verdict !== 'valid') {
-        emit({ type: 'stamp-ignored', reason: stamp.verdict, stamp: { ort: stamp.ort, ep: stamp.ep, level: stamp.level } });
+        emit({
+          type: 'stamp-ignored',
+          reason: stamp.verdict,
+          stamp: { ort: stamp.ort, ep: stamp.ep, level: stamp.level },
+        });
         return false;
       }
       state.stamped = true;
@@ -125,7 +155,11 @@ export function formHooks(ort, forms, emit, core, onWarning) {
       const format = formName(form);
       try {
         const r = await captureOptimized(ort, bytes, {
-          level: forms.level, format, executionProviders: so.executionProviders, sessionOptions: so, loader: forms.loader,
+          level: forms.level,
+          format,
+          executionProviders: so.executionProviders,
+          sessionOptions: so,
+          loader: forms.loader,
         });
         state.captured = { form, bytes: r.bytes };
         return r.session;
@@ -150,7 +184,12 @@ export function formHooks(ort, forms, emit, core, onWarning) {
 /** A NOTE action as the caller's event. */
 export function noteEvent(a) {
   if (a.value === NOTE.FORM_ESCALATED) {
-    return { type: 'form-escalated', from: formName(a.value2 & 0xff), to: formName((a.value2 >> 8) & 0xff), reason: reasonName(a.flags) };
+    return {
+      type: 'form-escalated',
+      from: formName(a.value2 & 0xff),
+      to: formName((a.value2 >> 8) & 0xff),
+      reason: reasonName(a.flags),
+    };
   }
   return { type: 'form-dropped', form: formName(a.value2), reason: reasonName(a.flags) };
 }
@@ -161,7 +200,19 @@ export function noteEvent(a) {
  * kept leaves the original serving.
  * @returns {Promise<{stored: string|null, failed: Array<{form: string, reason: string}>}>}
  */
-export async function storeForms({ ort, core, cache, forms, first, original, sessionOptions, probe, emit, debug, onWarning }) {
+export async function storeForms({
+  ort,
+  core,
+  cache,
+  forms,
+  first,
+  original,
+  sessionOptions,
+  probe,
+  emit,
+  debug,
+  onWarning,
+}) {
   const out = { stored: null, failed: [] };
   // on a device, every session this creates and runs takes turns with the caller's runs
   if (onDevice(sessionOptions.executionProviders)) ort = backgroundOrt(ort);
@@ -172,16 +223,30 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
     if (bytes && cap.form === FORM.onnx) bytes = await stamped(core, bytes, forms, original.sha256);
     const format = formName(cap.form);
     const machine = new LoadMachine(core.m, cache.index, {
-      source: 'form', raw: original.key, url: original.url, formCtx: forms.ctx, form: cap.form, facts: factsOf(original.report),
-      sourceSha256: original.sha256, bytesLength: bytes?.byteLength ?? 0,
+      source: 'form',
+      raw: original.key,
+      url: original.url,
+      formCtx: forms.ctx,
+      form: cap.form,
+      facts: factsOf(original.report),
+      sourceSha256: original.sha256,
+      bytesLength: bytes?.byteLength ?? 0,
     });
     let r;
     try {
       r = await runLoad({
-        machine, core, cache, ort, bytes: bytes ?? new Uint8Array(0), url: original.url, debug, onWarning,
+        machine,
+        core,
+        cache,
+        ort,
+        bytes: bytes ?? new Uint8Array(0),
+        url: original.url,
+        debug,
+        onWarning,
         sessionOptions: { ...sessionOptions, graphOptimizationLevel: 'disabled' },
         forms: {
-          format, formReport: reportJson,
+          format,
+          formReport: reportJson,
           verify: (session) => verify(ort, core, session, bytes, original, sessionOptions, probe),
           onNote: (a) => emit(noteEvent(a)),
         },
@@ -197,7 +262,10 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
     // the next tier, captured from the original now (its session is not kept)
     try {
       const c = await captureOptimized(ort, original.bytes, {
-        level: forms.level, format: formName(info.nextForm), sessionOptions, loader: forms.loader,
+        level: forms.level,
+        format: formName(info.nextForm),
+        sessionOptions,
+        loader: forms.loader,
       });
       await c.session.release();
       cap = { form: info.nextForm, bytes: c.bytes };
@@ -212,7 +280,14 @@ export async function storeForms({ ort, core, cache, forms, first, original, ses
 /** The .onnx form with the normalization stamp as its last metadata_props entry. */
 async function stamped(core, bytes, forms, sourceSha) {
   const artifact = await sha256Hex(bytes);
-  const tail = core.stampTail({ producer: 'ortkeep', ort: forms.version, ep: forms.eps.join(','), level: forms.level, source: sourceSha, artifact });
+  const tail = core.stampTail({
+    producer: 'ortkeep',
+    ort: forms.version,
+    ep: forms.eps.join(','),
+    level: forms.level,
+    source: sourceSha,
+    artifact,
+  });
   const out = new Uint8Array(bytes.byteLength + tail.byteLength);
   out.set(bytes);
   out.set(tail, bytes.byteLength);
@@ -248,8 +323,10 @@ async function verify(ort, core, formSession, formBytes, original, sessionOption
       for (const side of ['original', 'form']) {
         const count = side === 'original' ? VERIFY.ORIGINAL_CREATES : VERIFY.FORM_CREATES;
         if (i >= count) continue;
-        const t = side === 'original' ? await timed(original.bytes, sessionOptions)
-          : await timed(formBytes, { ...sessionOptions, graphOptimizationLevel: 'disabled' });
+        const t =
+          side === 'original'
+            ? await timed(original.bytes, sessionOptions)
+            : await timed(formBytes, { ...sessionOptions, graphOptimizationLevel: 'disabled' });
         samples[side].push(t.ms);
         // the original's last session is kept as the probes' reference
         if (side === 'original' && i === count - 1) ref = t.session;
@@ -261,7 +338,8 @@ async function verify(ort, core, formSession, formBytes, original, sessionOption
     await ref?.release().catch(() => {});
     return judged();
   }
-  const wrap = (feeds) => Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, new ort.Tensor(f.type, f.data, f.dims)]));
+  const wrap = (feeds) =>
+    Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, new ort.Tensor(f.type, f.data, f.dims)]));
   try {
     let feeds = null;
     let expected = null;
@@ -304,9 +382,13 @@ function* probeLadder(report, probe = {}) {
   const big = Object.fromEntries([...names].map((n) => [n, PROBE.LONG_DIM]));
   const inputDims = {};
   for (const input of report.inputs ?? []) {
-    if (input.dims?.some((d) => d === null)) inputDims[input.name] = input.dims.map((d, i) => (typeof d === 'number' ? d : i === 0 ? 1 : PROBE.LONG_DIM));
+    if (input.dims?.some((d) => d === null))
+      inputDims[input.name] = input.dims.map((d, i) => (typeof d === 'number' ? d : i === 0 ? 1 : PROBE.LONG_DIM));
   }
-  yield { freeDimensionOverrides: { ...big, ...given.freeDimensionOverrides }, inputDims: { ...inputDims, ...given.inputDims } };
+  yield {
+    freeDimensionOverrides: { ...big, ...given.freeDimensionOverrides },
+    inputDims: { ...inputDims, ...given.inputDims },
+  };
   const lastOnly = {};
   for (const input of report.inputs ?? []) {
     const dims = input.dims ?? [];
@@ -317,7 +399,8 @@ function* probeLadder(report, probe = {}) {
       return i === dims.length - 1 ? PROBE.LONG_DIM : 1;
     });
   }
-  if (Object.keys(lastOnly).length) yield { freeDimensionOverrides: given.freeDimensionOverrides, inputDims: { ...lastOnly, ...given.inputDims } };
+  if (Object.keys(lastOnly).length)
+    yield { freeDimensionOverrides: given.freeDimensionOverrides, inputDims: { ...lastOnly, ...given.inputDims } };
 }
 
 /** session.info.form for a finished load. */
@@ -325,5 +408,11 @@ export function formInfo(forms, served, createMs, capturing, stamped) {
   if (forms.off) return { form: 'original', level: null, createMs, chosen: 'off', why: forms.off };
   if (served) return { form: formName(served), level: 'disabled', createMs, chosen: 'verified' };
   if (stamped) return { form: 'original', level: 'disabled', createMs, chosen: 'stamped' };
-  return { form: 'original', level: forms.level, createMs, chosen: capturing ? 'capturing' : 'original', ...(capturing ? { capturing: formName(capturing) } : {}) };
+  return {
+    form: 'original',
+    level: forms.level,
+    createMs,
+    chosen: capturing ? 'capturing' : 'original',
+    ...(capturing ? { capturing: formName(capturing) } : {}),
+  };
 }

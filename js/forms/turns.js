@@ -53,7 +53,9 @@ export async function backgroundTurn(fn) {
     await new Promise((resolve) => idle.push(resolve));
   }
   let release;
-  holder = new Promise((resolve) => { release = resolve; });
+  holder = new Promise((resolve) => {
+    release = resolve;
+  });
   try {
     return await fn();
   } finally {

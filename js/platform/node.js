@@ -38,26 +38,54 @@ export async function fileResponse(url, signal) {
   return {
     status: 200,
     type: RESP_TYPE.BASIC,
-    headers: { contentLength: String(size), contentEncoding: null, contentRange: null, contentType: null, etag: null, lastModified: null },
+    headers: {
+      contentLength: String(size),
+      contentEncoding: null,
+      contentRange: null,
+      contentType: null,
+      etag: null,
+      lastModified: null,
+    },
     body: {
       async next() {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-        if (at >= size) { await fh.close(); return null; }
+        if (at >= size) {
+          await fh.close();
+          return null;
+        }
         const buf = new Uint8Array(Math.min(HOST_POLICY.PIECE_BYTES, size - at));
         const { bytesRead } = await fh.read(buf, 0, buf.length, at);
-        if (!bytesRead) { await fh.close(); return null; }
+        if (!bytesRead) {
+          await fh.close();
+          return null;
+        }
         at += bytesRead;
         return buf.subarray(0, bytesRead);
       },
-      async cancel() { await fh.close().catch(() => {}); },
+      async cancel() {
+        await fh.close().catch(() => {});
+      },
     },
   };
 }
 
 function fileStatus(status) {
   return {
-    status, type: RESP_TYPE.BASIC,
-    headers: { contentLength: null, contentEncoding: null, contentRange: null, contentType: null, etag: null, lastModified: null },
-    body: { async next() { return null; }, async cancel() {} },
+    status,
+    type: RESP_TYPE.BASIC,
+    headers: {
+      contentLength: null,
+      contentEncoding: null,
+      contentRange: null,
+      contentType: null,
+      etag: null,
+      lastModified: null,
+    },
+    body: {
+      async next() {
+        return null;
+      },
+      async cancel() {},
+    },
   };
 }

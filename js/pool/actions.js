@@ -32,7 +32,17 @@ export async function applyActions(pool, map, devs, ctx = null, owner = null) {
     let entry = map.get(handle);
     switch (op) {
       case OP.CREATE:
-        entry = { handle, backend: pool.backend(k), bytes: pool.bytes(k), obj: null, buffer: null, tensor: null, type: null, dims: null, size: 0 };
+        entry = {
+          handle,
+          backend: pool.backend(k),
+          bytes: pool.bytes(k),
+          obj: null,
+          buffer: null,
+          tensor: null,
+          type: null,
+          dims: null,
+          size: 0,
+        };
         owner?.hooks?.(entry);
         map.set(handle, entry);
         (pending ??= []).push(describe(pool, entry));
@@ -51,8 +61,11 @@ export async function applyActions(pool, map, devs, ctx = null, owner = null) {
         if (entry?.obj) {
           const dev = devs[entry.backend];
           try {
-            if (entry.adopted) dev.destroyAdopted(entry.obj); else dev.destroy(entry.obj);
-          } catch { /* already gone; nothing left to release */ }
+            if (entry.adopted) dev.destroyAdopted(entry.obj);
+            else dev.destroy(entry.obj);
+          } catch {
+            /* already gone; nothing left to release */
+          }
         }
         break;
       case OP.BIND:
@@ -63,7 +76,17 @@ export async function applyActions(pool, map, devs, ctx = null, owner = null) {
       case OP.EXTERNAL: {
         const dev = devs[pool.backend(k)];
         const t = ctx.external;
-        entry = { handle, backend: pool.backend(k), external: true, obj: t, buffer: dev?.bufferOf?.(t) ?? null, tensor: t, type: t.type, dims: t.dims, size: pool.handleBytes(handle) };
+        entry = {
+          handle,
+          backend: pool.backend(k),
+          external: true,
+          obj: t,
+          buffer: dev?.bufferOf?.(t) ?? null,
+          tensor: t,
+          type: t.type,
+          dims: t.dims,
+          size: pool.handleBytes(handle),
+        };
         map.set(handle, entry);
         result = entry;
         break;
@@ -75,7 +98,17 @@ export async function applyActions(pool, map, devs, ctx = null, owner = null) {
         const dev = devs[pool.backend(k)];
         const t = ctx.adopted;
         const obj = dev.adopted(t);
-        entry = { handle, backend: pool.backend(k), adopted: true, obj, buffer: dev.bufferOf?.(obj) ?? null, tensor: null, type: t.type, dims: t.dims, size: pool.handleBytes(handle) };
+        entry = {
+          handle,
+          backend: pool.backend(k),
+          adopted: true,
+          obj,
+          buffer: dev.bufferOf?.(obj) ?? null,
+          tensor: null,
+          type: t.type,
+          dims: t.dims,
+          size: pool.handleBytes(handle),
+        };
         owner?.hooks?.(entry);
         entry.tensor = dev.backend === BACKEND.cpu ? t : dev.bind(entry.buffer, entry);
         map.set(handle, entry);
@@ -97,7 +130,11 @@ export async function applyActions(pool, map, devs, ctx = null, owner = null) {
     }
     if (failure) {
       const where = owner?.name ? ` for '${owner.name}'` : '';
-      throw new OrtkeepError('DEVICE', `ortkeep: could not create a device tensor${where}: ${failure?.message ?? failure}`, { cause: failure });
+      throw new OrtkeepError(
+        'DEVICE',
+        `ortkeep: could not create a device tensor${where}: ${failure?.message ?? failure}`,
+        { cause: failure },
+      );
     }
   }
   return result;
@@ -106,7 +143,10 @@ export async function applyActions(pool, map, devs, ctx = null, owner = null) {
 /** One readable line for a pool decision (the `debug` option; REUSE, the steady state, is not logged). */
 function describeAction(pool, k, owner) {
   const kind = pool.kind(k);
-  const slot = kind === 0 || kind === 1 ? ` ${owner.slotName?.(kind, pool.index(k)) ?? `${kind ? 'output' : 'input'} ${pool.index(k)}`}` : '';
+  const slot =
+    kind === 0 || kind === 1
+      ? ` ${owner.slotName?.(kind, pool.index(k)) ?? `${kind ? 'output' : 'input'} ${pool.index(k)}`}`
+      : '';
   return `ortkeep pool: ${OP_NAME[pool.op(k)]} #${pool.handle(k)}${slot} ${BACKEND_NAME[pool.backend(k)]}, ${pool.bytes(k)} B held`;
 }
 

@@ -29,20 +29,33 @@ const copyData = (data) => (ArrayBuffer.isView(data) ? data.slice() : Array.isAr
  * @returns {Record<string, unknown>} the same feeds, CPU data copied ({type, data, dims} records)
  */
 export function captureFeeds(ort, feeds, isKept) {
-  if (!feeds || typeof feeds !== 'object') throw new OrtkeepError('BAD_FEED', 'ortkeep: run() takes an object of input name → tensor');
+  if (!feeds || typeof feeds !== 'object')
+    throw new OrtkeepError('BAD_FEED', 'ortkeep: run() takes an object of input name → tensor');
   const out = {};
   for (const [name, value] of Object.entries(feeds)) {
-    if (value && typeof value === 'object' && isKept(value)) { out[name] = value; continue; }
+    if (value && typeof value === 'object' && isKept(value)) {
+      out[name] = value;
+      continue;
+    }
     if (value instanceof ort.Tensor) {
-      if (DEVICE_LOCATIONS.has(value.location)) { out[name] = value; continue; }
+      if (DEVICE_LOCATIONS.has(value.location)) {
+        out[name] = value;
+        continue;
+      }
       if (value.location !== 'cpu' && value.location !== 'cpu-pinned') {
-        throw new OrtkeepError('BAD_FEED', `ortkeep: input '${name}' is a ${value.location} tensor this session cannot bind`);
+        throw new OrtkeepError(
+          'BAD_FEED',
+          `ortkeep: input '${name}' is a ${value.location} tensor this session cannot bind`,
+        );
       }
       // a plain record, not a new ort.Tensor: the pool writes it into its own tensor
       out[name] = { type: value.type, data: copyData(value.data), dims: checkDims(name, [...value.dims]) };
       continue;
     }
-    if (ArrayBuffer.isView(value)) { out[name] = copyData(value); continue; }
+    if (ArrayBuffer.isView(value)) {
+      out[name] = copyData(value);
+      continue;
+    }
     if (value && typeof value === 'object' && 'data' in value) {
       out[name] = { data: copyData(value.data), dims: checkDims(name, value.dims), type: value.type };
       continue;

@@ -4,7 +4,16 @@
 // generated from the C header (POOL_ACTION_WORD, POOL_REFUSAL_WORD). What to
 // create, reuse, re-pin, keep or destroy is decided in C, never here.
 import {
-  POOL_ACTION_WORD as AW, POOL_BACKEND, POOL_LIMIT, POOL_OP, POOL_PLACE, POOL_REFUSAL, POOL_REFUSAL_WORD as RW, POOL_SLOT, POOL_STAT, STATUS,
+  POOL_ACTION_WORD as AW,
+  POOL_BACKEND,
+  POOL_LIMIT,
+  POOL_OP,
+  POOL_PLACE,
+  POOL_REFUSAL,
+  POOL_REFUSAL_WORD as RW,
+  POOL_SLOT,
+  POOL_STAT,
+  STATUS,
 } from '../core-constants.js';
 import { CORE_CODES, OrtkeepError } from '../errors.js';
 
@@ -16,7 +25,10 @@ const WORDS = POOL_LIMIT.ACTION_WORDS;
 const MAX_RANK = POOL_LIMIT.MAX_RANK;
 const camel = (s) => s.toLowerCase().replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 /** Counter names in ok_pool_stats() order: CREATES → creates, BYTES_HELD → bytesHeld. */
-export const STAT_NAMES = Object.entries(POOL_STAT).filter(([k]) => k !== 'COUNT').sort((a, b) => a[1] - b[1]).map(([k]) => camel(k));
+export const STAT_NAMES = Object.entries(POOL_STAT)
+  .filter(([k]) => k !== 'COUNT')
+  .sort((a, b) => a[1] - b[1])
+  .map(([k]) => camel(k));
 
 /** POOL_PLACE value → 'undecided' | 'device' | 'cpu' (stats().placement). */
 const PLACE_NAME = Object.fromEntries(Object.entries(POOL_PLACE).map(([k, v]) => [v, k.toLowerCase()]));
@@ -80,8 +92,10 @@ export class PoolCore {
     const w = (k) => this.m.HEAPU32[base + k];
     if (w(RW.REASON) === POOL_REFUSAL.NONE) return null;
     return {
-      reason: REFUSAL_NAME[w(RW.REASON)], dim: w(RW.DIM) === POOL_LIMIT.NONE ? null : w(RW.DIM),
-      expected: int64(w(RW.EXPECTED_LO), w(RW.EXPECTED_HI)), got: int64(w(RW.GOT_LO), w(RW.GOT_HI)),
+      reason: REFUSAL_NAME[w(RW.REASON)],
+      dim: w(RW.DIM) === POOL_LIMIT.NONE ? null : w(RW.DIM),
+      expected: int64(w(RW.EXPECTED_LO), w(RW.EXPECTED_HI)),
+      got: int64(w(RW.GOT_LO), w(RW.GOT_HI)),
     };
   }
 
@@ -111,22 +125,40 @@ export class PoolCore {
   }
 
   // The fields of action record k (word offsets generated from tensor_pool.h).
-  op(k) { return this.acts[k * WORDS + AW.OP]; }
-  handle(k) { return this.acts[k * WORDS + AW.HANDLE]; }
-  kind(k) { return this.acts[k * WORDS + AW.SLOT_KIND]; }
-  index(k) { return this.acts[k * WORDS + AW.SLOT_INDEX]; }
-  backend(k) { return this.acts[k * WORDS + AW.BACKEND]; }
-  bytes(k) { return this.acts[k * WORDS + AW.BYTES_LO] + this.acts[k * WORDS + AW.BYTES_HI] * 4294967296; }
+  op(k) {
+    return this.acts[k * WORDS + AW.OP];
+  }
+  handle(k) {
+    return this.acts[k * WORDS + AW.HANDLE];
+  }
+  kind(k) {
+    return this.acts[k * WORDS + AW.SLOT_KIND];
+  }
+  index(k) {
+    return this.acts[k * WORDS + AW.SLOT_INDEX];
+  }
+  backend(k) {
+    return this.acts[k * WORDS + AW.BACKEND];
+  }
+  bytes(k) {
+    return this.acts[k * WORDS + AW.BYTES_LO] + this.acts[k * WORDS + AW.BYTES_HI] * 4294967296;
+  }
 
   /** dims: encoded declaration (js/pool/shapes.js), or null for an unknown rank. */
   declare(kind, index, dtype, dims) {
     const rank = dims ? dims.length : -1;
-    return this.#status(this.m._ok_pool_declare(this.p, kind, index, dtype, rank, dims ? this.#dims(dims) : 0), 'declare');
+    return this.#status(
+      this.m._ok_pool_declare(this.p, kind, index, dtype, rank, dims ? this.#dims(dims) : 0),
+      'declare',
+    );
   }
   /** onnxruntime-web's metadata of a slot, after the model's declaration: C keeps what both agree on (ok_pool_declare_runtime). */
   declareRuntime(kind, index, dtype, dims) {
     const rank = dims ? dims.length : -1;
-    return this.#status(this.m._ok_pool_declare_runtime(this.p, kind, index, dtype, rank, dims ? this.#dims(dims) : 0), 'declare_runtime');
+    return this.#status(
+      this.m._ok_pool_declare_runtime(this.p, kind, index, dtype, rank, dims ? this.#dims(dims) : 0),
+      'declare_runtime',
+    );
   }
   /**
    * onnxruntime's run failed: C unpins the outputs it preallocated for this run
@@ -137,46 +169,92 @@ export class PoolCore {
     return this.m.HEAP32[this.scratch >>> 2] === 1;
   }
   /** Where the next run keeps inputs and outputs: a POOL_PLACE value (ok_pool_placement_next). */
-  placementNext() { return this.m._ok_pool_placement_next(this.p); }
+  placementNext() {
+    return this.m._ok_pool_placement_next(this.p);
+  }
   /** A timed run (micros) made with `placement`; chained: it fed or kept device tensors (ok_pool_placement_report). */
   placementReport(placement, micros, chained) {
-    return this.#status(this.m._ok_pool_placement_report(this.p, placement, micros >>> 0, chained ? 1 : 0), 'placement_report');
+    return this.#status(
+      this.m._ok_pool_placement_report(this.p, placement, micros >>> 0, chained ? 1 : 0),
+      'placement_report',
+    );
   }
   /** The device refused this run's work: C unpins everything and destroys what the caller does not keep (ok_pool_device_failed). */
-  deviceFailed() { return this.#status(this.m._ok_pool_device_failed(this.p), 'device_failed'); }
+  deviceFailed() {
+    return this.#status(this.m._ok_pool_device_failed(this.p), 'device_failed');
+  }
   /** A result onnxruntime allocated: one ADOPT, or no action when it is the caller's as it is (ok_pool_result). */
   result(index, backend, dtype, dims, capacity, keep) {
-    return this.#status(this.m._ok_pool_result(this.p, index, backend, dtype, this.#dims(dims), dims.length, BigInt(capacity), keep ? 1 : 0), 'result');
+    return this.#status(
+      this.m._ok_pool_result(
+        this.p,
+        index,
+        backend,
+        dtype,
+        this.#dims(dims),
+        dims.length,
+        BigInt(capacity),
+        keep ? 1 : 0,
+      ),
+      'result',
+    );
   }
-  runBegin() { return this.#status(this.m._ok_pool_run_begin(this.p), 'run_begin'); }
-  runEnd() { return this.#status(this.m._ok_pool_run_end(this.p), 'run_end'); }
+  runBegin() {
+    return this.#status(this.m._ok_pool_run_begin(this.p), 'run_begin');
+  }
+  runEnd() {
+    return this.#status(this.m._ok_pool_run_end(this.p), 'run_end');
+  }
   input(index, backend, dtype, dims) {
     return this.#status(this.m._ok_pool_input(this.p, index, backend, dtype, this.#dims(dims), dims.length), 'input');
   }
   /** An input with CPU data of `dataBytes` bytes: C checks dims, dtype and size. */
   feed(index, backend, dtype, dims, dataBytes) {
-    return this.#status(this.m._ok_pool_feed(this.p, index, backend, dtype, this.#dims(dims), dims.length, BigInt(dataBytes)), 'feed');
+    return this.#status(
+      this.m._ok_pool_feed(this.p, index, backend, dtype, this.#dims(dims), dims.length, BigInt(dataBytes)),
+      'feed',
+    );
   }
   /** Output `index` planned by C: one slot action, or none (onnxruntime allocates; adopt it). */
-  outputAuto(index, backend) { return this.#status(this.m._ok_pool_output_auto(this.p, index, backend), 'output_auto'); }
+  outputAuto(index, backend) {
+    return this.#status(this.m._ok_pool_output_auto(this.p, index, backend), 'output_auto');
+  }
   output(index, backend, dtype, dims) {
     return this.#status(this.m._ok_pool_output(this.p, index, backend, dtype, this.#dims(dims), dims.length), 'output');
   }
-  inputBind(index, handle) { return this.#status(this.m._ok_pool_input_bind(this.p, index, handle), 'input_bind'); }
+  inputBind(index, handle) {
+    return this.#status(this.m._ok_pool_input_bind(this.p, index, handle), 'input_bind');
+  }
   bindExternal(kind, index, backend, dtype, dims) {
-    return this.#status(this.m._ok_pool_bind_external(this.p, kind, index, backend, dtype, this.#dims(dims), dims.length), 'bind_external');
+    return this.#status(
+      this.m._ok_pool_bind_external(this.p, kind, index, backend, dtype, this.#dims(dims), dims.length),
+      'bind_external',
+    );
   }
   adopt(index, backend, dtype, dims, capacity = 0) {
-    return this.#status(this.m._ok_pool_adopt(this.p, index, backend, dtype, this.#dims(dims), dims.length, BigInt(capacity)), 'adopt');
+    return this.#status(
+      this.m._ok_pool_adopt(this.p, index, backend, dtype, this.#dims(dims), dims.length, BigInt(capacity)),
+      'adopt',
+    );
   }
-  keep(outIndex) { return this.#status(this.m._ok_pool_keep(this.p, outIndex), 'keep'); }
-  release(handle) { return this.#status(this.m._ok_pool_release(this.p, handle), 'release'); }
+  keep(outIndex) {
+    return this.#status(this.m._ok_pool_keep(this.p, outIndex), 'keep');
+  }
+  release(handle) {
+    return this.#status(this.m._ok_pool_release(this.p, handle), 'release');
+  }
   /** One DESTROY per pool-created tensor, one FORGET per external one. */
-  destroy() { return this.#status(this.m._ok_pool_destroy(this.p), 'destroy'); }
+  destroy() {
+    return this.#status(this.m._ok_pool_destroy(this.p), 'destroy');
+  }
 
-  pinned(kind, index) { return this.m._ok_pool_pinned(this.p, kind, index); }
+  pinned(kind, index) {
+    return this.m._ok_pool_pinned(this.p, kind, index);
+  }
   /** Exact bytes of the handle's dtype+dims (C's count), 0 if none. */
-  handleBytes(handle) { return Number(this.m._ok_pool_handle_bytes(this.p, handle)); }
+  handleBytes(handle) {
+    return Number(this.m._ok_pool_handle_bytes(this.p, handle));
+  }
   /** The handle's dims as C holds them. */
   handleDims(handle) {
     const rank = this.m._ok_pool_tensor_dims(this.p, handle, this.scratch, MAX_RANK);
@@ -188,12 +266,15 @@ export class PoolCore {
     return dims;
   }
   /** The handle's ONNX dtype, -1 if none. */
-  handleDtype(handle) { return this.m._ok_pool_handle_dtype(this.p, handle); }
+  handleDtype(handle) {
+    return this.m._ok_pool_handle_dtype(this.p, handle);
+  }
 
   /** ok_pool_check: throws CORRUPT when the C invariants do not hold. */
   check() {
     const rc = this.m._ok_pool_check(this.p);
-    if (rc !== 0) throw new OrtkeepError('CORRUPT', `ortkeep: tensor pool invariant violated (${CORE_CODES[rc] ?? rc})`);
+    if (rc !== 0)
+      throw new OrtkeepError('CORRUPT', `ortkeep: tensor pool invariant violated (${CORE_CODES[rc] ?? rc})`);
   }
 
   /** @returns {Record<string, number>} the C counters for one backend */
@@ -202,7 +283,9 @@ export class PoolCore {
     const heap = this.m.HEAPU32;
     const base = ptr >>> 2;
     const out = {};
-    STAT_NAMES.forEach((name, i) => { out[name] = heap[base + 2 * i] + heap[base + 2 * i + 1] * 4294967296; });
+    STAT_NAMES.forEach((name, i) => {
+      out[name] = heap[base + 2 * i] + heap[base + 2 * i + 1] * 4294967296;
+    });
     out.placement = PLACE_NAME[out.placement] ?? out.placement;
     return out;
   }

@@ -27,24 +27,34 @@ export async function runPooled(ctx, feeds, options) {
   const outputNames = outputSpecs.map((s) => s.name);
   for (const name of Object.keys(feeds)) {
     if (!inputNames.includes(name)) {
-      throw new OrtkeepError('BAD_FEED', `ortkeep: '${name}' is not an input of this model (inputs: ${inputNames.join(', ')})`);
+      throw new OrtkeepError(
+        'BAD_FEED',
+        `ortkeep: '${name}' is not an input of this model (inputs: ${inputNames.join(', ')})`,
+      );
     }
   }
   for (const name of inputNames) {
-    if (!(name in feeds)) throw new OrtkeepError('BAD_FEED', `ortkeep: input '${name}' is missing (inputs: ${inputNames.join(', ')})`);
+    if (!(name in feeds))
+      throw new OrtkeepError('BAD_FEED', `ortkeep: input '${name}' is missing (inputs: ${inputNames.join(', ')})`);
   }
   const keep = options.keep ?? NO_NAMES;
   const wanted = options.fetches ? [...new Set([...options.fetches, ...keep])] : outputNames;
   for (const name of [...keep, ...wanted]) {
     if (!outputNames.includes(name)) {
-      throw new OrtkeepError('INVALID_ARG', `ortkeep: '${name}' is not an output of this model (outputs: ${outputNames.join(', ')})`);
+      throw new OrtkeepError(
+        'INVALID_ARG',
+        `ortkeep: '${name}' is not an output of this model (outputs: ${outputNames.join(', ')})`,
+      );
     }
   }
 
   if (dev.lostInfo) throw lostError(dev);
   if (st.poisoned) {
-    throw new OrtkeepError('STATE', 'ortkeep: a run of this session failed while its outputs were bound to the device '
-      + '(preferredOutputLocation): onnxruntime-web 1.30 then reuses that run\'s bindings in every later run; load the model again');
+    throw new OrtkeepError(
+      'STATE',
+      'ortkeep: a run of this session failed while its outputs were bound to the device ' +
+        "(preferredOutputLocation): onnxruntime-web 1.30 then reuses that run's bindings in every later run; load the model again",
+    );
   }
   const errorsBefore = dev.errors ?? 0;
   // Where this run keeps inputs and outputs: C's placement verdict, measured
@@ -87,7 +97,9 @@ export async function runPooled(ctx, feeds, options) {
       // IO binding keeps this failed run's bindings: no later run can be right.
       if (ctx.boundToDevice) st.poisoned = true;
       if (ctx.boundToDevice || !pool.runFailed()) throw runError(e);
-      outputSpecs.forEach((spec, j) => { if (fetches[spec.name] && !pool.pinned(SLOT.output, j)) fetches[spec.name] = null; });
+      outputSpecs.forEach((spec, j) => {
+        if (fetches[spec.name] && !pool.pinned(SLOT.output, j)) fetches[spec.name] = null;
+      });
       try {
         results = await ctx.ortSession.run(ortFeeds, fetches);
       } catch (again) {
@@ -104,7 +116,8 @@ export async function runPooled(ctx, feeds, options) {
       const kept = keep.includes(name);
       let entry = fetches[name] ? st.map.get(pool.pinned(SLOT.output, j)) : null;
       if (!entry && result) entry = await adopt(ctx, j, result, kept);
-      if (!entry) { // C left it to the caller: a CPU result nobody keeps (wasm EP, or an output onnxruntime kept on CPU)
+      if (!entry) {
+        // C left it to the caller: a CPU result nobody keeps (wasm EP, or an output onnxruntime kept on CPU)
         out[name] = result;
         continue;
       }
@@ -131,21 +144,31 @@ export async function runPooled(ctx, feeds, options) {
     pool.deviceFailed();
     await applyActions(pool, st.map, st.devs, null, owner(ctx, null));
     if (dev.lostInfo) throw lostError(dev);
-  if (st.poisoned) {
-    throw new OrtkeepError('STATE', 'ortkeep: a run of this session failed while its outputs were bound to the device '
-      + '(preferredOutputLocation): onnxruntime-web 1.30 then reuses that run\'s bindings in every later run; load the model again');
-  }
+    if (st.poisoned) {
+      throw new OrtkeepError(
+        'STATE',
+        'ortkeep: a run of this session failed while its outputs were bound to the device ' +
+          "(preferredOutputLocation): onnxruntime-web 1.30 then reuses that run's bindings in every later run; load the model again",
+      );
+    }
     const why = dev.lastError ?? e?.message ?? e;
-    throw new OrtkeepError('DEVICE', `ortkeep: the GPU refused this run's work (${why}); the pool dropped its buffers, `
-      + 'the next run makes new ones', { cause: e });
+    throw new OrtkeepError(
+      'DEVICE',
+      `ortkeep: the GPU refused this run's work (${why}); the pool dropped its buffers, ` +
+        'the next run makes new ones',
+      { cause: e },
+    );
   } finally {
     pool.runEnd();
     await applyActions(pool, st.map, st.devs, null, owner(ctx, null));
   }
 }
 
-const lostError = (dev) => new OrtkeepError('DEVICE',
-  `ortkeep: the GPU device was lost (${dev.lostInfo.message || dev.lostInfo.reason}); load the model again`);
+const lostError = (dev) =>
+  new OrtkeepError(
+    'DEVICE',
+    `ortkeep: the GPU device was lost (${dev.lostInfo.message || dev.lostInfo.reason}); load the model again`,
+  );
 
 const owner = (ctx, spec) => ({ hooks: ctx.hooks, name: spec?.name, debug: ctx.debug, slotName: ctx.slotName });
 
@@ -159,8 +182,10 @@ function call(fn, slot) {
 }
 
 /** A kept output of this session, or a device tensor of the caller's. */
-const isDeviceTensor = (ctx, v) => !!v && typeof v === 'object'
-  && (ctx.keptHandle.has(v) || (v instanceof ctx.ort.Tensor && DEVICE_LOCATIONS.has(v.location)));
+const isDeviceTensor = (ctx, v) =>
+  !!v &&
+  typeof v === 'object' &&
+  (ctx.keptHandle.has(v) || (v instanceof ctx.ort.Tensor && DEVICE_LOCATIONS.has(v.location)));
 
 async function bindInput(ctx, i, value, backend) {
   const { st, inputSpecs } = ctx;
@@ -174,9 +199,16 @@ async function bindInput(ctx, i, value, backend) {
   }
   if (value instanceof ctx.ort.Tensor && DEVICE_LOCATIONS.has(value.location)) {
     if (value.location !== dev.location) {
-      throw new OrtkeepError('BAD_FEED', `ortkeep: input '${spec.name}' is a ${value.location} tensor but this session's pool runs on ${dev.name}`);
+      throw new OrtkeepError(
+        'BAD_FEED',
+        `ortkeep: input '${spec.name}' is a ${value.location} tensor but this session's pool runs on ${dev.name}`,
+      );
     }
-    call(() => pool.bindExternal(SLOT.input, i, dev.backend, onnxType(value.type), value.dims), { ...slot, dims: value.dims, type: value.type });
+    call(() => pool.bindExternal(SLOT.input, i, dev.backend, onnxType(value.type), value.dims), {
+      ...slot,
+      dims: value.dims,
+      type: value.type,
+    });
     return (await applyActions(pool, map, devs, { external: value }, owner(ctx, spec))).tensor;
   }
   const { type, data, dims } = cpuFeed(ctx.ort, spec, value);
@@ -194,9 +226,11 @@ async function adopt(ctx, j, result, kept) {
   const spec = outputSpecs[j];
   const slot = { kind: 'output', name: spec.name, dims: result.dims, type: result.type };
   const capacity = dev.capacityOf(result);
-  if (!call(() => st.pool.result(j, dev.backend, onnxType(result.type), result.dims, capacity, kept), slot)) return null;
+  if (!call(() => st.pool.result(j, dev.backend, onnxType(result.type), result.dims, capacity, kept), slot))
+    return null;
   return applyActions(st.pool, st.map, st.devs, { adopted: result }, owner(ctx, spec));
 }
 
 /** onnxruntime's own failure, typed; the message is onnxruntime's. */
-const runError = (e) => new OrtkeepError('RUN', `ortkeep: onnxruntime-web failed to run: ${e?.message ?? e}`, { cause: e });
+const runError = (e) =>
+  new OrtkeepError('RUN', `ortkeep: onnxruntime-web failed to run: ${e?.message ?? e}`, { cause: e });

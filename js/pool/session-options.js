@@ -42,7 +42,12 @@ export function boundToDevice(sessionOptions) {
  * read the browser), whether the caller named it, and the provider list.
  */
 export function poolFallsBackToCpu(core, wanted, poolOptions, executionProviders, available) {
-  const facts = { wanted: BACKEND[wanted] ?? -1, available, chosenByCaller: !!poolOptions?.device, cpuFallback: hasCpuFallback(executionProviders) };
+  const facts = {
+    wanted: BACKEND[wanted] ?? -1,
+    available,
+    chosenByCaller: !!poolOptions?.device,
+    cpuFallback: hasCpuFallback(executionProviders),
+  };
   return deviceVerdict(core, facts) === BACKEND.cpu;
 }
 

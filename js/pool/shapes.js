@@ -39,9 +39,12 @@ export function slotSpecs(names, declared, metadata) {
   return names.map((name, i) => {
     const model = byName.get(name) ?? null;
     const meta = metadata?.[i];
-    const runtime = meta && meta.isTensor !== false && Array.isArray(meta.shape) ? { type: meta.type ?? null, dims: [...meta.shape] } : null;
+    const runtime =
+      meta && meta.isTensor !== false && Array.isArray(meta.shape)
+        ? { type: meta.type ?? null, dims: [...meta.shape] }
+        : null;
     const type = ONNX_TO_ORT_TYPE[model?.elemType] ?? runtime?.type ?? null;
-    const dims = model ? model.dims ?? null : runtime?.dims.length ? runtime.dims : null;
+    const dims = model ? (model.dims ?? null) : runtime?.dims.length ? runtime.dims : null;
     return { name, type, dims, model, runtime };
   });
 }
@@ -50,7 +53,8 @@ export function slotSpecs(names, declared, metadata) {
 export function declareSlots(pool, inputSpecs, outputSpecs) {
   const symbols = new Map();
   const declare = (kind, s, i) => {
-    if (s.model) pool.declare(kind, i, onnxType(ONNX_TO_ORT_TYPE[s.model.elemType] ?? null), encodeDims(s.model.dims, symbols));
+    if (s.model)
+      pool.declare(kind, i, onnxType(ONNX_TO_ORT_TYPE[s.model.elemType] ?? null), encodeDims(s.model.dims, symbols));
     if (s.runtime) pool.declareRuntime(kind, i, onnxType(s.runtime.type), encodeDims(s.runtime.dims, symbols));
     if (!s.model && !s.runtime) pool.declare(kind, i, onnxType(s.type), null);
   };

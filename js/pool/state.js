@@ -16,7 +16,12 @@ import { declareSlots } from './shapes.js';
  * j, slot j holds the staging buffer and slot nOut+j the CPU array its copy
  * lands in; slot 2*nOut serves getData() on kept tensors.
  */
-export const readbackSlots = (nOut) => ({ staging: (j) => j, host: (j) => nOut + j, scratch: 2 * nOut, count: 2 * nOut + 1 });
+export const readbackSlots = (nOut) => ({
+  staging: (j) => j,
+  host: (j) => nOut + j,
+  scratch: 2 * nOut,
+  count: 2 * nOut + 1,
+});
 
 /**
  * @param {object} s {ort, core, deviceName, poolOptions, eps, inputSpecs, outputSpecs}
@@ -38,7 +43,10 @@ export async function createPoolState({ ort, core, deviceName, poolOptions, eps,
     throw new OrtkeepError('INVALID_ARG', `ortkeep: unknown pool device '${deviceName}' (cpu, webgpu, webnn)`);
   }
   const verdict = deviceVerdict(core, {
-    wanted: BACKEND[deviceName], available: !!found, chosenByCaller: !!poolOptions.device, cpuFallback: hasCpuFallback(eps),
+    wanted: BACKEND[deviceName],
+    available: !!found,
+    chosenByCaller: !!poolOptions.device,
+    cpuFallback: hasCpuFallback(eps),
   });
   if (verdict < 0) throw new OrtkeepError('INVALID_ARG', MISSING_DEVICE[deviceName]);
   const dev = verdict === BACKEND.cpu ? cpu : found;
@@ -65,11 +73,25 @@ export async function createPoolState({ ort, core, deviceName, poolOptions, eps,
   devs[dev.backend] = dev;
   const rbDevs = [cpu, dev.staging ?? null, null];
   return {
-    core, dev, cpu, pool, rb, devs, rbDevs, slots, deviceName, placement, map: new Map(), rbMap: new Map(), scratchLock: Promise.resolve(),
+    core,
+    dev,
+    cpu,
+    pool,
+    rb,
+    devs,
+    rbDevs,
+    slots,
+    deviceName,
+    placement,
+    map: new Map(),
+    rbMap: new Map(),
+    scratchLock: Promise.resolve(),
   };
 }
 
 const MISSING_DEVICE = {
-  webgpu: "ortkeep: pool device 'webgpu' needs onnxruntime-web's GPUDevice (ort.env.webgpu.device); create the session with executionProviders: ['webgpu']",
-  webnn: "ortkeep: pool device 'webnn' needs the MLContext the session runs on: executionProviders: [{name: 'webnn', context}] or pool: {context}",
+  webgpu:
+    "ortkeep: pool device 'webgpu' needs onnxruntime-web's GPUDevice (ort.env.webgpu.device); create the session with executionProviders: ['webgpu']",
+  webnn:
+    "ortkeep: pool device 'webnn' needs the MLContext the session runs on: executionProviders: [{name: 'webnn', context}] or pool: {context}",
 };

@@ -4,7 +4,11 @@ import { OrtkeepError } from '../errors.js';
 
 /** The ABORTED error for `signal` (its reason as the cause). */
 export function abortedError(signal) {
-  return new OrtkeepError('ABORTED', `ortkeep: the load was aborted${signal?.reason !== undefined ? `: ${signal.reason?.message ?? signal.reason}` : ''}`, { cause: signal?.reason });
+  return new OrtkeepError(
+    'ABORTED',
+    `ortkeep: the load was aborted${signal?.reason !== undefined ? `: ${signal.reason?.message ?? signal.reason}` : ''}`,
+    { cause: signal?.reason },
+  );
 }
 
 /** `promise`, or ABORTED as soon as `signal` fires. */
@@ -14,7 +18,15 @@ export function raceAbort(promise, signal) {
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(abortedError(signal));
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then((v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
   });
 }

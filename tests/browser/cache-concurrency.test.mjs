@@ -31,10 +31,16 @@ test('two callers of one URL with their own signals: aborting one rejects only i
     await new Promise((res) => setTimeout(res, 300));
     const tAbort = performance.now();
     a.abort(new Error('caller A left'));
-    const ra = await pa.then(() => 'resolved', (e) => ({ code: e.code, ms: performance.now() - tAbort }));
+    const ra = await pa.then(
+      () => 'resolved',
+      (e) => ({ code: e.code, ms: performance.now() - tAbort }),
+    );
     const sb = await pb;
     const reference = await ort.InferenceSession.create(ref);
-    const diff = feeds.maxAbsDiff(await sb.run(feeds.FEEDS.ppocr_v4_det(ort, 1)), await reference.run(feeds.FEEDS.ppocr_v4_det(ort, 1)));
+    const diff = feeds.maxAbsDiff(
+      await sb.run(feeds.FEEDS.ppocr_v4_det(ort, 1)),
+      await reference.run(feeds.FEEDS.ppocr_v4_det(ort, 1)),
+    );
     const out = { ra, diff, tier: sb.info.cache.tier, stored: sb.info.cache.stored };
     await sb.dispose();
     await reference.release();
@@ -46,7 +52,11 @@ test('two callers of one URL with their own signals: aborting one rejects only i
   assert.equal(r.tier, 'memory', 'B joined the load A started');
   assert.equal(seen.length, 1, 'one download for both callers');
   const list = await page.evaluate(() => window.ortkeep.cache.list());
-  assert.deepEqual(list.map((e) => e.url), [`${env.origin}/m/shared.onnx`], 'the shared download was stored');
+  assert.deepEqual(
+    list.map((e) => e.url),
+    [`${env.origin}/m/shared.onnx`],
+    'the shared download was stored',
+  );
   await page.close();
 });
 
@@ -57,7 +67,12 @@ test('both callers abort: the download stops, no lock is held, nothing is listed
   const r = await page.evaluate(async () => {
     const { ortkeep } = window;
     const cs = [new AbortController(), new AbortController()];
-    const ps = cs.map((c) => ortkeep.load('/m/both.onnx', { signal: c.signal, chunkSize: 1 << 20 }).then(() => 'resolved', (e) => e.code));
+    const ps = cs.map((c) =>
+      ortkeep.load('/m/both.onnx', { signal: c.signal, chunkSize: 1 << 20 }).then(
+        () => 'resolved',
+        (e) => e.code,
+      ),
+    );
     await new Promise((res) => setTimeout(res, 800));
     cs.forEach((c) => c.abort());
     const codes = await Promise.all(ps);
@@ -72,7 +87,10 @@ test('both callers abort: the download stops, no lock is held, nothing is listed
   // What arrived is kept (strong ETag: provably the same resource) for a resume.
   assert.equal(r.dump.index.length, 1);
   assert.ok(r.dump.chunks.length >= 1 && r.dump.chunks.length < 5, JSON.stringify(r.dump.chunks));
-  const ok = await page.evaluate((ref) => window.check('/m/both.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref), DET);
+  const ok = await page.evaluate(
+    (ref) => window.check('/m/both.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref),
+    DET,
+  );
   assert.deepEqual(ok.diffs, [0, 0]);
   assert.equal(seen.length, 2);
   assert.equal(seen[1].range, `bytes=${ok.cache.resumedFrom}-`);
@@ -80,18 +98,32 @@ test('both callers abort: the download stops, no lock is held, nothing is listed
   await page.close();
 });
 
-for (const [stage, action] of [['the IndexedDB read', 'READ_CHUNKS'], ['session creation', 'CREATE_SESSION']]) {
+for (const [stage, action] of [
+  ['the IndexedDB read', 'READ_CHUNKS'],
+  ['session creation', 'CREATE_SESSION'],
+]) {
   test(`abort during ${stage} of a warm load is honoured at once; the page's next load works`, async () => {
     await env.reset();
     const page = await env.newPage();
     await page.evaluate((u) => window.tryLoad(u), DET);
-    const r = await page.evaluate(async ([u, act]) => {
-      const ac = new AbortController();
-      let tAbort = 0;
-      const debug = (line) => { if (!tAbort && line.startsWith(`ortkeep: ${act}`)) { tAbort = performance.now(); ac.abort(); } };
-      const code = await window.ortkeep.load(u, { signal: ac.signal, memory: false, debug }).then(() => 'resolved', (e) => e.code);
-      return { code, ms: performance.now() - tAbort, aborted: tAbort > 0 };
-    }, [DET, action]);
+    const r = await page.evaluate(
+      async ([u, act]) => {
+        const ac = new AbortController();
+        let tAbort = 0;
+        const debug = (line) => {
+          if (!tAbort && line.startsWith(`ortkeep: ${act}`)) {
+            tAbort = performance.now();
+            ac.abort();
+          }
+        };
+        const code = await window.ortkeep.load(u, { signal: ac.signal, memory: false, debug }).then(
+          () => 'resolved',
+          (e) => e.code,
+        );
+        return { code, ms: performance.now() - tAbort, aborted: tAbort > 0 };
+      },
+      [DET, action],
+    );
     assert.equal(r.aborted, true, `no ${action} action was seen`);
     assert.equal(r.code, 'ABORTED');
     assert.ok(r.ms < 150, `rejected ${r.ms} ms after the abort`);
@@ -106,7 +138,9 @@ test('three tabs load one URL at once: one download at the server, three right m
   await env.reset();
   const seen = await slowDet('/m/three.onnx', 4e6);
   const pages = await Promise.all([env.newPage(), env.newPage(), env.newPage()]);
-  const rs = await Promise.all(pages.map((p) => p.evaluate((ref) => window.check('/m/three.onnx', 'ppocr_v4_det', {}, ref), DET)));
+  const rs = await Promise.all(
+    pages.map((p) => p.evaluate((ref) => window.check('/m/three.onnx', 'ppocr_v4_det', {}, ref), DET)),
+  );
   for (const r of rs) assert.deepEqual(r.diffs, [0, 0]);
   assert.deepEqual(rs.map((r) => r.cache.tier).sort(), ['indexeddb', 'indexeddb', 'network']);
   assert.equal(seen.length, 1);
@@ -120,22 +154,37 @@ test('a long download does not stall an unrelated load, cache.list() or another 
   await slowDet('/m/long.onnx', 4e5); // ~12 s
   const a = await env.newPage();
   const b = await env.newPage();
-  await a.evaluate(() => { window.longLoad = window.tryLoad('/m/long.onnx').then((r) => { window.longDone = performance.now(); return r; }); });
+  await a.evaluate(() => {
+    window.longLoad = window.tryLoad('/m/long.onnx').then((r) => {
+      window.longDone = performance.now();
+      return r;
+    });
+  });
   await a.waitForFunction(() => window.ortkeep && performance.now() > 0);
   await new Promise((res) => setTimeout(res, 500)); // the long download is under way
-  const [sameTab, otherTab] = await Promise.all([a.evaluate(async (u) => {
-    const t0 = performance.now();
-    const r = await window.tryLoad(u);
-    const tList = performance.now();
-    const list = await window.ortkeep.cache.list();
-    return { ok: r.ok, tier: r.cache?.tier, ms: tList - t0, listMs: performance.now() - tList, listed: list.map((e) => new URL(e.url).pathname), longStillRunning: !window.longDone };
-  }, VAD), b.evaluate(async (u) => {
-    const t0 = performance.now();
-    const r = await window.tryLoad(u, { memory: false });
-    const tList = performance.now();
-    await window.ortkeep.cache.list();
-    return { ok: r.ok, tier: r.cache?.tier, ms: tList - t0, listMs: performance.now() - tList };
-  }, CLS)]);
+  const [sameTab, otherTab] = await Promise.all([
+    a.evaluate(async (u) => {
+      const t0 = performance.now();
+      const r = await window.tryLoad(u);
+      const tList = performance.now();
+      const list = await window.ortkeep.cache.list();
+      return {
+        ok: r.ok,
+        tier: r.cache?.tier,
+        ms: tList - t0,
+        listMs: performance.now() - tList,
+        listed: list.map((e) => new URL(e.url).pathname),
+        longStillRunning: !window.longDone,
+      };
+    }, VAD),
+    b.evaluate(async (u) => {
+      const t0 = performance.now();
+      const r = await window.tryLoad(u, { memory: false });
+      const tList = performance.now();
+      await window.ortkeep.cache.list();
+      return { ok: r.ok, tier: r.cache?.tier, ms: tList - t0, listMs: performance.now() - tList };
+    }, CLS),
+  ]);
   const longStill = await a.evaluate(() => !window.longDone);
   const long = await a.evaluate(() => window.longLoad);
   assert.equal(sameTab.ok, true);
@@ -144,8 +193,14 @@ test('a long download does not stall an unrelated load, cache.list() or another 
   assert.equal(longStill, true, 'the other tab finished while the long one was still downloading');
   // Before per-key locks these waited for the whole download (~12 s here).
   assert.ok(sameTab.ms < 6000 && otherTab.ms < 6000, `unrelated loads took ${sameTab.ms} / ${otherTab.ms} ms`);
-  assert.ok(sameTab.listMs < 1000 && otherTab.listMs < 1000, `cache.list() took ${sameTab.listMs} / ${otherTab.listMs} ms`);
-  assert.ok(sameTab.listed.includes(VAD) && !sameTab.listed.includes('/m/long.onnx'), `list shows committed models, not the one in flight: ${sameTab.listed}`);
+  assert.ok(
+    sameTab.listMs < 1000 && otherTab.listMs < 1000,
+    `cache.list() took ${sameTab.listMs} / ${otherTab.listMs} ms`,
+  );
+  assert.ok(
+    sameTab.listed.includes(VAD) && !sameTab.listed.includes('/m/long.onnx'),
+    `list shows committed models, not the one in flight: ${sameTab.listed}`,
+  );
   assert.equal(long.ok, true);
   assert.equal(long.cache.stored, true);
   await a.close();

@@ -28,7 +28,11 @@ export function useCacheBrowser({ files } = {}) {
     // (fixed ports collide with any other run on the machine).
     env.server = await startServer({ port: 0, handler: (...a) => env.handler?.(...a) ?? false, files });
     env.origin = env.server.origin;
-    env.cdn = await startServer({ port: 0, cors: { refusePreflight: true }, handler: (...a) => env.cdnHandler?.(...a) ?? false });
+    env.cdn = await startServer({
+      port: 0,
+      cors: { refusePreflight: true },
+      handler: (...a) => env.cdnHandler?.(...a) ?? false,
+    });
     env.context = await launchPersistent(env.dir);
   });
   after(async () => {
@@ -73,7 +77,11 @@ export function serving(path, bytes, options = () => ({})) {
     seen,
     handler: (req, res, { pathname, serveBytes }) => {
       if (pathname !== path) return false;
-      seen.push({ range: req.headers.range ?? null, ifRange: req.headers['if-range'] ?? null, inm: req.headers['if-none-match'] ?? null });
+      seen.push({
+        range: req.headers.range ?? null,
+        ifRange: req.headers['if-range'] ?? null,
+        inm: req.headers['if-none-match'] ?? null,
+      });
       serveBytes(req, res, bytes, options(seen.length));
       return true;
     },

@@ -22,7 +22,9 @@ test('a page closed mid-download, then reopened: a correct model and no torn ent
   const bytes = await modelBytes('ppocr_v4_det');
   // The first request stalls after 2.5 MiB (two chunks stored) until the page is gone.
   let release;
-  const stalled = new Promise((r) => { release = r; });
+  const stalled = new Promise((r) => {
+    release = r;
+  });
   env.handler = (req, res, { pathname, serveBytes }) => {
     if (pathname !== '/m/closed.onnx') return false;
     if (env.server.count('/m/closed.onnx') === 1) {
@@ -36,11 +38,17 @@ test('a page closed mid-download, then reopened: a correct model and no torn ent
   };
   const page = await env.newPage();
   page.evaluate(() => window.ortkeep.load('/m/closed.onnx', { chunkSize: 1 << 20 })).catch(() => {});
-  await page.waitForFunction(async () => (await window.raw.dump()).chunks.length >= 2, null, { timeout: 10000, polling: 100 });
+  await page.waitForFunction(async () => (await window.raw.dump()).chunks.length >= 2, null, {
+    timeout: 10000,
+    polling: 100,
+  });
   await page.close(); // the tab dies holding the download lock
   release();
   const page2 = await env.newPage();
-  const r = await page2.evaluate((ref) => window.check('/m/closed.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref), DET);
+  const r = await page2.evaluate(
+    (ref) => window.check('/m/closed.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref),
+    DET,
+  );
   assert.deepEqual(r.diffs, [0, 0]);
   assert.equal(r.cache.tier, 'network');
   const dump = await page2.evaluate(() => window.raw.dump());
@@ -110,7 +118,10 @@ test('a flipped stored chunk never reaches onnxruntime: the only session is buil
       const s = await create.apply(this, args);
       const id = created.push(s) - 1;
       const release = s.release.bind(s);
-      s.release = () => { released.add(id); return release(); };
+      s.release = () => {
+        released.add(id);
+        return release();
+      };
       return s;
     };
     const warnings = [];
@@ -120,11 +131,20 @@ test('a flipped stored chunk never reaches onnxruntime: the only session is buil
     } finally {
       ort.InferenceSession.create = create;
     }
-    const atReturn = { created: created.length, released: [...released], returned: created.indexOf(session.ortSession) };
+    const atReturn = {
+      created: created.length,
+      released: [...released],
+      returned: created.indexOf(session.ortSession),
+    };
     const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
     const diffs = [];
     for (const seed of [1, 2]) {
-      diffs.push(feeds.maxAbsDiff(await session.run(feeds.FEEDS.ppocr_v4_det(ort, seed)), await reference.run(feeds.FEEDS.ppocr_v4_det(ort, seed))));
+      diffs.push(
+        feeds.maxAbsDiff(
+          await session.run(feeds.FEEDS.ppocr_v4_det(ort, seed)),
+          await reference.run(feeds.FEEDS.ppocr_v4_det(ort, seed)),
+        ),
+      );
     }
     await reference.release();
     const cache = session.info.cache;
@@ -175,13 +195,19 @@ test("the server's model changes (new ETag): new bytes fetched, the old entry ev
     return true;
   };
   const page = await env.newPage();
-  const a = await page.evaluate((ref) => window.check('/m/model.onnx', 'silero_vad_v5', { cache: 'no-cache' }, ref), modelPath('silero_vad_v5'));
+  const a = await page.evaluate(
+    (ref) => window.check('/m/model.onnx', 'silero_vad_v5', { cache: 'no-cache' }, ref),
+    modelPath('silero_vad_v5'),
+  );
   assert.deepEqual(a.diffs, [0, 0]);
   const b = await page.evaluate(() => window.tryLoad('/m/model.onnx', { cache: 'no-cache' }));
   assert.equal(b.cache.tier, 'indexeddb');
   assert.deepEqual(statuses, [200, 304], 'the second load revalidated with a conditional request');
   current = { bytes: v2, etag: '"v2"' };
-  const c = await page.evaluate((ref) => window.check('/m/model.onnx', 'silero_vad_legacy', { cache: 'no-cache' }, ref), modelPath('silero_vad_legacy'));
+  const c = await page.evaluate(
+    (ref) => window.check('/m/model.onnx', 'silero_vad_legacy', { cache: 'no-cache' }, ref),
+    modelPath('silero_vad_legacy'),
+  );
   assert.deepEqual(c.diffs, [0, 0]);
   assert.equal(c.cache.tier, 'network');
   assert.deepEqual(statuses.slice(2), [200], 'the changed ETag was answered with the new bytes');
@@ -213,7 +239,13 @@ test('two pages load one URL at once: one download at the server', async () => {
   const run = (p) => p.evaluate((ref) => window.check('/m/shared.onnx', 'ppocr_v4_det', {}, ref), DET);
   const [r1, r2] = await Promise.all([run(p1), run(p2)]);
   assert.equal(env.server.count('/m/shared.onnx'), 1);
-  assert.deepEqual([r1.diffs, r2.diffs], [[0, 0], [0, 0]]);
+  assert.deepEqual(
+    [r1.diffs, r2.diffs],
+    [
+      [0, 0],
+      [0, 0],
+    ],
+  );
   assert.deepEqual([r1.cache.tier, r2.cache.tier].sort(), ['indexeddb', 'network']);
   await p1.close();
   await p2.close();

@@ -44,7 +44,7 @@ for (const lost of [2, 'meta']) {
     assert.ok(r.warnings.includes('CORRUPT'), JSON.stringify(r.warnings));
     assert.equal(env.server.count(DET), 2); // ortkeep's refetch + check()'s reference
     await assertOneWholeEntry(page);
-    assert.notEqual((await page.evaluate(() => window.raw.name())), dropped, 'a new entry name');
+    assert.notEqual(await page.evaluate(() => window.raw.name()), dropped, 'a new entry name');
     const again = await page.evaluate((u) => window.tryLoad(u), DET);
     assert.equal(again.cache.tier, 'indexeddb');
     const list = await page.evaluate(() => window.ortkeep.cache.list());
@@ -58,7 +58,11 @@ test('a database deleted by another tab: this page reopens it, stores, and says 
   const a = await env.newPage();
   assert.equal((await a.evaluate((u) => window.tryLoad(u), VAD)).cache.stored, true);
   const b = await env.newPage();
-  assert.equal(await b.evaluate(() => window.raw.deleteDatabase()), 'deleted', 'ortkeep closes its connection on versionchange');
+  assert.equal(
+    await b.evaluate(() => window.raw.deleteDatabase()),
+    'deleted',
+    'ortkeep closes its connection on versionchange',
+  );
   await b.close();
   const r = await a.evaluate(([u, o]) => window.tryLoad(u, o), [DET, MiB1]);
   assert.equal(r.ok, true, r.message);
@@ -88,7 +92,10 @@ test('indexedDB.open that never answers (queued behind a blocked delete): uncach
   assert.equal(r.cache.stored, false);
   const timed = await page.evaluate(async () => {
     const t0 = performance.now();
-    const e = await window.ortkeep.cache.list().then(() => null, (x) => ({ name: x.name, code: x.code }));
+    const e = await window.ortkeep.cache.list().then(
+      () => null,
+      (x) => ({ name: x.name, code: x.code }),
+    );
     return { e, ms: performance.now() - t0 };
   });
   assert.deepEqual(timed.e, { name: 'OrtkeepError', code: 'CACHE_UNAVAILABLE' });
@@ -107,14 +114,19 @@ test('indexedDB.open that never answers (queued behind a blocked delete): uncach
 test('a transaction that aborts once: the load is right and uncached with CACHE_ERROR, no lock stays held, the next load stores', async () => {
   await env.reset();
   const page = await env.newPage();
-  await page.evaluate(() => { window.faults.plan = { abortAt: 2 }; window.faults.writes = 0; });
+  await page.evaluate(() => {
+    window.faults.plan = { abortAt: 2 };
+    window.faults.writes = 0;
+  });
   const r = await page.evaluate((ref) => window.check(ref, 'ppocr_v4_det', { chunkSize: 1 << 20 }), DET);
   assert.deepEqual(r.diffs, [0, 0]);
   assert.ok(r.warnings.includes('CACHE_ERROR'), JSON.stringify(r.warnings));
   assert.equal(r.cache.stored, false);
   const held = await page.evaluate(async () => (await navigator.locks.query()).held.map((l) => l.name));
   assert.deepEqual(held, []);
-  await page.evaluate(() => { window.faults.plan = null; });
+  await page.evaluate(() => {
+    window.faults.plan = null;
+  });
   const again = await page.evaluate(([u, o]) => window.tryLoad(u, { ...o, memory: false }), [DET, MiB1]);
   assert.equal(again.ok, true, again.message);
   assert.equal(again.cache.stored, true);
@@ -127,7 +139,9 @@ test('no usable IndexedDB: loads work uncached with CACHE_UNAVAILABLE; list/dele
   await env.reset();
   const page = await env.context.newPage();
   await page.addInitScript(() => {
-    IDBFactory.prototype.open = function () { throw new DOMException('IndexedDB is disabled here', 'InvalidStateError'); };
+    IDBFactory.prototype.open = () => {
+      throw new DOMException('IndexedDB is disabled here', 'InvalidStateError');
+    };
   });
   await page.goto(env.origin + PAGE);
   await page.waitForFunction(() => window.ready === true);
@@ -138,8 +152,16 @@ test('no usable IndexedDB: loads work uncached with CACHE_UNAVAILABLE; list/dele
   const errors = await page.evaluate(async () => {
     const { cache } = window.ortkeep;
     const out = {};
-    for (const [name, call] of [['list', () => cache.list()], ['delete', () => cache.delete('x')], ['clear', () => cache.clear()], ['estimate', () => cache.estimate()]]) {
-      out[name] = await call().then(() => 'resolved', (e) => `${e.name}:${e.code}`);
+    for (const [name, call] of [
+      ['list', () => cache.list()],
+      ['delete', () => cache.delete('x')],
+      ['clear', () => cache.clear()],
+      ['estimate', () => cache.estimate()],
+    ]) {
+      out[name] = await call().then(
+        () => 'resolved',
+        (e) => `${e.name}:${e.code}`,
+      );
     }
     return out;
   });
@@ -147,19 +169,28 @@ test('no usable IndexedDB: loads work uncached with CACHE_UNAVAILABLE; list/dele
   await page.close();
 });
 
-test('a tab killed after each of the real driver\'s transactions in turn: the next load is right and the cache holds one whole entry', async () => {
+test("a tab killed after each of the real driver's transactions in turn: the next load is right and the cache holds one whole entry", async () => {
   let crashes = 0;
   for (let n = 1; n < 20; n++) {
     await env.reset();
     const page = await env.newPage();
     let crashed = null;
-    await page.exposeFunction('crashNow', (k, what) => { crashed = { k, what }; });
-    await page.evaluate((k) => { window.faults.plan = { crashAfter: k }; window.faults.writes = 0; }, n);
+    await page.exposeFunction('crashNow', (k, what) => {
+      crashed = { k, what };
+    });
+    await page.evaluate((k) => {
+      window.faults.plan = { crashAfter: k };
+      window.faults.writes = 0;
+    }, n);
     const loading = page.evaluate(([u, o]) => window.tryLoad(u, o), [DET, MiB1]).catch(() => null);
     let poll;
     const done = await Promise.race([
       loading.then(() => 'finished'),
-      new Promise((resolve) => { poll = setInterval(() => { if (crashed) resolve('crashed'); }, 10); }),
+      new Promise((resolve) => {
+        poll = setInterval(() => {
+          if (crashed) resolve('crashed');
+        }, 10);
+      }),
     ]);
     clearInterval(poll);
     const writes = await page.evaluate(() => window.faults.log.slice()).catch(() => []);
@@ -173,7 +204,11 @@ test('a tab killed after each of the real driver\'s transactions in turn: the ne
     const r = await next.evaluate((ref) => window.check(ref, 'ppocr_v4_det', { chunkSize: 1 << 20 }), DET);
     assert.deepEqual(r.diffs, [0, 0], `after a crash following write ${n} (${crashed.what})`);
     // Committed before the crash: a hit; otherwise fetched again and stored.
-    assert.equal(r.cache.tier, crashed.what === 'committing a model' ? 'indexeddb' : 'network', `write ${n}: ${crashed.what}`);
+    assert.equal(
+      r.cache.tier,
+      crashed.what === 'committing a model' ? 'indexeddb' : 'network',
+      `write ${n}: ${crashed.what}`,
+    );
     await assertOneWholeEntry(next);
     await next.close();
   }

@@ -12,7 +12,9 @@ const DET = modelPath('ppocr_v4_det');
 async function withQuota(page, quotaSize, fn) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.origin, quotaSize });
-  try { return await fn(); } finally {
+  try {
+    return await fn();
+  } finally {
     await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.origin });
     await cdp.detach();
   }
@@ -38,12 +40,20 @@ async function underQuota(fraction, fn) {
 }
 
 test('quota smaller than two models: the least recently used is evicted, then the new one is stored', async () => {
-  const { page, r } = await underQuota(1.6, (page) => page.evaluate(async (ref) => {
-    const a = await window.check('/q/a.onnx', 'ppocr_v4_det', {}, ref);
-    const b = await window.check('/q/b.onnx', 'ppocr_v4_det', {}, ref);
-    return { a, b, list: (await window.ortkeep.cache.list()).map((e) => e.url) };
-  }, DET));
-  assert.deepEqual([r.a.diffs, r.b.diffs], [[0, 0], [0, 0]]);
+  const { page, r } = await underQuota(1.6, (page) =>
+    page.evaluate(async (ref) => {
+      const a = await window.check('/q/a.onnx', 'ppocr_v4_det', {}, ref);
+      const b = await window.check('/q/b.onnx', 'ppocr_v4_det', {}, ref);
+      return { a, b, list: (await window.ortkeep.cache.list()).map((e) => e.url) };
+    }, DET),
+  );
+  assert.deepEqual(
+    [r.a.diffs, r.b.diffs],
+    [
+      [0, 0],
+      [0, 0],
+    ],
+  );
   assert.equal(r.a.cache.stored, true);
   assert.equal(r.b.cache.stored, true, JSON.stringify(r.b));
   assert.deepEqual(r.list, [`${env.origin}/q/b.onnx`]);
@@ -52,10 +62,12 @@ test('quota smaller than two models: the least recently used is evicted, then th
 });
 
 test('quota smaller than one model: loaded uncached with a QUOTA warning', async () => {
-  const { page, r } = await underQuota(0.5, (page) => page.evaluate(async (ref) => {
-    const a = await window.check('/q/a.onnx', 'ppocr_v4_det', {}, ref);
-    return { a, list: await window.ortkeep.cache.list(), raw: await window.raw.dump() };
-  }, DET));
+  const { page, r } = await underQuota(0.5, (page) =>
+    page.evaluate(async (ref) => {
+      const a = await window.check('/q/a.onnx', 'ppocr_v4_det', {}, ref);
+      return { a, list: await window.ortkeep.cache.list(), raw: await window.raw.dump() };
+    }, DET),
+  );
   assert.deepEqual(r.a.diffs, [0, 0]);
   assert.equal(r.a.cache.tier, 'network');
   assert.equal(r.a.cache.stored, false);

@@ -20,7 +20,11 @@ test('second load comes from IndexedDB with zero network requests; outputs equal
   assert.equal(first.cache.stored, true);
   assert.deepEqual(first.phases, ['download', 'verify', 'create-session']);
   assert.equal(env.server.count(VAD), 2); // ortkeep + the reference fetch in check()
-  const served = await page.evaluate(async (u) => { const r = await fetch(u, { cache: 'no-store' }); await r.arrayBuffer(); return [r.headers.get('content-encoding'), r.headers.get('content-length'), r.headers.get('etag')?.slice(0, 2)]; }, VAD);
+  const served = await page.evaluate(async (u) => {
+    const r = await fetch(u, { cache: 'no-store' });
+    await r.arrayBuffer();
+    return [r.headers.get('content-encoding'), r.headers.get('content-length'), r.headers.get('etag')?.slice(0, 2)];
+  }, VAD);
   assert.deepEqual(served, ['gzip', null, 'W/'], 'the profile is in force');
   env.server.resetCounts();
   await page.close();
@@ -67,35 +71,68 @@ test('memory tier: the same key in one page shares the live session; dispose of 
     const fresh = c.ortSession !== a.ortSession;
     await a.dispose();
     let bRuns = true;
-    try { await b.run(window.feeds.FEEDS.silero_vad_v5(window.ortDirect, 1)); } catch { bRuns = false; }
+    try {
+      await b.run(window.feeds.FEEDS.silero_vad_v5(window.ortDirect, 1));
+    } catch {
+      bRuns = false;
+    }
     let aRuns = true;
-    try { await a.run(window.feeds.FEEDS.silero_vad_v5(window.ortDirect, 1)); } catch (e) { aRuns = e.code; }
+    try {
+      await a.run(window.feeds.FEEDS.silero_vad_v5(window.ortDirect, 1));
+    } catch (e) {
+      aRuns = e.code;
+    }
     await b.dispose();
     const d = await window.ortkeep.load(u);
     const afterRelease = d.ortSession !== b.ortSession;
     await c.dispose();
     await d.dispose();
-    return { same, fresh, tiers: [a.info.cache.tier, b.info.cache.tier, c.info.cache.tier, d.info.cache.tier], bRuns, aRuns, afterRelease };
+    return {
+      same,
+      fresh,
+      tiers: [a.info.cache.tier, b.info.cache.tier, c.info.cache.tier, d.info.cache.tier],
+      bRuns,
+      aRuns,
+      afterRelease,
+    };
   }, VAD);
-  assert.deepEqual(r, { same: true, fresh: true, tiers: ['network', 'memory', 'network', 'indexeddb'], bRuns: true, aRuns: 'DISPOSED', afterRelease: true });
+  assert.deepEqual(r, {
+    same: true,
+    fresh: true,
+    tiers: ['network', 'memory', 'network', 'indexeddb'],
+    bRuns: true,
+    aRuns: 'DISPOSED',
+    afterRelease: true,
+  });
   await page.close();
 });
 
 test('management API: list, delete by URL, clear, estimate', async () => {
   await env.reset();
   const page = await env.newPage();
-  const r = await page.evaluate(async ([a, b]) => {
-    const { cache } = window.ortkeep;
-    await window.tryLoad(a);
-    await window.tryLoad(b);
-    const list = await cache.list();
-    const est = await cache.estimate();
-    const deleted = await cache.delete(a);
-    const deletedAgain = await cache.delete(a);
-    const afterDelete = (await cache.list()).map((e) => e.url);
-    await cache.clear();
-    return { list, est, deleted, deletedAgain, afterDelete, afterClear: await cache.list(), raw: await window.raw.dump() };
-  }, [VAD, DET]);
+  const r = await page.evaluate(
+    async ([a, b]) => {
+      const { cache } = window.ortkeep;
+      await window.tryLoad(a);
+      await window.tryLoad(b);
+      const list = await cache.list();
+      const est = await cache.estimate();
+      const deleted = await cache.delete(a);
+      const deletedAgain = await cache.delete(a);
+      const afterDelete = (await cache.list()).map((e) => e.url);
+      await cache.clear();
+      return {
+        list,
+        est,
+        deleted,
+        deletedAgain,
+        afterDelete,
+        afterClear: await cache.list(),
+        raw: await window.raw.dump(),
+      };
+    },
+    [VAD, DET],
+  );
   assert.equal(r.list.length, 2);
   for (const e of r.list) {
     assert.equal(e.form, 'original');

@@ -89,14 +89,20 @@ test('a body shorter than its Content-Length and a 206 from byte 0: never stored
   const bytes = await modelBytes('ppocr_v4_det');
   const short = serving('/w/short.onnx', bytes, (n) => ({ etag: '"v1"', ...(n === 1 ? { shortBy: 100000 } : {}) }));
   env.handler = short.handler;
-  const r = await page.evaluate((ref) => window.check('/w/short.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref), DET);
+  const r = await page.evaluate(
+    (ref) => window.check('/w/short.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref),
+    DET,
+  );
   assert.deepEqual(r.diffs, [0, 0]);
   assert.equal(r.cache.stored, true);
   assert.equal(short.seen.length, 2);
   assert.match(short.seen[1].range ?? '', /^bytes=\d+-$/, 'resumed: the ETag is strong');
   const from0 = serving('/w/from0.onnx', bytes, () => ({ etag: '"v1"', range206From0: true }));
   env.handler = from0.handler;
-  const z = await page.evaluate((ref) => window.check('/w/from0.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref), DET);
+  const z = await page.evaluate(
+    (ref) => window.check('/w/from0.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref),
+    DET,
+  );
   assert.deepEqual(z.diffs, [0, 0]);
   assert.equal(z.cache.stored, true);
   await page.close();
@@ -113,7 +119,12 @@ test('cut at 50%, then the server swaps in a same-size model with the same Last-
   for (let at = Math.floor(v1.length * 0.6); !v2; at += 997) {
     const candidate = Buffer.from(v1);
     for (let i = at; i < at + 64; i++) candidate[i] ^= 0x01;
-    try { core.inspect(candidate); v2 = candidate; } catch { /* a structural byte: try further on */ }
+    try {
+      core.inspect(candidate);
+      v2 = candidate;
+    } catch {
+      /* a structural byte: try further on */
+    }
   }
   const lastModified = 'Tue, 01 Dec 2026 10:00:00 GMT';
   let n = 0;
@@ -149,7 +160,10 @@ test('a CORS-only CDN that refuses preflights: cached, resumed with a bare Range
   };
   // cut: resumed by Range (safelisted: no preflight); integrity vouches for
   // the bytes because the ETag and Content-Range are hidden cross-origin
-  const r = await page.evaluate(([u, i, ref]) => window.check(u, 'ppocr_v4_det', { integrity: i, chunkSize: 1 << 20 }, ref), [url, integrity, DET]);
+  const r = await page.evaluate(
+    ([u, i, ref]) => window.check(u, 'ppocr_v4_det', { integrity: i, chunkSize: 1 << 20 }, ref),
+    [url, integrity, DET],
+  );
   assert.deepEqual(r.diffs, [0, 0]);
   assert.equal(r.cache.stored, true);
   const gets = env.cdn.log.filter((l) => l.method === 'GET' && l.pathname === '/cdn/det.onnx');
@@ -160,7 +174,10 @@ test('a CORS-only CDN that refuses preflights: cached, resumed with a bare Range
   assert.equal(hit.cache.tier, 'indexeddb');
   // no-cache: If-None-Match needs a preflight the CDN refuses -> plain GET
   env.cdn.resetCounts();
-  const reval = await page.evaluate(([u, i]) => window.tryLoad(u, { integrity: i, cache: 'no-cache' }), [url, integrity]);
+  const reval = await page.evaluate(
+    ([u, i]) => window.tryLoad(u, { integrity: i, cache: 'no-cache' }),
+    [url, integrity],
+  );
   assert.equal(reval.ok, true, JSON.stringify(reval));
   assert.ok(env.cdn.log.some((l) => l.method === 'GET' && !l.ifNoneMatch));
   await page.close();

@@ -39,7 +39,9 @@ test('isnet cold and warm: the core stays under 8 MiB of wasm memory', async () 
   const warm = await loadAndMeasure(page2);
   await page2.close();
   const mib = (n) => `${(n / 1048576).toFixed(1)} MiB`;
-  console.log(`core wasm memory, isnet_quint8: cold ${mib(cold.before)} -> ${mib(cold.after)}, warm ${mib(warm.before)} -> ${mib(warm.after)}, both in one page ${mib(coldThenWarm.after)}`);
+  console.log(
+    `core wasm memory, isnet_quint8: cold ${mib(cold.before)} -> ${mib(cold.after)}, warm ${mib(warm.before)} -> ${mib(warm.after)}, both in one page ${mib(coldThenWarm.after)}`,
+  );
   assert.equal(cold.tier, 'network');
   assert.equal(warm.tier, 'indexeddb');
   assert.equal(coldThenWarm.tier, 'indexeddb');

@@ -71,7 +71,10 @@ let browser;
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
     s.on('error', reject);
   });
 }
@@ -83,7 +86,11 @@ function makeApp(name, aliased) {
   mkdirSync(path.join(dir, 'node_modules/@ricky0123'), { recursive: true });
   mkdirSync(path.join(dir, 'public/ort'), { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', path.join(dir, 'node_modules/ortkeep'), '--strip-components=1']);
-  execFileSync('cp', ['-al', path.join(REPO_ROOT, 'node_modules/onnxruntime-web'), path.join(dir, 'node_modules/onnxruntime-web')]);
+  execFileSync('cp', [
+    '-al',
+    path.join(REPO_ROOT, 'node_modules/onnxruntime-web'),
+    path.join(dir, 'node_modules/onnxruntime-web'),
+  ]);
   execFileSync('cp', ['-al', path.join(REPO_ROOT, VAD), path.join(dir, VAD)]);
   symlinkSync(path.join(REPO_ROOT, 'node_modules/vite'), path.join(dir, 'node_modules/vite'));
   for (const f of ['ort-wasm-simd-threaded.jsep.wasm', 'ort-wasm-simd-threaded.jsep.mjs']) {
@@ -91,21 +98,41 @@ function makeApp(name, aliased) {
   }
   cpSync(path.join(REPO_ROOT, VAD, 'dist/silero_vad_legacy.onnx'), path.join(dir, 'public/silero_vad_legacy.onnx'));
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
-  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html><body><script type="module" src="/main.js"></script></body></html>');
+  writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><html><body><script type="module" src="/main.js"></script></body></html>',
+  );
   writeFileSync(path.join(dir, 'main.js'), MAIN_JS);
   if (aliased) writeFileSync(path.join(dir, 'vite.config.js'), VITE_CONFIG);
   return dir;
 }
 
 async function buildAndVisit(dir) {
-  execFileSync(process.execPath, [path.join(dir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: dir, stdio: 'pipe' });
+  execFileSync(process.execPath, [path.join(dir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], {
+    cwd: dir,
+    stdio: 'pipe',
+  });
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(dir, 'node_modules/vite/bin/vite.js'), 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { cwd: dir, stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(dir, 'node_modules/vite/bin/vite.js'),
+      'preview',
+      '--port',
+      String(port),
+      '--strictPort',
+      '--host',
+      '127.0.0.1',
+    ],
+    { cwd: dir, stdio: 'ignore' },
+  );
   try {
     for (let i = 0; ; i++) {
       try {
         if ((await fetch(`http://127.0.0.1:${port}/`)).ok) break;
-      } catch { /* not up yet */ }
+      } catch {
+        /* not up yet */
+      }
       if (i > 300) throw new Error('vite preview did not serve');
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -117,28 +144,38 @@ async function buildAndVisit(dir) {
     await context.close();
     return result;
   } finally {
-    await new Promise((resolve) => { child.once('exit', resolve); child.kill(); });
+    await new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill();
+    });
   }
 }
 
 describe('the drop-in through a Vite alias (packed tarball, vite 8 build)', () => {
   before(() => {
     mkdirSync(APPS, { recursive: true });
-    const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', APPS], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', APPS], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
     tarball = path.join(APPS, JSON.parse(out)[0].filename);
     assert.ok(existsSync(tarball));
   });
-  before(async () => { browser = await launchBrowser(); });
-  after(async () => { await browser?.close(); });
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
 
-  test('vad-web NonRealTimeVAD, onnxruntime-web aliased to ortkeep/onnxruntime-web: ortkeep\'s sessions, the same segments as without', async () => {
+  test("vad-web NonRealTimeVAD, onnxruntime-web aliased to ortkeep/onnxruntime-web: ortkeep's sessions, the same segments as without", async () => {
     const plain = await buildAndVisit(makeApp('dropin-vad-plain', false));
     assert.equal(plain.ok, true, plain.message);
     assert.equal(plain.ortkeep, false);
     assert.ok(plain.segments.length > 0, 'the clip has speech for silero');
     const aliased = await buildAndVisit(makeApp('dropin-vad-alias', true));
     assert.equal(aliased.ok, true, `${aliased.code}: ${aliased.message}`);
-    assert.equal(aliased.ortkeep, true, 'the alias made the library\'s onnxruntime-web ortkeep\'s');
+    assert.equal(aliased.ortkeep, true, "the alias made the library's onnxruntime-web ortkeep's");
     assert.deepEqual(aliased.segments, plain.segments);
   });
 });

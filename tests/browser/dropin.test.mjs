@@ -38,7 +38,8 @@ const SILERO_RUN = `
 
 describe('ortkeep/onnxruntime-web, aliased', () => {
   before(async () => {
-    if (!existsSync(path.join(FIXTURES, 'scan.onnx'))) execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_models.py'), FIXTURES]);
+    if (!existsSync(path.join(FIXTURES, 'scan.onnx')))
+      execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_models.py'), FIXTURES]);
     await env.reset();
   });
 
@@ -48,9 +49,12 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
       const { ort, real } = window;
       const names = Object.keys(real).filter((k) => k !== 'InferenceSession' && k !== 'default');
       return {
-        same: names.filter((k) => ort[k] === real[k]).length, names: names.length,
-        tensor: ort.Tensor === real.Tensor, env: ort.env === real.env,
-        replaced: ort.InferenceSession !== real.InferenceSession && ort.default.InferenceSession === ort.InferenceSession,
+        same: names.filter((k) => ort[k] === real[k]).length,
+        names: names.length,
+        tensor: ort.Tensor === real.Tensor,
+        env: ort.env === real.env,
+        replaced:
+          ort.InferenceSession !== real.InferenceSession && ort.default.InferenceSession === ort.InferenceSession,
         instance: new ort.Tensor('float32', [1], [1]) instanceof real.Tensor,
       };
     });
@@ -61,33 +65,43 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
 
   test('library-style create(arrayBuffer) and the (buffer, byteOffset, byteLength, options) overload run equal to onnxruntime-web', async () => {
     const page = await dropinPage();
-    const r = await page.evaluate(async ({ url, SILERO_RUN }) => {
-      const { ort, real } = window;
-      const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
-      const model = await (await fetch(url)).arrayBuffer();
-      const plain = await real.InferenceSession.create(new Uint8Array(model));
-      const theirs = await plain.run(feeds(real.Tensor));
-      const session = await ort.InferenceSession.create(model);
-      const ours = await session.run(feeds(ort.Tensor));
-      // the model inside a bigger buffer, as a library that packs files may hand it
-      const packed = new Uint8Array(model.byteLength + 96);
-      packed.set(new Uint8Array(model), 64);
-      const sliced = await ort.InferenceSession.create(packed.buffer, 64, model.byteLength, { executionProviders: ['wasm'] });
-      const fetched = await sliced.run(feeds(ort.Tensor), ['output'], { logSeverityLevel: 3, tag: 'drop-in' });
-      const out = {
-        isSession: session instanceof ort.InferenceSession, hasPool: typeof session.pool?.stats,
-        inputNames: session.inputNames, outputNames: session.outputNames,
-        metadata: JSON.stringify(session.inputMetadata) === JSON.stringify(plain.inputMetadata),
-        ours: Array.from(ours.output.data), theirs: Array.from(theirs.output.data),
-        oursState: Array.from(ours.stateN.data), theirsState: Array.from(theirs.stateN.data),
-        tensorClass: ours.output instanceof ort.Tensor,
-        fetched: Object.keys(fetched), sliced: Array.from(fetched.output.data),
-      };
-      await session.release();
-      await sliced.release();
-      await plain.release();
-      return out;
-    }, { url: SILERO, SILERO_RUN });
+    const r = await page.evaluate(
+      async ({ url, SILERO_RUN }) => {
+        const { ort, real } = window;
+        const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
+        const model = await (await fetch(url)).arrayBuffer();
+        const plain = await real.InferenceSession.create(new Uint8Array(model));
+        const theirs = await plain.run(feeds(real.Tensor));
+        const session = await ort.InferenceSession.create(model);
+        const ours = await session.run(feeds(ort.Tensor));
+        // the model inside a bigger buffer, as a library that packs files may hand it
+        const packed = new Uint8Array(model.byteLength + 96);
+        packed.set(new Uint8Array(model), 64);
+        const sliced = await ort.InferenceSession.create(packed.buffer, 64, model.byteLength, {
+          executionProviders: ['wasm'],
+        });
+        const fetched = await sliced.run(feeds(ort.Tensor), ['output'], { logSeverityLevel: 3, tag: 'drop-in' });
+        const out = {
+          isSession: session instanceof ort.InferenceSession,
+          hasPool: typeof session.pool?.stats,
+          inputNames: session.inputNames,
+          outputNames: session.outputNames,
+          metadata: JSON.stringify(session.inputMetadata) === JSON.stringify(plain.inputMetadata),
+          ours: Array.from(ours.output.data),
+          theirs: Array.from(theirs.output.data),
+          oursState: Array.from(ours.stateN.data),
+          theirsState: Array.from(theirs.stateN.data),
+          tensorClass: ours.output instanceof ort.Tensor,
+          fetched: Object.keys(fetched),
+          sliced: Array.from(fetched.output.data),
+        };
+        await session.release();
+        await sliced.release();
+        await plain.release();
+        return out;
+      },
+      { url: SILERO, SILERO_RUN },
+    );
     await page.close();
     assert.equal(r.isSession, true);
     assert.equal(r.hasPool, 'function');
@@ -104,12 +118,15 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     env.server.resetCounts();
     for (const visit of [1, 2]) {
       const page = await dropinPage();
-      const r = await page.evaluate(async ({ url }) => {
-        const s = await window.ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
-        const out = { tier: s.info.cache.tier, stored: s.info.cache.stored };
-        await s.release();
-        return out;
-      }, { url: SILERO });
+      const r = await page.evaluate(
+        async ({ url }) => {
+          const s = await window.ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+          const out = { tier: s.info.cache.tier, stored: s.info.cache.stored };
+          await s.release();
+          return out;
+        },
+        { url: SILERO },
+      );
       await page.close();
       assert.equal(r.tier, visit === 1 ? 'network' : 'indexeddb', `visit ${visit}`);
       assert.equal(r.stored, true);
@@ -117,16 +134,23 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     assert.equal(env.server.count(SILERO), 1, 'one model request over two visits');
   });
 
-  test("flat SessionOptions reach onnxruntime-web: graphOptimizationLevel, freeDimensionOverrides, logSeverityLevel", async () => {
+  test('flat SessionOptions reach onnxruntime-web: graphOptimizationLevel, freeDimensionOverrides, logSeverityLevel', async () => {
     const page = await dropinPage();
     const r = await page.evaluate(async () => {
       const { ort, created } = window;
       created.length = 0;
       const s = await ort.InferenceSession.create('/build/fixtures/scan.onnx', {
-        graphOptimizationLevel: 'basic', freeDimensionOverrides: { T: 3 }, logSeverityLevel: 3, cache: 'no-store',
+        graphOptimizationLevel: 'basic',
+        freeDimensionOverrides: { T: 3 },
+        logSeverityLevel: 3,
+        cache: 'no-store',
       });
       const given = created.at(-1);
-      const run = (T) => s.run({ s0: new ort.Tensor('float32', [0, 0], [2]), xs: new ort.Tensor('float32', new Float32Array(T * 2).fill(1), [T, 2]) });
+      const run = (T) =>
+        s.run({
+          s0: new ort.Tensor('float32', [0, 0], [2]),
+          xs: new ort.Tensor('float32', new Float32Array(T * 2).fill(1), [T, 2]),
+        });
       const three = await run(3);
       let four;
       try {
@@ -137,8 +161,11 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
       }
       await s.release();
       return {
-        level: given.graphOptimizationLevel, dims: given.freeDimensionOverrides, log: given.logSeverityLevel,
-        ys: Array.from(three.ys.data), four,
+        level: given.graphOptimizationLevel,
+        dims: given.freeDimensionOverrides,
+        log: given.logSeverityLevel,
+        ys: Array.from(three.ys.data),
+        four,
       };
     });
     await page.close();
@@ -156,22 +183,36 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     const page = await dropinPage();
     const r = await page.evaluate(async () => {
       const { ort, real } = window;
-      const x = () => new ort.Tensor('float32', Float32Array.from({ length: 16 }, (_, i) => i / 7 - 1), [1, 16]);
+      const x = () =>
+        new ort.Tensor(
+          'float32',
+          Float32Array.from({ length: 16 }, (_, i) => i / 7 - 1),
+          [1, 16],
+        );
       const model = new Uint8Array(await (await fetch('/build/fixtures/external.onnx')).arrayBuffer());
       const data = new Uint8Array(await (await fetch('/build/fixtures/external.bin')).arrayBuffer());
       const plain = await real.InferenceSession.create(model, { externalData: [{ path: 'external.bin', data }] });
       const theirs = Array.from((await plain.run({ x: x() })).y.data);
       // the model where no data file is next to it: the flat option is the only way to the file
       const byUrl = await ort.InferenceSession.create('/moved/external.onnx', {
-        externalData: [{ path: 'external.bin', data: '/build/fixtures/external.bin' }], memory: false,
+        externalData: [{ path: 'external.bin', data: '/build/fixtures/external.bin' }],
+        memory: false,
       });
       const fromUrl = Array.from((await byUrl.run({ x: x() })).y.data);
-      const files = byUrl.info.cache.stored ? (await window.ortkeep.cache.list()).find((e) => e.url.endsWith('/moved/external.onnx'))?.dataFiles : null;
+      const files = byUrl.info.cache.stored
+        ? (await window.ortkeep.cache.list()).find((e) => e.url.endsWith('/moved/external.onnx'))?.dataFiles
+        : null;
       // a library's habit: the model as bytes, its data file by URL
-      const mixed = await ort.InferenceSession.create(model.buffer, { externalData: [{ path: 'external.bin', data: '/build/fixtures/external.bin' }], memory: false });
+      const mixed = await ort.InferenceSession.create(model.buffer, {
+        externalData: [{ path: 'external.bin', data: '/build/fixtures/external.bin' }],
+        memory: false,
+      });
       const fromMixed = Array.from((await mixed.run({ x: x() })).y.data);
       await mixed.release();
-      const byBytes = await ort.InferenceSession.create(model, { externalData: [{ path: 'external.bin', data: new Uint8Array(data.length) }], memory: false });
+      const byBytes = await ort.InferenceSession.create(model, {
+        externalData: [{ path: 'external.bin', data: new Uint8Array(data.length) }],
+        memory: false,
+      });
       const fromZeros = Array.from((await byBytes.run({ x: x() })).y.data);
       for (const s of [plain, byUrl, byBytes]) await s.release();
       return { theirs, fromUrl, fromMixed, fromZeros, files: files?.map((f) => f.path) ?? null };
@@ -189,30 +230,33 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
 
   test('an unknown option is INVALID_ARG naming it and the nearest known name; so is a bad overload', async () => {
     const page = await dropinPage();
-    const r = await page.evaluate(async ({ url }) => {
-      const { ort, ortkeep } = window;
-      const attempt = async (fn) => {
-        try {
-          await fn();
-          return { ok: true };
-        } catch (e) {
-          return { name: e.name, code: e.code, message: e.message, details: e.details };
-        }
-      };
-      return {
-        create: await attempt(() => ort.InferenceSession.create(url, { graphOptimisationLevel: 'all' })),
-        load: await attempt(() => ortkeep.load(url, { executionProvider: ['wasm'] })),
-        run: await attempt(async () => {
-          const s = await ort.InferenceSession.create(url);
+    const r = await page.evaluate(
+      async ({ url }) => {
+        const { ort, ortkeep } = window;
+        const attempt = async (fn) => {
           try {
-            await s.run({}, { kepp: ['output'] });
-          } finally {
-            await s.release();
+            await fn();
+            return { ok: true };
+          } catch (e) {
+            return { name: e.name, code: e.code, message: e.message, details: e.details };
           }
-        }),
-        overload: await attempt(() => ort.InferenceSession.create(new ArrayBuffer(8), 9)),
-      };
-    }, { url: SILERO });
+        };
+        return {
+          create: await attempt(() => ort.InferenceSession.create(url, { graphOptimisationLevel: 'all' })),
+          load: await attempt(() => ortkeep.load(url, { executionProvider: ['wasm'] })),
+          run: await attempt(async () => {
+            const s = await ort.InferenceSession.create(url);
+            try {
+              await s.run({}, { kepp: ['output'] });
+            } finally {
+              await s.release();
+            }
+          }),
+          overload: await attempt(() => ort.InferenceSession.create(new ArrayBuffer(8), 9)),
+        };
+      },
+      { url: SILERO },
+    );
     await page.close();
     assert.equal(r.create.name, 'OrtkeepError');
     assert.equal(r.create.code, 'INVALID_ARG');
@@ -226,24 +270,31 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
 });
 
 describe('the script-tag drop-in (after ort.min.js)', () => {
-  test('window.ort.InferenceSession is ortkeep\'s; Tensor and env stay; outputs equal onnxruntime-web', async () => {
+  test("window.ort.InferenceSession is ortkeep's; Tensor and env stay; outputs equal onnxruntime-web", async () => {
     const page = await env.context.newPage();
     page.on('pageerror', (e) => console.error('[page error]', e.message));
     await page.goto(`${env.origin}/tests/browser/pages/dropin-script-tag.html`);
     await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
-    const r = await page.evaluate(async ({ url, SILERO_RUN }) => {
-      const { ort, realOrt } = window;
-      const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
-      const model = await (await fetch(url)).arrayBuffer();
-      const session = await ort.InferenceSession.create(model);
-      const ours = Array.from((await session.run(feeds(ort.Tensor))).output.data);
-      const plain = await realOrt.InferenceSession.create(new Uint8Array(model));
-      const theirs = Array.from((await plain.run(feeds(realOrt.Tensor))).output.data);
-      return {
-        pool: typeof session.pool?.stats, ours, theirs, tensor: ort.Tensor === realOrt.Tensor, env: ort.env === realOrt.env,
-        global: typeof window.ortkeep?.load,
-      };
-    }, { url: SILERO, SILERO_RUN });
+    const r = await page.evaluate(
+      async ({ url, SILERO_RUN }) => {
+        const { ort, realOrt } = window;
+        const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
+        const model = await (await fetch(url)).arrayBuffer();
+        const session = await ort.InferenceSession.create(model);
+        const ours = Array.from((await session.run(feeds(ort.Tensor))).output.data);
+        const plain = await realOrt.InferenceSession.create(new Uint8Array(model));
+        const theirs = Array.from((await plain.run(feeds(realOrt.Tensor))).output.data);
+        return {
+          pool: typeof session.pool?.stats,
+          ours,
+          theirs,
+          tensor: ort.Tensor === realOrt.Tensor,
+          env: ort.env === realOrt.env,
+          global: typeof window.ortkeep?.load,
+        };
+      },
+      { url: SILERO, SILERO_RUN },
+    );
     await page.close();
     assert.equal(r.pool, 'function');
     assert.deepEqual(r.ours, r.theirs);

@@ -24,48 +24,93 @@ const FILES = { one: ['one.onnx_data'], two: ['two.onnx_data', 'shards/two_b.bin
 // ETag (vite preview, many CDNs); the resume and quota tests answer
 // themselves
 const env = useCacheBrowser({
-  files: (pathname) => (!pathname.startsWith(`${BASE}/`) ? {} : pathname.endsWith('.onnx_data') ? { encoding: 'gzip', weakEtag: true } : { chunked: true }),
+  files: (pathname) =>
+    !pathname.startsWith(`${BASE}/`)
+      ? {}
+      : pathname.endsWith('.onnx_data')
+        ? { encoding: 'gzip', weakEtag: true }
+        : { chunked: true },
 });
 
 before(() => {
-  if (!existsSync(path.join(DIR, 'fold.onnx'))) execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_external_models.py'), DIR]);
+  if (!existsSync(path.join(DIR, 'fold.onnx')))
+    execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_external_models.py'), DIR]);
 });
 
 /** Requests the server saw for a model and each of its files. */
-const counts = (name, base = BASE) => [`${base}/${name}.onnx`, ...FILES[name].map((f) => `${base}/${f}`)].map((p) => env.server.count(p));
+const counts = (name, base = BASE) =>
+  [`${base}/${name}.onnx`, ...FILES[name].map((f) => `${base}/${f}`)].map((p) => env.server.count(p));
 
 /** load() through ortkeep, then onnxruntime-web on the same files by URL; outputs of two inputs each. */
 function loadAndCompare(page, url, files, options = {}) {
-  return page.evaluate(async ({ url, files, options }) => {
-    const { ortkeep, ortDirect: ort } = window;
-    const warnings = [];
-    const progress = new Set();
-    const xs = [0.5, -0.25].map((v) => new ort.Tensor('float32', Float32Array.from({ length: 64 }, (_, i) => v + i / 64), [1, 64]));
-    try {
-      const s = await ortkeep.load(url, { ort, chunkSize: 4096, memory: false, ...options, onWarning: (w) => warnings.push(w.code), onProgress: (p) => p.file && progress.add(p.file) });
-      const ours = [];
-      for (const x of xs) ours.push(Array.from((await s.run({ x })).y.data));
-      const info = { cache: s.info.cache, warnings: s.info.warnings };
-      const form = s.info.form;
-      const formsReady = await s.formsReady;
-      await s.dispose();
-      return { ok: true, ours, info, warnings, files: [...progress], form, stored: formsReady.stored, failed: formsReady.failed };
-    } catch (e) {
-      return { ok: false, code: e.code, message: e.message, details: e.details, warnings };
-    }
-  }, { url, files, options });
+  return page.evaluate(
+    async ({ url, files, options }) => {
+      const { ortkeep, ortDirect: ort } = window;
+      const warnings = [];
+      const progress = new Set();
+      const xs = [0.5, -0.25].map(
+        (v) =>
+          new ort.Tensor(
+            'float32',
+            Float32Array.from({ length: 64 }, (_, i) => v + i / 64),
+            [1, 64],
+          ),
+      );
+      try {
+        const s = await ortkeep.load(url, {
+          ort,
+          chunkSize: 4096,
+          memory: false,
+          ...options,
+          onWarning: (w) => warnings.push(w.code),
+          onProgress: (p) => p.file && progress.add(p.file),
+        });
+        const ours = [];
+        for (const x of xs) ours.push(Array.from((await s.run({ x })).y.data));
+        const info = { cache: s.info.cache, warnings: s.info.warnings };
+        const form = s.info.form;
+        const formsReady = await s.formsReady;
+        await s.dispose();
+        return {
+          ok: true,
+          ours,
+          info,
+          warnings,
+          files: [...progress],
+          form,
+          stored: formsReady.stored,
+          failed: formsReady.failed,
+        };
+      } catch (e) {
+        return { ok: false, code: e.code, message: e.message, details: e.details, warnings };
+      }
+    },
+    { url, files, options },
+  );
 }
 
 function reference(page, url, files) {
-  return page.evaluate(async ({ url, files }) => {
-    const ort = window.ortDirect;
-    const xs = [0.5, -0.25].map((v) => new ort.Tensor('float32', Float32Array.from({ length: 64 }, (_, i) => v + i / 64), [1, 64]));
-    const s = await ort.InferenceSession.create(url, { externalData: files.map((f) => ({ path: f, data: new URL(f, new URL(url, location.href)).href })) });
-    const out = [];
-    for (const x of xs) out.push(Array.from((await s.run({ x })).y.data));
-    await s.release();
-    return out;
-  }, { url, files });
+  return page.evaluate(
+    async ({ url, files }) => {
+      const ort = window.ortDirect;
+      const xs = [0.5, -0.25].map(
+        (v) =>
+          new ort.Tensor(
+            'float32',
+            Float32Array.from({ length: 64 }, (_, i) => v + i / 64),
+            [1, 64],
+          ),
+      );
+      const s = await ort.InferenceSession.create(url, {
+        externalData: files.map((f) => ({ path: f, data: new URL(f, new URL(url, location.href)).href })),
+      });
+      const out = [];
+      for (const x of xs) out.push(Array.from((await s.run({ x })).y.data));
+      await s.release();
+      return out;
+    },
+    { url, files },
+  );
 }
 
 for (const name of ['one', 'two']) {
@@ -81,16 +126,35 @@ for (const name of ['one', 'two']) {
     assert.deepEqual(cold.files.sort(), [...FILES[name]].sort(), 'progress names each data file');
     const theirs = await reference(page, url, FILES[name]);
     assert.deepEqual(cold.ours, theirs);
-    const served = await page.evaluate(async (u) => Promise.all(u.map(async (x) => {
-      const r = await fetch(x, { cache: 'no-store' });
-      await r.arrayBuffer();
-      return [r.headers.get('content-encoding'), r.headers.get('content-length'), r.headers.get('etag')?.startsWith('W/')];
-    })), [url, `${BASE}/${FILES[name][0]}`]);
-    assert.deepEqual(served, [[null, null, false], ['gzip', null, true]], 'the model came chunked, the data file gzipped with a weak ETag');
+    const served = await page.evaluate(
+      async (u) =>
+        Promise.all(
+          u.map(async (x) => {
+            const r = await fetch(x, { cache: 'no-store' });
+            await r.arrayBuffer();
+            return [
+              r.headers.get('content-encoding'),
+              r.headers.get('content-length'),
+              r.headers.get('etag')?.startsWith('W/'),
+            ];
+          }),
+        ),
+      [url, `${BASE}/${FILES[name][0]}`],
+    );
+    assert.deepEqual(
+      served,
+      [
+        [null, null, false],
+        ['gzip', null, true],
+      ],
+      'the model came chunked, the data file gzipped with a weak ETag',
+    );
     const list = await page.evaluate(() => window.ortkeep.cache.list());
     assert.equal(list.length, 1, JSON.stringify(list));
-    assert.deepEqual(list[0].dataFiles.map((f) => [f.path, f.bytes]).sort(),
-      FILES[name].map((f) => [f, readFileSync(path.join(DIR, f)).length]).sort());
+    assert.deepEqual(
+      list[0].dataFiles.map((f) => [f.path, f.bytes]).sort(),
+      FILES[name].map((f) => [f, readFileSync(path.join(DIR, f)).length]).sort(),
+    );
     await page.close();
 
     await env.restart();
@@ -129,7 +193,10 @@ test("onnxruntime-web's own externalData option with a URL: fetched and cached l
 test('a data file cut mid-download resumes by range, that file only; the second load is all from IndexedDB', async () => {
   await env.reset();
   const bytes = readFileSync(path.join(DIR, 'two.onnx_data'));
-  const s = serving(`${BASE}/two.onnx_data`, bytes, (n) => ({ etag: '"d1"', ...(n === 1 ? { cutAt: Math.floor(bytes.length / 2) } : {}) }));
+  const s = serving(`${BASE}/two.onnx_data`, bytes, (n) => ({
+    etag: '"d1"',
+    ...(n === 1 ? { cutAt: Math.floor(bytes.length / 2) } : {}),
+  }));
   env.handler = s.handler;
   const page = await env.newPage();
   const cold = await loadAndCompare(page, `${BASE}/two.onnx`, FILES.two);
@@ -138,14 +205,21 @@ test('a data file cut mid-download resumes by range, that file only; the second 
   assert.equal(s.seen.length, 2);
   assert.match(s.seen[1].range, /^bytes=\d+-$/);
   assert.ok(Number(/\d+/.exec(s.seen[1].range)[0]) > 0);
-  assert.deepEqual(counts('two').filter((_, i) => i !== 1), [1, 1], 'the model and the other file: one request each');
+  assert.deepEqual(
+    counts('two').filter((_, i) => i !== 1),
+    [1, 1],
+    'the model and the other file: one request each',
+  );
   assert.deepEqual(cold.ours, await reference(page, `${BASE}/two.onnx`, FILES.two));
   env.server.resetCounts();
   s.seen.length = 0;
   const warm = await loadAndCompare(page, `${BASE}/two.onnx`, FILES.two);
   assert.equal(warm.info.cache.tier, 'indexeddb');
   assert.equal(s.seen.length, 0);
-  assert.deepEqual(counts('two').filter((_, i) => i !== 1), [0, 0]);
+  assert.deepEqual(
+    counts('two').filter((_, i) => i !== 1),
+    [0, 0],
+  );
   await page.close();
 });
 
@@ -178,7 +252,9 @@ test('a rotten stored data chunk is detected, that file alone refetched, never s
 function serveWithLength(base) {
   env.handler = (req, res, { pathname, serveBytes }) => {
     if (!pathname.startsWith(`${base}/`)) return false;
-    serveBytes(req, res, readFileSync(path.join(DIR, pathname.slice(base.length + 1))), { etag: `"${pathname.length}"` });
+    serveBytes(req, res, readFileSync(path.join(DIR, pathname.slice(base.length + 1))), {
+      etag: `"${pathname.length}"`,
+    });
     return true;
   };
 }
@@ -217,7 +293,10 @@ test('a data file answered by an SPA fallback (200 text/html) is EXTERNAL_DATA n
   const model = readFileSync(path.join(DIR, 'one.onnx'));
   const inner = env.handler;
   env.handler = (req, res, ctx) => {
-    if (ctx.pathname === '/spa/one.onnx') { ctx.serveBytes(req, res, model, { etag: '"m"' }); return true; }
+    if (ctx.pathname === '/spa/one.onnx') {
+      ctx.serveBytes(req, res, model, { etag: '"m"' });
+      return true;
+    }
     return inner(req, res, ctx);
   };
   const page = await env.newPage();
@@ -246,7 +325,10 @@ test("forms: onnxruntime's optimized .onnx of such a model reads the original's 
   page = await env.newPage();
   const warm = await loadAndCompare(page, url, FILES.fold, { forms: true });
   assert.equal(warm.ok, true, `${warm.code}: ${warm.message}`);
-  assert.deepEqual({ form: warm.form.form, level: warm.form.level, chosen: warm.form.chosen }, { form: 'onnx', level: 'disabled', chosen: 'verified' });
+  assert.deepEqual(
+    { form: warm.form.form, level: warm.form.level, chosen: warm.form.chosen },
+    { form: 'onnx', level: 'disabled', chosen: 'verified' },
+  );
   assert.equal(warm.info.cache.tier, 'indexeddb');
   assert.deepEqual(counts('fold'), [0, 0], 'no request for the model or its data file');
   const diff = Math.max(...warm.ours.flat().map((v, i) => Math.abs(v - theirs.flat()[i])));
@@ -281,13 +363,24 @@ test('a tab killed after each transaction of a cold load with two data files: ne
     await env.reset();
     const page = await env.newPage();
     let crashed = null;
-    await page.exposeFunction('crashNow', (k, what) => { crashed = { k, what }; });
-    await page.evaluate((k) => { window.faults.plan = { crashAfter: k }; window.faults.writes = 0; }, n);
-    const loading = page.evaluate(([u, o]) => window.tryLoad(u, o), [url, { chunkSize, memory: false }]).catch(() => null);
+    await page.exposeFunction('crashNow', (k, what) => {
+      crashed = { k, what };
+    });
+    await page.evaluate((k) => {
+      window.faults.plan = { crashAfter: k };
+      window.faults.writes = 0;
+    }, n);
+    const loading = page
+      .evaluate(([u, o]) => window.tryLoad(u, o), [url, { chunkSize, memory: false }])
+      .catch(() => null);
     let poll;
     const done = await Promise.race([
       loading.then(() => 'finished'),
-      new Promise((resolve) => { poll = setInterval(() => { if (crashed) resolve('crashed'); }, 10); }),
+      new Promise((resolve) => {
+        poll = setInterval(() => {
+          if (crashed) resolve('crashed');
+        }, 10);
+      }),
     ]);
     clearInterval(poll);
     const writes = await page.evaluate(() => window.faults.log.slice()).catch(() => []);
@@ -301,7 +394,8 @@ test('a tab killed after each transaction of a cold load with two data files: ne
     const next = await env.newPage();
     // what the killed tab left: a committed model always has both files
     const left = await next.evaluate(() => window.ortkeep.cache.list());
-    for (const e of left) assert.equal(e.dataFiles?.length, 2, `after write ${n} (${crashed.what}): ${JSON.stringify(left)}`);
+    for (const e of left)
+      assert.equal(e.dataFiles?.length, 2, `after write ${n} (${crashed.what}): ${JSON.stringify(left)}`);
     const r = await loadAndCompare(next, url, FILES.two, { chunkSize });
     assert.equal(r.ok, true, `after write ${n} (${crashed.what}): ${r.code}: ${r.message}`);
     assert.deepEqual(r.ours, await reference(next, url, FILES.two));
@@ -309,7 +403,11 @@ test('a tab killed after each transaction of a cold load with two data files: ne
     assert.equal(list.length, 1);
     assert.equal(list[0].dataFiles.length, 2);
     const dump = await next.evaluate(() => window.raw.dump());
-    assert.deepEqual([dump.index.length, dump.meta.length, dump.chunks.length], [3, 1, wholeChunks], `after write ${n}: ${JSON.stringify(dump)}`);
+    assert.deepEqual(
+      [dump.index.length, dump.meta.length, dump.chunks.length],
+      [3, 1, wholeChunks],
+      `after write ${n}: ${JSON.stringify(dump)}`,
+    );
     await next.close();
   }
   assert.ok(crashes >= 8, `crashed after ${crashes} transactions`);

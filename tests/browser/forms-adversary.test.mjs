@@ -53,48 +53,57 @@ function serve(as, file = as, version = 'v1') {
  * warnings.
  */
 function loadAndCompare(page, url, { options = {}, rows = 1, dataFiles = [] } = {}) {
-  return page.evaluate(async ({ url, options, rows, dataFiles }) => {
-    const { ortkeep, ortDirect: ort } = window;
-    const warnings = [];
-    const values = (v) => Float32Array.from({ length: rows * 64 }, (_, i) => v + (i % 97) / 64);
-    const xs = [0.5, -0.25].map((v) => new ort.Tensor('float32', values(v), [rows, 64]));
-    const bytes = async (u) => new Uint8Array(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
-    // ortkeep first: the capturing loader must be in place before the page's first session
-    let s;
-    try {
-      const onWarning = (w) => warnings.push(w.code);
-      s = await ortkeep.load(url, { ort, memory: false, forms: true, ...options, onWarning });
-    } catch (e) {
-      return { ok: false, stage: 'load', code: e.code, message: e.message, warnings };
-    }
-    const ours = [];
-    let error = null;
-    try {
-      for (const x of xs) ours.push((await s.run({ x })).y.data);
-    } catch (e) {
-      error = `${e.code ?? e.name}: ${e.message}`;
-    }
-    const refOptions = { ...options.sessionOptions };
-    const near = (f) => new URL(f, new URL(url, location.href)).href;
-    if (dataFiles.length) {
-      const files = dataFiles.map(async (f) => ({ path: f, data: await bytes(near(f)) }));
-      refOptions.externalData = await Promise.all(files);
-    }
-    const reference = await ort.InferenceSession.create(await bytes(url), refOptions);
-    let diff = 0;
-    for (const [i, x] of xs.entries()) {
-      const theirs = (await reference.run({ x })).y.data;
-      for (let j = 0; j < theirs.length && ours[i]; j++) diff = Math.max(diff, Math.abs(ours[i][j] - theirs[j]));
-    }
-    await reference.release();
-    const background = await s.formsReady;
-    const out = {
-      ok: !error, error, diff, form: s.info.form, tier: s.info.cache.tier,
-      stored: background.stored, failed: background.failed, warnings,
-    };
-    await s.dispose();
-    return out;
-  }, { url, options, rows, dataFiles });
+  return page.evaluate(
+    async ({ url, options, rows, dataFiles }) => {
+      const { ortkeep, ortDirect: ort } = window;
+      const warnings = [];
+      const values = (v) => Float32Array.from({ length: rows * 64 }, (_, i) => v + (i % 97) / 64);
+      const xs = [0.5, -0.25].map((v) => new ort.Tensor('float32', values(v), [rows, 64]));
+      const bytes = async (u) => new Uint8Array(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
+      // ortkeep first: the capturing loader must be in place before the page's first session
+      let s;
+      try {
+        const onWarning = (w) => warnings.push(w.code);
+        s = await ortkeep.load(url, { ort, memory: false, forms: true, ...options, onWarning });
+      } catch (e) {
+        return { ok: false, stage: 'load', code: e.code, message: e.message, warnings };
+      }
+      const ours = [];
+      let error = null;
+      try {
+        for (const x of xs) ours.push((await s.run({ x })).y.data);
+      } catch (e) {
+        error = `${e.code ?? e.name}: ${e.message}`;
+      }
+      const refOptions = { ...options.sessionOptions };
+      const near = (f) => new URL(f, new URL(url, location.href)).href;
+      if (dataFiles.length) {
+        const files = dataFiles.map(async (f) => ({ path: f, data: await bytes(near(f)) }));
+        refOptions.externalData = await Promise.all(files);
+      }
+      const reference = await ort.InferenceSession.create(await bytes(url), refOptions);
+      let diff = 0;
+      for (const [i, x] of xs.entries()) {
+        const theirs = (await reference.run({ x })).y.data;
+        for (let j = 0; j < theirs.length && ours[i]; j++) diff = Math.max(diff, Math.abs(ours[i][j] - theirs[j]));
+      }
+      await reference.release();
+      const background = await s.formsReady;
+      const out = {
+        ok: !error,
+        error,
+        diff,
+        form: s.info.form,
+        tier: s.info.cache.tier,
+        stored: background.stored,
+        failed: background.failed,
+        warnings,
+      };
+      await s.dispose();
+      return out;
+    },
+    { url, options, rows, dataFiles },
+  );
 }
 
 test('a data file changes under a byte-identical model: the form made from the old data is never served again; outputs follow the new data', async () => {
@@ -232,17 +241,24 @@ test('two pages load one model at once: one of them verifies its form, the other
   const url = `${BASE}/batch.onnx`;
   serve('batch.onnx');
   const pages = [await env.newPage(), await env.newPage()];
-  const results = await Promise.all(pages.map((page) => page.evaluate(async (u) => {
-    const { ortkeep, ortDirect: ort } = window;
-    let creates = 0;
-    const create = ort.InferenceSession.create;
-    ort.InferenceSession.create = (...args) => { creates++; return create.apply(ort.InferenceSession, args); };
-    const s = await ortkeep.load(u, { ort, memory: false, forms: true });
-    const background = await s.formsReady;
-    const out = { creates, chosen: s.info.form.chosen, background };
-    await s.dispose();
-    return out;
-  }, url)));
+  const results = await Promise.all(
+    pages.map((page) =>
+      page.evaluate(async (u) => {
+        const { ortkeep, ortDirect: ort } = window;
+        let creates = 0;
+        const create = ort.InferenceSession.create;
+        ort.InferenceSession.create = (...args) => {
+          creates++;
+          return create.apply(ort.InferenceSession, args);
+        };
+        const s = await ortkeep.load(u, { ort, memory: false, forms: true });
+        const background = await s.formsReady;
+        const out = { creates, chosen: s.info.form.chosen, background };
+        await s.dispose();
+        return out;
+      }, url),
+    ),
+  );
   // each page creates the caller's session; one verification creates the
   // form's session and three more (original, form again, original)
   const creates = results.map((r) => r.creates);

@@ -14,9 +14,19 @@ import { useBrowser } from './browser-env.mjs';
 const env = useBrowser({ files: PROFILES.vitePreview });
 const url = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
 const TOLERANCE = 1e-4;
-const LOADER = { jsep: 'ort-wasm-simd-threaded.jsep.mjs', wasm: 'ort-wasm-simd-threaded.mjs', asyncify: 'ort-wasm-simd-threaded.asyncify.mjs', jspi: 'ort-wasm-simd-threaded.jspi.mjs' };
+const LOADER = {
+  jsep: 'ort-wasm-simd-threaded.jsep.mjs',
+  wasm: 'ort-wasm-simd-threaded.mjs',
+  asyncify: 'ort-wasm-simd-threaded.asyncify.mjs',
+  jspi: 'ort-wasm-simd-threaded.jspi.mjs',
+};
 
-const MODELS = { jsep: ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det'], wasm: ['silero_vad_v5', 'ppocr_v2_cls'], asyncify: ['silero_vad_v5'], jspi: ['silero_vad_v5'] };
+const MODELS = {
+  jsep: ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det'],
+  wasm: ['silero_vad_v5', 'ppocr_v2_cls'],
+  asyncify: ['silero_vad_v5'],
+  jspi: ['silero_vad_v5'],
+};
 
 for (const bundle of ['jsep', 'wasm', 'asyncify', 'jspi']) {
   describe(`Chromium, ${bundle} bundle`, () => {
@@ -37,21 +47,26 @@ for (const bundle of ['jsep', 'wasm', 'asyncify', 'jspi']) {
           line.push(`.${format} ${r.size} bytes, capturing create ${Math.round(r.captureMs)} ms`);
         }
         const t = await page.evaluate(([n, u]) => window.timeForms(n, u), [name, url(name)]);
-        console.log(`[forms chromium ${bundle}] ${name}: create ms, median of 5 interleaved: ${t.line}; ${line.join('; ')}`);
+        console.log(
+          `[forms chromium ${bundle}] ${name}: create ms, median of 5 interleaved: ${t.line}; ${line.join('; ')}`,
+        );
         await page.context().close();
       });
     }
   });
 }
 
-test('Chromium, jsep bundle: isnet_quint8 (44 MB) captured in both forms, reloaded at \'disabled\'; create ms printed', async () => {
+test("Chromium, jsep bundle: isnet_quint8 (44 MB) captured in both forms, reloaded at 'disabled'; create ms printed", async () => {
   // Outputs are not compared: one run of isnet takes ~9 s on this machine.
   const model = CHUNKED_MODELS.find((m) => m.name === 'isnet_quint8');
   await assembleChunkedModel(model);
   const page = await env.newPage('/tests/browser/pages/forms.html');
   const line = [];
   for (const format of ['onnx', 'ort']) {
-    const r = await page.evaluate(([u, f]) => window.captureAndCompare('isnet_quint8', u, f, { seeds: [] }), [`/${model.path}`, format]);
+    const r = await page.evaluate(
+      ([u, f]) => window.captureAndCompare('isnet_quint8', u, f, { seeds: [] }),
+      [`/${model.path}`, format],
+    );
     assert.ok(r.sameNames);
     assert.ok(r.readerIrVersion > 0);
     line.push(`.${format} ${r.size} bytes`);
@@ -61,7 +76,7 @@ test('Chromium, jsep bundle: isnet_quint8 (44 MB) captured in both forms, reload
   await page.context().close();
 });
 
-test('Chromium: a build derived for another onnxruntime-web version is not used: the page\'s own loader is derived in the page and captures', async () => {
+test("Chromium: a build derived for another onnxruntime-web version is not used: the page's own loader is derived in the page and captures", async () => {
   const page = await env.newPage('/tests/browser/pages/forms.html?noinstall=1');
   const r = await page.evaluate((u) => window.capturedFor('1.29.0', u), url('ppocr_v2_cls'));
   assert.equal(r.derived, 'page', JSON.stringify(r));

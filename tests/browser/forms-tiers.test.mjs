@@ -31,21 +31,44 @@ function loadAndCompare(page, name, extra = {}) {
     page.logged = true;
     page.on('console', (m) => console.log(`[page ${m.type()}] ${m.text()}`));
   }
-  return page.evaluate(async ([u, n, probe, extraOptions]) => {
-    const events = [];
-    const warnings = [];
-    const options = { debug: extraOptions.debug, forms: { probe, ...extraOptions.forms }, onEvent: (e) => events.push(e), onWarning: (w) => warnings.push(w.code) };
-    const s = await window.ortkeep.load(u, options);
-    const ort = window.ortDirect;
-    const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
-    const diffs = [];
-    for (const seed of [1, 2]) diffs.push(window.feeds.maxAbsDiff(await s.run(window.feeds.FEEDS[n](ort, seed)), await reference.run(window.feeds.FEEDS[n](ort, seed))));
-    await reference.release();
-    const background = await s.formsReady;
-    const out = { form: s.info.form, tier: s.info.cache.tier, source: s.info.source, diffs, background, events, warnings, list: await window.ortkeep.cache.list() };
-    await s.dispose();
-    return out;
-  }, [modelPath(name), name, PROBE[name], extra]);
+  return page.evaluate(
+    async ([u, n, probe, extraOptions]) => {
+      const events = [];
+      const warnings = [];
+      const options = {
+        debug: extraOptions.debug,
+        forms: { probe, ...extraOptions.forms },
+        onEvent: (e) => events.push(e),
+        onWarning: (w) => warnings.push(w.code),
+      };
+      const s = await window.ortkeep.load(u, options);
+      const ort = window.ortDirect;
+      const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
+      const diffs = [];
+      for (const seed of [1, 2])
+        diffs.push(
+          window.feeds.maxAbsDiff(
+            await s.run(window.feeds.FEEDS[n](ort, seed)),
+            await reference.run(window.feeds.FEEDS[n](ort, seed)),
+          ),
+        );
+      await reference.release();
+      const background = await s.formsReady;
+      const out = {
+        form: s.info.form,
+        tier: s.info.cache.tier,
+        source: s.info.source,
+        diffs,
+        background,
+        events,
+        warnings,
+        list: await window.ortkeep.cache.list(),
+      };
+      await s.dispose();
+      return out;
+    },
+    [modelPath(name), name, PROBE[name], extra],
+  );
 }
 
 // Models whose .onnx form creates in about half the original's time here
@@ -64,7 +87,10 @@ for (const name of ['silero_vad_v5']) {
     for (const d of first.diffs) assert.ok(d <= TOLERANCE, `capturing session differs by ${d}`);
     // .onnx, unless this (shared) machine measured it slower than the original: then .ort
     const kept = first.background.stored;
-    assert.ok(kept === 'onnx' || (kept === 'ort' && first.background.failed[0]?.reason === 'form-slower'), JSON.stringify(first.background));
+    assert.ok(
+      kept === 'onnx' || (kept === 'ort' && first.background.failed[0]?.reason === 'form-slower'),
+      JSON.stringify(first.background),
+    );
     const stored = first.list.find((e) => e.form === kept);
     assert.ok(stored, JSON.stringify(first.list));
     assert.equal(stored.status, 'verified');
@@ -86,25 +112,35 @@ for (const name of ['silero_vad_v5']) {
     for (const d of second.diffs) assert.ok(d <= TOLERANCE, `the .onnx form differs by ${d}`);
     assert.equal(second.background.stored, null, 'nothing captured again');
     // the page's first session also pays onnxruntime-web's start-up: the verification's pair is the comparable one
-    console.log(`[forms] ${name}: verified .${kept} at 'disabled' created in ${stored.createMs} ms vs the original at 'all' ${stored.originalCreateMs} ms (${(stored.createMs / stored.originalCreateMs).toFixed(2)}x)`);
+    console.log(
+      `[forms] ${name}: verified .${kept} at 'disabled' created in ${stored.createMs} ms vs the original at 'all' ${stored.originalCreateMs} ms (${(stored.createMs / stored.originalCreateMs).toFixed(2)}x)`,
+    );
 
     // cache.delete removes every form of the model with it
-    const left = await page.evaluate(async (u) => { await window.ortkeep.cache.delete(u); return window.ortkeep.cache.list(); }, modelPath(name));
+    const left = await page.evaluate(async (u) => {
+      await window.ortkeep.cache.delete(u);
+      return window.ortkeep.cache.list();
+    }, modelPath(name));
     assert.deepEqual(left, []);
     await page.close();
   });
 }
 
-test('silero_vad_legacy (initializers inside its If bodies) converges within two loads, across a restart: the second load serves what the first decided, with the original\'s outputs', async () => {
+test("silero_vad_legacy (initializers inside its If bodies) converges within two loads, across a restart: the second load serves what the first decided, with the original's outputs", async () => {
   await env.reset();
   let page = await env.newPage();
   const first = await loadAndCompare(page, 'silero_vad_legacy');
   assert.equal(first.form.capturing, 'onnx');
   // decided in the first load's background: a verified form, or every tier failed (whichever this machine measured)
   const decided = first.background.stored ?? 'original';
-  if (decided === 'original') assert.deepEqual(first.background.failed.map((f) => f.form), ['onnx', 'ort']);
+  if (decided === 'original')
+    assert.deepEqual(
+      first.background.failed.map((f) => f.form),
+      ['onnx', 'ort'],
+    );
   else assert.ok(['onnx', 'ort'].includes(decided));
-  for (const f of first.background.failed) assert.equal(f.reason, 'form-slower', 'legacy round-trips: only speed can rule a form out');
+  for (const f of first.background.failed)
+    assert.equal(f.reason, 'form-slower', 'legacy round-trips: only speed can rule a form out');
   await env.restart();
   page = await env.newPage();
   const second = await loadAndCompare(page, 'silero_vad_legacy');
@@ -112,7 +148,9 @@ test('silero_vad_legacy (initializers inside its If bodies) converges within two
   assert.equal(second.form.chosen, decided === 'original' ? 'original' : 'verified');
   assert.equal(second.background.stored, null, 'nothing captured on the second load');
   for (const d of second.diffs) assert.ok(d <= TOLERANCE, `differs by ${d}`);
-  console.log(`[forms] silero_vad_legacy: converged to ${decided}${first.background.failed.length ? ` (${JSON.stringify(first.background.failed)})` : ''}`);
+  console.log(
+    `[forms] silero_vad_legacy: converged to ${decided}${first.background.failed.length ? ` (${JSON.stringify(first.background.failed)})` : ''}`,
+  );
   await page.close();
 });
 
@@ -123,13 +161,22 @@ test('every tier failing (probe shapes that do not fit the model: unverifiable):
   const first = await loadAndCompare(page, 'ppocr_v2_cls', { forms: { probe: { inputDims: { x: [1, 7, 48, 192] } } } });
   assert.equal(first.form.capturing, 'onnx');
   assert.equal(first.background.stored, null);
-  assert.deepEqual(first.background.failed, [{ form: 'onnx', reason: 'form-unverifiable' }, { form: 'ort', reason: 'form-unverifiable' }]);
+  assert.deepEqual(first.background.failed, [
+    { form: 'onnx', reason: 'form-unverifiable' },
+    { form: 'ort', reason: 'form-unverifiable' },
+  ]);
   assert.deepEqual(first.events, [
     { type: 'form-escalated', from: 'onnx', to: 'ort', reason: 'form-unverifiable' },
     { type: 'form-escalated', from: 'ort', to: 'original', reason: 'form-unverifiable' },
   ]);
-  const failed = first.list.filter((e) => e.form !== 'original').map((e) => [e.form, e.status, e.reason, e.bytes]).sort();
-  assert.deepEqual(failed, [['onnx', 'failed', 'form-unverifiable', 0], ['ort', 'failed', 'form-unverifiable', 0]]);
+  const failed = first.list
+    .filter((e) => e.form !== 'original')
+    .map((e) => [e.form, e.status, e.reason, e.bytes])
+    .sort();
+  assert.deepEqual(failed, [
+    ['onnx', 'failed', 'form-unverifiable', 0],
+    ['ort', 'failed', 'form-unverifiable', 0],
+  ]);
 
   await env.restart();
   page = await env.newPage();
@@ -152,14 +199,24 @@ test('a stored form that rots is dropped (form-dropped), the original serves, an
   // flip a byte of the stored form's first chunk: the form's manifest is
   // the version-3 record (cache/cache_manifest.c)
   const flipped = await page.evaluate(async () => {
-    const d = await new Promise((resolve, reject) => { const r = indexedDB.open('ortkeep-cache'); r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
-    const all = (store, fn) => new Promise((resolve, reject) => { const r = d.transaction(store).objectStore(store)[fn](); r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
+    const d = await new Promise((resolve, reject) => {
+      const r = indexedDB.open('ortkeep-cache');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const all = (store, fn) =>
+      new Promise((resolve, reject) => {
+        const r = d.transaction(store).objectStore(store)[fn]();
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
     const [names, values] = [await all('index', 'getAllKeys'), await all('index', 'getAll')];
     d.close();
     for (let n = 0; n < names.length; n++) {
       const v = values[n];
       const bytes = new Uint8Array(v instanceof Blob ? await v.arrayBuffer() : v);
-      if (bytes[4] === 3 && (await window.raw.dump()).chunks.some(([c]) => c === names[n])) return window.raw.flip(0, 1000, n);
+      if (bytes[4] === 3 && (await window.raw.dump()).chunks.some(([c]) => c === names[n]))
+        return window.raw.flip(0, 1000, n);
     }
     return null;
   });
@@ -178,25 +235,36 @@ test('a stored form that rots is dropped (form-dropped), the original serves, an
   await page.close();
 });
 
-for (const [what, base] of [['derived for another onnxruntime-web', '/build/test-capture-other/'], ['missing', '/nowhere/']]) {
+for (const [what, base] of [
+  ['derived for another onnxruntime-web', '/build/test-capture-other/'],
+  ['missing', '/nowhere/'],
+]) {
   test(`a build's capturing loader ${what}: the page's own loader is derived in the page; forms on, no warning`, async () => {
     // a derivation made for another onnxruntime-web: its manifest, stamped 1.29.0
     const manifest = JSON.parse(await readFile(path.join(REPO_ROOT, 'dist/ort-capture/manifest.json'), 'utf8'));
     await mkdir(path.join(REPO_ROOT, 'build/test-capture-other'), { recursive: true });
-    await writeFile(path.join(REPO_ROOT, 'build/test-capture-other/manifest.json'), JSON.stringify({ ...manifest, onnxruntimeWeb: '1.29.0' }));
+    await writeFile(
+      path.join(REPO_ROOT, 'build/test-capture-other/manifest.json'),
+      JSON.stringify({ ...manifest, onnxruntimeWeb: '1.29.0' }),
+    );
     await env.reset();
     const page = await env.newPage();
     const messages = [];
-    page.on('console', (m) => { if (m.type() === 'warning') messages.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'warning') messages.push(m.text());
+    });
     const r = await loadAndCompare(page, 'ppocr_v2_cls', { forms: { captureBase: base } });
     assert.equal(r.form.chosen, 'capturing', JSON.stringify(r.form));
     for (const d of r.diffs) assert.equal(d, 0);
-    assert.deepEqual(messages.filter((m) => /artifact forms are off/.test(m)), []);
+    assert.deepEqual(
+      messages.filter((m) => /artifact forms are off/.test(m)),
+      [],
+    );
     await page.close();
   });
 }
 
-test('a model that arrives stamped for this runtime, EPs and level loads at \'disabled\' with no capture; a foreign or stale stamp is ignored and reported', async () => {
+test("a model that arrives stamped for this runtime, EPs and level loads at 'disabled' with no capture; a foreign or stale stamp is ignored and reported", async () => {
   // stamped copies of ppocr_v2_cls written here (the stamp is the C core's encoder)
   const { getCore } = await import('../../js/core/module.js');
   const core = await getCore();
@@ -204,7 +272,19 @@ test('a model that arrives stamped for this runtime, EPs and level loads at \'di
   const sha = createHash('sha256').update(original).digest('hex');
   const dir = path.join(REPO_ROOT, 'build/test-stamps');
   await mkdir(dir, { recursive: true });
-  const stamp = (fields) => Buffer.concat([original, core.stampTail({ producer: 'test', ort: '1.30.0', ep: 'wasm', level: 'all', source: sha, artifact: sha, ...fields })]);
+  const stamp = (fields) =>
+    Buffer.concat([
+      original,
+      core.stampTail({
+        producer: 'test',
+        ort: '1.30.0',
+        ep: 'wasm',
+        level: 'all',
+        source: sha,
+        artifact: sha,
+        ...fields,
+      }),
+    ]);
   await writeFile(path.join(dir, 'intact.onnx'), stamp({}));
   await writeFile(path.join(dir, 'foreign.onnx'), stamp({ ep: 'webgpu' }));
   await writeFile(path.join(dir, 'stale.onnx'), stamp({ artifact: 'ab'.repeat(32) }));
@@ -216,11 +296,21 @@ test('a model that arrives stamped for this runtime, EPs and level loads at \'di
     let reference = null;
     for (const name of ['intact', 'foreign', 'stale']) {
       const events = [];
-      const s = await window.ortkeep.load(`/build/test-stamps/${name}.onnx`, { forms: true, onEvent: (e) => events.push(e) });
+      const s = await window.ortkeep.load(`/build/test-stamps/${name}.onnx`, {
+        forms: true,
+        onEvent: (e) => events.push(e),
+      });
       // after ortkeep's first load: onnxruntime-web picks its loader at its first session
       reference ??= await ort.InferenceSession.create(ref);
       let diff = 0;
-      for (const seed of [1, 2]) diff = Math.max(diff, window.feeds.maxAbsDiff(await s.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed)), await reference.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed))));
+      for (const seed of [1, 2])
+        diff = Math.max(
+          diff,
+          window.feeds.maxAbsDiff(
+            await s.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed)),
+            await reference.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed)),
+          ),
+        );
       out[name] = { form: s.info.form, events, diff };
       await s.formsReady;
       await s.dispose();
@@ -233,26 +323,48 @@ test('a model that arrives stamped for this runtime, EPs and level loads at \'di
   assert.deepEqual(r.intact.events, []);
   assert.ok(r.intact.diff <= TOLERANCE, `stamped at 'disabled' differs by ${r.intact.diff}`);
   assert.equal(r.foreign.form.chosen, 'capturing', JSON.stringify(r.foreign));
-  assert.deepEqual(r.foreign.events[0], { type: 'stamp-ignored', reason: 'foreign', stamp: { ort: '1.30.0', ep: 'webgpu', level: 'all' } });
+  assert.deepEqual(r.foreign.events[0], {
+    type: 'stamp-ignored',
+    reason: 'foreign',
+    stamp: { ort: '1.30.0', ep: 'webgpu', level: 'all' },
+  });
   assert.equal(r.stale.form.chosen, 'capturing');
   assert.equal(r.stale.events[0].type, 'stamp-ignored');
   assert.equal(r.stale.events[0].reason, 'stale');
   await page.close();
 });
 
-test('prepare\'s output (onnxruntime-node, verified in onnxruntime-web under Node) is loaded by the browser through its manifest, at \'disabled\', with the original\'s outputs', async () => {
+test("prepare's output (onnxruntime-node, verified in onnxruntime-web under Node) is loaded by the browser through its manifest, at 'disabled', with the original's outputs", async () => {
   const { prepare } = await import('../../js/forms/prepare.js');
   const out = path.join(REPO_ROOT, 'build/test-prepared');
-  await prepare(path.join(REPO_ROOT, modelPath('ppocr_v2_cls')), { out, level: 'extended', ep: 'wasm', freeDimensionOverrides: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 48, 'p2o.DynamicDimension.2': 192 } });
+  await prepare(path.join(REPO_ROOT, modelPath('ppocr_v2_cls')), {
+    out,
+    level: 'extended',
+    ep: 'wasm',
+    freeDimensionOverrides: {
+      'p2o.DynamicDimension.0': 1,
+      'p2o.DynamicDimension.1': 48,
+      'p2o.DynamicDimension.2': 192,
+    },
+  });
   await env.reset();
   env.server.resetCounts();
   const page = await env.newPage();
   const r = await page.evaluate(async (u) => {
-    const s = await window.ortkeep.load(u, { manifest: '/build/test-prepared/ch_ppocr_mobile_v2.0_cls_infer.ortkeep.json' });
+    const s = await window.ortkeep.load(u, {
+      manifest: '/build/test-prepared/ch_ppocr_mobile_v2.0_cls_infer.ortkeep.json',
+    });
     const ort = window.ortDirect;
     const reference = await ort.InferenceSession.create(u);
     let diff = 0;
-    for (const seed of [1, 2]) diff = Math.max(diff, window.feeds.maxAbsDiff(await s.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed)), await reference.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed))));
+    for (const seed of [1, 2])
+      diff = Math.max(
+        diff,
+        window.feeds.maxAbsDiff(
+          await s.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed)),
+          await reference.run(window.feeds.FEEDS.ppocr_v2_cls(ort, seed)),
+        ),
+      );
     const out = { form: s.info.form, cache: s.info.cache, diff };
     await s.dispose();
     await reference.release();

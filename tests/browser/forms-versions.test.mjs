@@ -20,7 +20,12 @@ import { REAL_MODELS } from '../models.mjs';
 const PAGES = path.join(REPO_ROOT, 'build/scratch-forms-versions');
 const MODEL = `/${REAL_MODELS.find((m) => m.name === 'silero_vad_v5').path}`;
 /** The alias each version is installed under (package.json devDependencies). */
-const VERSIONS = { '1.22.0': 'ort122', '1.27.0': 'ort127', '1.30.0': 'onnxruntime-web', '1.31.0-dev.20260914-8d85527a0': 'ort131' };
+const VERSIONS = {
+  '1.22.0': 'ort122',
+  '1.27.0': 'ort127',
+  '1.30.0': 'onnxruntime-web',
+  '1.31.0-dev.20260914-8d85527a0': 'ort131',
+};
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
 // What the page passes to load(): nothing about forms (on by default), a warnings handler.
 const LOAD_OPTIONS = '{ onWarning: (w) => warnings.push(w) }';
@@ -57,13 +62,17 @@ let browser;
 /** |a-b| <= 1e-4 + 1e-3|a|, the forms' round-trip tolerance (fusions reorder float sums). */
 function assertClose(ours, theirs, what) {
   assert.equal(ours.length, theirs.length, what);
-  ours.forEach((a, i) => assert.ok(Math.abs(a - theirs[i]) <= 1e-4 + 1e-3 * Math.abs(a), `${what}: output ${i}: ${a} vs ${theirs[i]}`));
+  ours.forEach((a, i) =>
+    assert.ok(Math.abs(a - theirs[i]) <= 1e-4 + 1e-3 * Math.abs(a), `${what}: output ${i}: ${a} vs ${theirs[i]}`),
+  );
 }
 
 async function visit(context, page) {
   const tab = await context.newPage();
   const console = [];
-  tab.on('console', (m) => { if (m.type() === 'warning' || m.type() === 'error') console.push(m.text()); });
+  tab.on('console', (m) => {
+    if (m.type() === 'warning' || m.type() === 'error') console.push(m.text());
+  });
   try {
     await tab.goto(`${server.origin}/build/scratch-forms-versions/${page}`);
     await tab.waitForFunction(() => window.result !== undefined, null, { timeout: 120000 });
@@ -78,13 +87,18 @@ describe('forms for every onnxruntime-web, script-tag bundle (Chromium)', () => 
     mkdirSync(PAGES, { recursive: true });
     writeFileSync(path.join(PAGES, 'run.js'), RUN_JS);
     for (const [version, pkg] of Object.entries(VERSIONS)) {
-      const installed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+      const installed = JSON.parse(
+        readFileSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8'),
+      ).version;
       assert.equal(installed, version, `node_modules/${pkg} is onnxruntime-web ${version}`);
-      writeFileSync(path.join(PAGES, `${pkg}.html`), `<!doctype html><html><body>
+      writeFileSync(
+        path.join(PAGES, `${pkg}.html`),
+        `<!doctype html><html><body>
 <script src="/node_modules/${pkg}/dist/ort.min.js"></script>
 <script src="/dist/ortkeep.iife.js"></script>
 <script type="module" src="run.js"></script>
-</body></html>`);
+</body></html>`,
+      );
     }
     server = await startServer({
       handler: (req, res, { pathname, serveFile }) => {
@@ -109,17 +123,30 @@ describe('forms for every onnxruntime-web, script-tag bundle (Chromium)', () => 
         assert.equal(first.version, version);
         assert.equal(first.tier, 'network');
         assert.deepEqual(first.ours, first.theirs, 'the original equals plain onnxruntime-web');
-        assert.equal(first.form.chosen, 'capturing', `forms are on: ${JSON.stringify(first.form)} ${first.console.join(' | ')}`);
-        assert.ok(['onnx', 'ort'].includes(first.stored), `a form was verified and stored: ${JSON.stringify(first.failed)}`);
+        assert.equal(
+          first.form.chosen,
+          'capturing',
+          `forms are on: ${JSON.stringify(first.form)} ${first.console.join(' | ')}`,
+        );
+        assert.ok(
+          ['onnx', 'ort'].includes(first.stored),
+          `a form was verified and stored: ${JSON.stringify(first.failed)}`,
+        );
         const second = await visit(context, `${pkg}.html`);
         assert.equal(second.ok, true, `second visit: ${second.code}: ${second.message}`);
         assert.equal(second.tier, 'indexeddb');
-        assert.deepEqual({ form: second.form.form, level: second.form.level, chosen: second.form.chosen },
-          { form: first.stored, level: 'disabled', chosen: 'verified' });
+        assert.deepEqual(
+          { form: second.form.form, level: second.form.level, chosen: second.form.chosen },
+          { form: first.stored, level: 'disabled', chosen: 'verified' },
+        );
         assertClose(second.ours, second.theirs, `${version}: the verified form against plain onnxruntime-web`);
         for (const v of [first, second]) {
           assert.deepEqual(v.warnings, [], 'no warning');
-          assert.deepEqual(v.console.filter((w) => /ortkeep/.test(w)), [], 'no ortkeep console warning');
+          assert.deepEqual(
+            v.console.filter((w) => /ortkeep/.test(w)),
+            [],
+            'no ortkeep console warning',
+          );
         }
       } finally {
         await context.close();

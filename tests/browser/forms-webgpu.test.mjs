@@ -29,7 +29,7 @@ before(() => {
   };
 });
 
-test("WebGPU, first visit with forms: run() right after load() settles equal to plain onnxruntime-web while the form is verified; no unhandled error, no tier failed", async () => {
+test('WebGPU, first visit with forms: run() right after load() settles equal to plain onnxruntime-web while the form is verified; no unhandled error, no tier failed', async () => {
   const page = await env.newPage('/tests/browser/pages/cache.html');
   page.setDefaultTimeout(300000);
   const r = await page.evaluate(async (url) => {
@@ -37,10 +37,16 @@ test("WebGPU, first visit with forms: run() right after load() settles equal to 
     window.addEventListener('unhandledrejection', (e) => unhandled.push(String(e.reason?.stack ?? e.reason)));
     window.addEventListener('error', (e) => unhandled.push(String(e.error?.stack ?? e.message)));
     const { ortkeep, ortDirect: ort } = window;
-    const input = (seed) => new ort.Tensor('float32', Float32Array.from({ length: 64 }, (_, i) => seed + i / 64), [1, 64]);
-    const deadline = (ms, what) => new Promise((_, reject) => {
-      setTimeout(() => reject(new Error(`${what} did not settle in ${ms} ms`)), ms);
-    });
+    const input = (seed) =>
+      new ort.Tensor(
+        'float32',
+        Float32Array.from({ length: 64 }, (_, i) => seed + i / 64),
+        [1, 64],
+      );
+    const deadline = (ms, what) =>
+      new Promise((_, reject) => {
+        setTimeout(() => reject(new Error(`${what} did not settle in ${ms} ms`)), ms);
+      });
     const s = await ortkeep.load(url, { ort, forms: true, memory: false, executionProviders: ['webgpu', 'wasm'] });
     const form = s.info.form;
     const ours = [];
@@ -54,8 +60,9 @@ test("WebGPU, first visit with forms: run() right after load() settles equal to 
     } catch (e) {
       runError = String(e?.stack ?? e);
     }
-    const background = await Promise.race([s.formsReady, deadline(240000, 'formsReady')])
-      .catch((e) => ({ error: String(e) }));
+    const background = await Promise.race([s.formsReady, deadline(240000, 'formsReady')]).catch((e) => ({
+      error: String(e),
+    }));
     await s.dispose();
     const reference = await ort.InferenceSession.create(await (await fetch(url, { cache: 'no-store' })).arrayBuffer());
     const theirs = [];
@@ -68,7 +75,11 @@ test("WebGPU, first visit with forms: run() right after load() settles equal to 
   assert.deepEqual(r.unhandled, []);
   assert.equal(r.form.chosen, 'capturing', JSON.stringify(r.form));
   let diff = 0;
-  r.ours.forEach((o, i) => o.forEach((v, j) => { diff = Math.max(diff, Math.abs(v - r.theirs[i][j])); }));
+  r.ours.forEach((o, i) =>
+    o.forEach((v, j) => {
+      diff = Math.max(diff, Math.abs(v - r.theirs[i][j]));
+    }),
+  );
   assert.ok(diff < 1e-3, `WebGPU outputs differ from plain onnxruntime-web (wasm) by ${diff}`);
   assert.equal(r.background.error, undefined, r.background.error);
   for (const f of r.background.failed) {
@@ -76,6 +87,8 @@ test("WebGPU, first visit with forms: run() right after load() settles equal to 
   }
   for (const e of r.list) assert.notEqual(e.reason, 'session', JSON.stringify(r.list));
   const { stored, failed } = r.background;
-  console.log(`[forms-webgpu] background: ${JSON.stringify(stored)} failed ${JSON.stringify(failed)}; max diff ${diff}`);
+  console.log(
+    `[forms-webgpu] background: ${JSON.stringify(stored)} failed ${JSON.stringify(failed)}; max diff ${diff}`,
+  );
   await page.close();
 });

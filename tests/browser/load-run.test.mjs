@@ -12,25 +12,37 @@ const env = useBrowser({ files: PROFILES.nodePipe });
 const url = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
 
 async function compareWithOrt(page, name) {
-  return page.evaluate(async ({ name, url }) => {
-    const { ortkeep, ortDirect: ort, feeds } = window;
-    const progress = [];
-    const session = await ortkeep.load(url, { onProgress: (p) => progress.push(p.phase) });
-    const reference = await ort.InferenceSession.create(url);
-    const diffs = [];
-    for (const seed of [1, 2, 3]) {
-      const ours = await session.run(feeds.FEEDS[name](ort, seed));
-      const theirs = await reference.run(feeds.FEEDS[name](ort, seed));
-      diffs.push(feeds.maxAbsDiff(ours, theirs));
-    }
-    const result = { diffs, inputNames: session.inputNames, graphs: session.info.model.totals.graphs, sha256: session.info.source.sha256, phases: [...new Set(progress)] };
-    await session.dispose();
-    await reference.release();
-    return result;
-  }, { name, url: url(name) });
+  return page.evaluate(
+    async ({ name, url }) => {
+      const { ortkeep, ortDirect: ort, feeds } = window;
+      const progress = [];
+      const session = await ortkeep.load(url, { onProgress: (p) => progress.push(p.phase) });
+      const reference = await ort.InferenceSession.create(url);
+      const diffs = [];
+      for (const seed of [1, 2, 3]) {
+        const ours = await session.run(feeds.FEEDS[name](ort, seed));
+        const theirs = await reference.run(feeds.FEEDS[name](ort, seed));
+        diffs.push(feeds.maxAbsDiff(ours, theirs));
+      }
+      const result = {
+        diffs,
+        inputNames: session.inputNames,
+        graphs: session.info.model.totals.graphs,
+        sha256: session.info.source.sha256,
+        phases: [...new Set(progress)],
+      };
+      await session.dispose();
+      await reference.release();
+      return result;
+    },
+    { name, url: url(name) },
+  );
 }
 
-for (const [label, pagePath] of [['ESM build', '/tests/browser/pages/esm.html'], ['script-tag bundle', '/tests/browser/pages/script-tag.html']]) {
+for (const [label, pagePath] of [
+  ['ESM build', '/tests/browser/pages/esm.html'],
+  ['script-tag bundle', '/tests/browser/pages/script-tag.html'],
+]) {
   describe(`${label} in Chromium`, () => {
     for (const name of ['silero_vad_v5', 'silero_vad_legacy', 'ppocr_v4_det']) {
       test(`${name}: outputs equal onnxruntime-web's`, async () => {
@@ -62,7 +74,8 @@ test('script-tag bundle in a classic worker (importScripts): outputs equal onnxr
     let diff = 0;
     for (const [k, t] of Object.entries(reference)) {
       const w = got.outputs[k];
-      if (!w || w.data.length !== t.data.length || String(w.dims) !== String(t.dims)) return { ok: false, message: `output ${k} differs in shape` };
+      if (!w || w.data.length !== t.data.length || String(w.dims) !== String(t.dims))
+        return { ok: false, message: `output ${k} differs in shape` };
       for (let i = 0; i < t.data.length; i++) diff = Math.max(diff, Math.abs(Number(t.data[i]) - w.data[i]));
     }
     return { ok: true, diff, names: Object.keys(got.outputs).sort() };
@@ -82,12 +95,18 @@ test("onnxruntime-web's habits: run(feeds, fetchNames), inputMetadata/outputMeta
     const only = await s.run(feeds.FEEDS.silero_vad_v5(ort, 1), ['output']);
     const theirs = await reference.run(feeds.FEEDS.silero_vad_v5(ort, 1), ['output']);
     const out = {
-      names: Object.keys(only), diff: feeds.maxAbsDiff(only, theirs),
-      meta: JSON.stringify([s.inputMetadata, s.outputMetadata]) === JSON.stringify([reference.inputMetadata, reference.outputMetadata]),
+      names: Object.keys(only),
+      diff: feeds.maxAbsDiff(only, theirs),
+      meta:
+        JSON.stringify([s.inputMetadata, s.outputMetadata]) ===
+        JSON.stringify([reference.inputMetadata, reference.outputMetadata]),
       metaLength: s.inputMetadata.length,
     };
     await s.release();
-    out.released = await s.run(feeds.FEEDS.silero_vad_v5(ort, 1)).then(() => 'ran', (e) => e.code);
+    out.released = await s.run(feeds.FEEDS.silero_vad_v5(ort, 1)).then(
+      () => 'ran',
+      (e) => e.code,
+    );
     await reference.release();
     return out;
   }, url('silero_vad_v5'));
@@ -111,7 +130,12 @@ describe('errors in Chromium', () => {
     const codes = await page.evaluate(async () => {
       const out = [];
       for (const u of ['/no/such/model.onnx', '/cut/model.onnx']) {
-        try { await window.ortkeep.load(u); out.push('loaded'); } catch (e) { out.push(`${e.name}:${e.code}`); }
+        try {
+          await window.ortkeep.load(u);
+          out.push('loaded');
+        } catch (e) {
+          out.push(`${e.name}:${e.code}`);
+        }
       }
       return out;
     });
@@ -133,7 +157,12 @@ describe('errors in Chromium', () => {
       // where Vite 5-7's pre-bundling makes import.meta.url point
       const ok = window.ortkeep;
       ok.setCoreWasmUrl('/node_modules/.vite/deps/ortkeep-core.wasm');
-      try { await ok.inspect(new Uint8Array([8, 7])); return 'loaded'; } catch (x) { return { name: x.name, code: x.code, message: x.message }; }
+      try {
+        await ok.inspect(new Uint8Array([8, 7]));
+        return 'loaded';
+      } catch (x) {
+        return { name: x.name, code: x.code, message: x.message };
+      }
     });
     env.handler = null;
     assert.equal(e.name, 'OrtkeepError');

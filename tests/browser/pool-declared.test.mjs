@@ -19,15 +19,24 @@ const LENGTHS = [3, 5, 2, 7, 3, 1, 6, 6, 4];
 
 // In the page: helpers that run a session and the plain reference alike.
 const PAGE_HELPERS = () => {
-  const plain = (out) => Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { dims: [...t.dims], data: Array.from(t.data, Number) }]));
+  const plain = (out) =>
+    Object.fromEntries(
+      Object.entries(out).map(([k, t]) => [k, { dims: [...t.dims], data: Array.from(t.data, Number) }]),
+    );
   const xy = (n, k) => ({
     x: Float32Array.from({ length: n }, (_, i) => ((i * 3 + k) % 5) - 2),
     y: Float32Array.from({ length: n }, (_, i) => (i + k) % 3),
   });
   window.declared = {
     plain,
-    feeds: (n, k) => { const { x, y } = xy(n, k); return { x: { data: x, dims: [n] }, y: { data: y, dims: [n] } }; },
-    plainFeeds: (n, k) => { const { x, y } = xy(n, k); return { x: new window.ort.Tensor('float32', x, [n]), y: new window.ort.Tensor('float32', y, [n]) }; },
+    feeds: (n, k) => {
+      const { x, y } = xy(n, k);
+      return { x: { data: x, dims: [n] }, y: { data: y, dims: [n] } };
+    },
+    plainFeeds: (n, k) => {
+      const { x, y } = xy(n, k);
+      return { x: new window.ort.Tensor('float32', x, [n]), y: new window.ort.Tensor('float32', y, [n]) };
+    },
     /** One run of each, as plain objects; an error as 'OrtkeepError:CODE'. */
     async both(s, ref, n, k) {
       const ours = await s.run(this.feeds(n, k)).then(plain, (e) => `${e.name}:${e.code}: ${e.message}`);
@@ -48,18 +57,21 @@ for (const ep of ['webgpu', 'wasm']) {
     });
 
     test('no shape, [], a symbol no input binds and a wrong fixed dim, with the input dims changing every run: equal to onnxruntime-web, the lie retried once then adopted', async () => {
-      const r = await page.evaluate(async ({ url, ep, lengths }) => {
-        const { ort, ortkeep, declared } = window;
-        const s = await ortkeep.load(url, { ort, executionProviders: [ep], memory: false });
-        const ref = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
-        const runs = [];
-        for (let k = 0; k < lengths.length; k++) runs.push(await declared.both(s, ref, lengths[k], k));
-        const stats = s.pool.stats();
-        const ok = s.pool.check();
-        await s.dispose();
-        await ref.release();
-        return { runs, stats, ok, specs: null };
-      }, { url: MODEL, ep, lengths: LENGTHS });
+      const r = await page.evaluate(
+        async ({ url, ep, lengths }) => {
+          const { ort, ortkeep, declared } = window;
+          const s = await ortkeep.load(url, { ort, executionProviders: [ep], memory: false });
+          const ref = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+          const runs = [];
+          for (let k = 0; k < lengths.length; k++) runs.push(await declared.both(s, ref, lengths[k], k));
+          const stats = s.pool.stats();
+          const ok = s.pool.check();
+          await s.dispose();
+          await ref.release();
+          return { runs, stats, ok, specs: null };
+        },
+        { url: MODEL, ep, lengths: LENGTHS },
+      );
       r.runs.forEach(({ ours, theirs }, k) => assert.deepEqual(ours, theirs, `run ${k} (x of ${LENGTHS[k]})`));
       assert.deepEqual(r.runs[0].ours.scalar.dims, []);
       assert.deepEqual(r.runs[1].ours.liar.dims, [5]);
@@ -77,26 +89,33 @@ for (const ep of ['webgpu', 'wasm']) {
     });
 
     test('a bad feed that fails inside onnxruntime after good runs: a typed RUN error, every buffer accounted for, the next runs (and a second handle of the session) work', async () => {
-      const r = await page.evaluate(async ({ url, ep }) => {
-        const { ort, ortkeep, declared, liveOurs } = window;
-        const s = await ortkeep.load(url, { ort, executionProviders: [ep] });
-        const ref = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
-        const good = [];
-        for (let k = 0; k < 3; k++) good.push(await declared.both(s, ref, 4, k));
-        // x of 4, y of 3: both bind N, so the pool plans nothing on N; Add refuses
-        const bad = await s.run({ x: { data: new Float32Array(4), dims: [4] }, y: { data: new Float32Array(3), dims: [3] } })
-          .then(() => 'ran', (e) => `${e.name}:${e.code}`);
-        const okAfterBad = s.pool.check();
-        const other = await ortkeep.load(url, { ort, executionProviders: [ep] });
-        const after = [];
-        for (let k = 0; k < 3; k++) after.push(await declared.both(k % 2 ? other : s, ref, 4 + k, k));
-        const shared = other.info.cache?.tier === 'memory';
-        const ok = s.pool.check();
-        await s.dispose();
-        await other.dispose();
-        await ref.release();
-        return { good, bad, okAfterBad, after, shared, ok, live: liveOurs() };
-      }, { url: MODEL, ep });
+      const r = await page.evaluate(
+        async ({ url, ep }) => {
+          const { ort, ortkeep, declared, liveOurs } = window;
+          const s = await ortkeep.load(url, { ort, executionProviders: [ep] });
+          const ref = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+          const good = [];
+          for (let k = 0; k < 3; k++) good.push(await declared.both(s, ref, 4, k));
+          // x of 4, y of 3: both bind N, so the pool plans nothing on N; Add refuses
+          const bad = await s
+            .run({ x: { data: new Float32Array(4), dims: [4] }, y: { data: new Float32Array(3), dims: [3] } })
+            .then(
+              () => 'ran',
+              (e) => `${e.name}:${e.code}`,
+            );
+          const okAfterBad = s.pool.check();
+          const other = await ortkeep.load(url, { ort, executionProviders: [ep] });
+          const after = [];
+          for (let k = 0; k < 3; k++) after.push(await declared.both(k % 2 ? other : s, ref, 4 + k, k));
+          const shared = other.info.cache?.tier === 'memory';
+          const ok = s.pool.check();
+          await s.dispose();
+          await other.dispose();
+          await ref.release();
+          return { good, bad, okAfterBad, after, shared, ok, live: liveOurs() };
+        },
+        { url: MODEL, ep },
+      );
       for (const { ours, theirs } of [...r.good, ...r.after]) assert.deepEqual(ours, theirs);
       assert.equal(r.bad, 'OrtkeepError:RUN');
       assert.equal(r.okAfterBad, true);
@@ -123,9 +142,14 @@ describe('device failures under the pool (WebGPU, SwiftShader)', () => {
       const ref = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
       const good = [];
       for (let k = 0; k < 3; k++) good.push(await declared.both(s, ref, 4, k));
-      const ours = [...gpu.live].filter((b) => b.label.startsWith('ortkeep:') && !b.label.startsWith('ortkeep:staging'));
+      const ours = [...gpu.live].filter(
+        (b) => b.label.startsWith('ortkeep:') && !b.label.startsWith('ortkeep:staging'),
+      );
       ours.forEach((b) => b.destroy()); // someone else's code destroys the pool's buffers
-      const failed = await s.run(declared.feeds(4, 9)).then(() => 'ran', (e) => `${e.name}:${e.code}`);
+      const failed = await s.run(declared.feeds(4, 9)).then(
+        () => 'ran',
+        (e) => `${e.name}:${e.code}`,
+      );
       const okAfter = s.pool.check();
       const after = [];
       for (let k = 0; k < 3; k++) after.push(await declared.both(s, ref, 4 + (k % 2), k));
@@ -145,10 +169,21 @@ describe('device failures under the pool (WebGPU, SwiftShader)', () => {
   test("the caller's own preferredOutputLocation 'gpu-buffer' and a failed run: typed RUN, then typed STATE errors, never a later run on the failed run's bindings", async () => {
     const r = await page.evaluate(async (url) => {
       const { ort, ortkeep, declared } = window;
-      const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], sessionOptions: { preferredOutputLocation: 'gpu-buffer' }, memory: false });
-      const code = (p) => p.then(() => 'ran', (e) => `${e.name}:${e.code}`);
+      const s = await ortkeep.load(url, {
+        ort,
+        executionProviders: ['webgpu'],
+        sessionOptions: { preferredOutputLocation: 'gpu-buffer' },
+        memory: false,
+      });
+      const code = (p) =>
+        p.then(
+          () => 'ran',
+          (e) => `${e.name}:${e.code}`,
+        );
       const first = await code(s.run(declared.feeds(3, 1)));
-      const bad = await code(s.run({ x: { data: new Float32Array(4), dims: [4] }, y: { data: new Float32Array(3), dims: [3] } }));
+      const bad = await code(
+        s.run({ x: { data: new Float32Array(4), dims: [4] }, y: { data: new Float32Array(3), dims: [3] } }),
+      );
       const next = await code(s.run(declared.feeds(3, 2)));
       const ok = s.pool.check();
       await s.dispose();
@@ -162,11 +197,20 @@ describe('device failures under the pool (WebGPU, SwiftShader)', () => {
     const r = await page.evaluate(async (url) => {
       const { ort, ortkeep, declared } = window;
       const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
-      const before = await s.run(declared.feeds(3, 1)).then(() => 'ran', (e) => `${e.name}:${e.code}`);
+      const before = await s.run(declared.feeds(3, 1)).then(
+        () => 'ran',
+        (e) => `${e.name}:${e.code}`,
+      );
       (await ort.env.webgpu.device).destroy();
       await new Promise((resolve) => setTimeout(resolve, 50));
       const errors = [];
-      for (let k = 0; k < 2; k++) errors.push(await s.run(declared.feeds(3, k)).then(() => 'ran', (e) => `${e.name}:${e.code}`));
+      for (let k = 0; k < 2; k++)
+        errors.push(
+          await s.run(declared.feeds(3, k)).then(
+            () => 'ran',
+            (e) => `${e.name}:${e.code}`,
+          ),
+        );
       const ok = s.pool.check();
       await s.dispose();
       return { before, errors, ok, stats: s.pool.stats() };

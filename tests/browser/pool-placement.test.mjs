@@ -59,24 +59,39 @@ describe('placement verdict on WebGPU (SwiftShader)', () => {
   });
 
   for (const [name, url, feedsSource] of [
-    ['silero v5', path('silero_vad_v5'), `(k) => ({
+    [
+      'silero v5',
+      path('silero_vad_v5'),
+      `(k) => ({
       input: new ort.Tensor('float32', Float32Array.from({ length: 512 }, (_, i) => Math.sin((i + k * 512) / 7)), [1, 512]),
       state: new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]),
       sr: new ort.Tensor('int64', BigInt64Array.from([16000n]), []),
-    })`],
-    ['hey_rhasspy', RHASSPY, `(k) => ({
+    })`,
+    ],
+    [
+      'hey_rhasspy',
+      RHASSPY,
+      `(k) => ({
       'onnx::Flatten_0': new ort.Tensor('float32', Float32Array.from({ length: 16 * 96 }, (_, i) => Math.cos((i + k) / 11)), [1, 16, 96]),
-    })`],
+    })`,
+    ],
   ]) {
     test(`${name}: decided from the first runs' times, every run equal to onnxruntime-web`, async () => {
-      const r = await page.evaluate(async ({ url, feedsSource }) => {
-        const { ort } = window;
-        const feeds = eval(feedsSource); // eslint-disable-line no-eval
-        return window.placementRun(url, feeds, 10);
-      }, { url, feedsSource });
-      console.log(`# ${name}: placement ${r.stats.placement} (decided at run ${r.verdictAt.indexOf(r.stats.placement) + 1}); `
-        + `ms per run after it, SwiftShader: ortkeep ${r.msOurs.toFixed(2)}, onnxruntime-web ${r.msPlain.toFixed(2)} `
-        + `(${(r.msOurs / r.msPlain).toFixed(2)}x)`);
+      const r = await page.evaluate(
+        async ({ url, feedsSource }) => {
+          // biome-ignore lint/correctness/noUnusedVariables: the evaluated feeds source names ort
+          const { ort } = window;
+          // biome-ignore lint/security/noGlobalEval: the feeds are a source string run in the page
+          const feeds = eval(feedsSource);
+          return window.placementRun(url, feeds, 10);
+        },
+        { url, feedsSource },
+      );
+      console.log(
+        `# ${name}: placement ${r.stats.placement} (decided at run ${r.verdictAt.indexOf(r.stats.placement) + 1}); ` +
+          `ms per run after it, SwiftShader: ortkeep ${r.msOurs.toFixed(2)}, onnxruntime-web ${r.msPlain.toFixed(2)} ` +
+          `(${(r.msOurs / r.msPlain).toFixed(2)}x)`,
+      );
       assert.ok(r.diff < 1e-4, `max |ours - plain| = ${r.diff}`);
       assert.ok(['device', 'cpu'].includes(r.stats.placement), JSON.stringify(r.stats));
       // 2 warm-up runs + 3 timed runs each way

@@ -21,10 +21,15 @@ const JARVIS = `/${REAL_MODELS.find((m) => m.name === 'oww_hey_jarvis').path}`;
 // In the page: run `session` and a wasm reference on the same x; the outputs
 // as {name: {dims, data}} (numbers), and the largest difference.
 const PAGE_HELPERS = () => {
-  const plain = (out) => Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { dims: [...t.dims], data: Array.from(t.data, Number) }]));
+  const plain = (out) =>
+    Object.fromEntries(
+      Object.entries(out).map(([k, t]) => [k, { dims: [...t.dims], data: Array.from(t.data, Number) }]),
+    );
   window.compareRun = async (session, reference, x) => {
     const ours = plain(await session.run({ x: { data: Float32Array.from(x), dims: [x.length] } }));
-    const theirs = plain(await reference.run({ x: new window.ort.Tensor('float32', Float32Array.from(x), [x.length]) }));
+    const theirs = plain(
+      await reference.run({ x: new window.ort.Tensor('float32', Float32Array.from(x), [x.length]) }),
+    );
     return { ours, theirs };
   };
   window.plainOut = plain;
@@ -49,7 +54,15 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
       // GPUBuffer bound again to the same input, so the C pool never hands x
       // its last buffer with another size (N changes here, back and forth,
       // within one size class). An all-zero x gives a zero-size idx.
-      const inputs = [[1, 0, 2, 0, 0], [0, 0, 0, 3, 0], [1, 2, 3], [0, 3, 0, 0, 0, 0, 7], [5, 0, 1, 0, 2], [0, 0, 0, 0], [1, 0, 2, 0, 0]];
+      const inputs = [
+        [1, 0, 2, 0, 0],
+        [0, 0, 0, 3, 0],
+        [1, 2, 3],
+        [0, 3, 0, 0, 0, 0, 7],
+        [5, 0, 1, 0, 2],
+        [0, 0, 0, 0],
+        [1, 0, 2, 0, 0],
+      ];
       const runs = [];
       for (const x of inputs) runs.push(await window.compareRun(s, reference, x));
       const stats = s.pool.stats();
@@ -74,7 +87,12 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
       const x = (n, k) => ({ x: { data: Float32Array.from({ length: n }, (_, i) => ((i + k) % 3) - 1), dims: [n] } });
       const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
       const plainS = await ort.InferenceSession.create(url, { executionProviders: ['webgpu'] });
-      const per = async (fn) => { for (let k = 0; k < 3; k++) await fn(k); const c0 = gpu.created; for (let k = 0; k < 10; k++) await fn(k); return (gpu.created - c0) / 10; };
+      const per = async (fn) => {
+        for (let k = 0; k < 3; k++) await fn(k);
+        const c0 = gpu.created;
+        for (let k = 0; k < 10; k++) await fn(k);
+        return (gpu.created - c0) / 10;
+      };
       // the pool's own creations (onnxruntime makes its own staging buffers
       // to read x back for the CPU-EP NonZero, with or without ortkeep)
       const c0 = s.pool.stats().creates;
@@ -104,17 +122,31 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
       const bad = [new Uint32Array([5]), ['5'], [NaN], [2 ** 40]];
       const errors = [];
       for (const dims of bad) {
-        errors.push(await s.run({ x: { data: new Float32Array(5), dims } }).then(() => 'ran', (e) => `${e.name}:${e.code}`));
+        errors.push(
+          await s.run({ x: { data: new Float32Array(5), dims } }).then(
+            () => 'ran',
+            (e) => `${e.name}:${e.code}`,
+          ),
+        );
       }
       const good = [];
-      for (const x of [[1, 0, 3, 0, 5], [0, 2, 0, 4, 0]]) good.push(await window.compareRun(s, reference, x));
+      for (const x of [
+        [1, 0, 3, 0, 5],
+        [0, 2, 0, 4, 0],
+      ])
+        good.push(await window.compareRun(s, reference, x));
       const ok = s.pool.check();
       await s.dispose();
       await reference.release();
       return { errors, good, ok };
     }, SHAPES);
     // dims that are not integers: BAD_FEED at the call; a dim past 2^31-1: the C pool's LIMIT
-    assert.deepEqual(r.errors, ['OrtkeepError:BAD_FEED', 'OrtkeepError:BAD_FEED', 'OrtkeepError:BAD_FEED', 'OrtkeepError:LIMIT']);
+    assert.deepEqual(r.errors, [
+      'OrtkeepError:BAD_FEED',
+      'OrtkeepError:BAD_FEED',
+      'OrtkeepError:BAD_FEED',
+      'OrtkeepError:LIMIT',
+    ]);
     for (const { ours, theirs } of r.good) assert.deepEqual(ours, theirs);
     assert.equal(r.ok, true);
   });
@@ -124,7 +156,11 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
       const { ort, ortkeep } = window;
       const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
       const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
-      const given = [[1, 0, 2, 0], [0, 0, 3, 0], [4, 5, 6, 7]];
+      const given = [
+        [1, 0, 2, 0],
+        [0, 0, 3, 0],
+        [4, 5, 6, 7],
+      ];
       const buf = new Float32Array(4);
       const pending = [];
       for (const x of given) {
@@ -134,7 +170,8 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
       buf.fill(-9);
       const ours = await Promise.all(pending);
       const theirs = [];
-      for (const x of given) theirs.push(window.plainOut(await reference.run({ x: new ort.Tensor('float32', Float32Array.from(x), [4]) })));
+      for (const x of given)
+        theirs.push(window.plainOut(await reference.run({ x: new ort.Tensor('float32', Float32Array.from(x), [4]) })));
       const ok = s.pool.check();
       await s.dispose();
       await reference.release();
@@ -150,9 +187,16 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
       const [a, b] = await Promise.all([1, 2].map(() => ortkeep.load(url, { ort, executionProviders: ['webgpu'] })));
       const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
       const xs = Array.from({ length: 6 }, (_, k) => Array.from({ length: 6 }, (_, i) => ((i * 7 + k) % 4) - 1));
-      const ours = await Promise.all(xs.map((x, k) => (k % 2 ? a : b).run({ x: { data: Float32Array.from(x), dims: [x.length] } }).then(window.plainOut)));
+      const ours = await Promise.all(
+        xs.map((x, k) =>
+          (k % 2 ? a : b).run({ x: { data: Float32Array.from(x), dims: [x.length] } }).then(window.plainOut),
+        ),
+      );
       const theirs = [];
-      for (const x of xs) theirs.push(window.plainOut(await reference.run({ x: new ort.Tensor('float32', Float32Array.from(x), [x.length]) })));
+      for (const x of xs)
+        theirs.push(
+          window.plainOut(await reference.run({ x: new ort.Tensor('float32', Float32Array.from(x), [x.length]) })),
+        );
       const shared = a.info.cache?.tier === 'memory' || b.info.cache?.tier === 'memory';
       const ok = a.pool.check();
       await a.dispose();
@@ -160,7 +204,7 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
       await reference.release();
       return { ours, theirs, shared, ok };
     }, SHAPES);
-    assert.equal(r.shared, true, 'the second handle shares the first one\'s session');
+    assert.equal(r.shared, true, "the second handle shares the first one's session");
     assert.deepEqual(r.ours, r.theirs);
     assert.equal(r.ok, true);
   });
@@ -169,18 +213,30 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
     const r = await page.evaluate(async (url) => {
       const { ort, ortkeep, gpu } = window;
       const feeds = (k) => ({
-        input: new ort.Tensor('float32', Float32Array.from({ length: 512 }, (_, i) => Math.sin((i + k * 512) / 7)), [1, 512]),
+        input: new ort.Tensor(
+          'float32',
+          Float32Array.from({ length: 512 }, (_, i) => Math.sin((i + k * 512) / 7)),
+          [1, 512],
+        ),
         state: new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]),
         sr: new ort.Tensor('int64', BigInt64Array.from([16000n]), []),
       });
-      const per = async (fn) => { for (let k = 0; k < 3; k++) await fn(k); const c0 = gpu.created; for (let k = 0; k < 10; k++) await fn(k); return (gpu.created - c0) / 10; };
+      const per = async (fn) => {
+        for (let k = 0; k < 3; k++) await fn(k);
+        const c0 = gpu.created;
+        for (let k = 0; k < 10; k++) await fn(k);
+        return (gpu.created - c0) / 10;
+      };
       const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
       const plain = await ort.InferenceSession.create(url, { executionProviders: ['webgpu'] });
       const ours = await per((k) => s.run(feeds(k)));
       const theirs = await per((k) => plain.run(feeds(k)));
       const a = await s.run(feeds(5));
       const b = await plain.run(feeds(5));
-      const diff = Math.max(...Array.from(a.output.data, (v, i) => Math.abs(v - b.output.data[i])), ...Array.from(a.stateN.data, (v, i) => Math.abs(v - b.stateN.data[i])));
+      const diff = Math.max(
+        ...Array.from(a.output.data, (v, i) => Math.abs(v - b.output.data[i])),
+        ...Array.from(a.stateN.data, (v, i) => Math.abs(v - b.stateN.data[i])),
+      );
       const ok = s.pool.check();
       await s.dispose();
       await plain.release();
@@ -202,7 +258,9 @@ describe('fallback execution-provider lists in a Chromium without WebGPU', () =>
     await page.goto(`${env.server.origin}/tests/browser/pages/pool.html`);
     await page.waitForFunction(() => window.ready === true);
   });
-  after(async () => { await browser?.close(); });
+  after(async () => {
+    await browser?.close();
+  });
 
   test("['webgpu', 'wasm'] on a model whose outputs all have fixed dims (onnxruntime-web refuses a gpu-buffer output location on wasm)", async () => {
     const r = await page.evaluate(async (url) => {
@@ -210,7 +268,10 @@ describe('fallback execution-provider lists in a Chromium without WebGPU', () =>
       const x = () => ({ 'x.1': feeds.noise(ort, [1, 16, 96], 3) });
       const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu', 'wasm'], memory: false });
       const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
-      const failed = await s.run(x()).then(() => null, (e) => `${e.code}: ${e.message}`);
+      const failed = await s.run(x()).then(
+        () => null,
+        (e) => `${e.code}: ${e.message}`,
+      );
       const diff = failed ?? feeds.maxAbsDiff(await s.run(x()), await reference.run(x()));
       const device = s.pool.stats().device;
       await s.dispose();
@@ -221,20 +282,32 @@ describe('fallback execution-provider lists in a Chromium without WebGPU', () =>
     assert.equal(r.device, 'cpu');
   });
 
-  for (const eps of [['webgpu', 'wasm'], ['webnn', 'wasm']]) {
+  for (const eps of [
+    ['webgpu', 'wasm'],
+    ['webnn', 'wasm'],
+  ]) {
     test(`executionProviders ${JSON.stringify(eps)}: load and run work on the CPU path, stats say so, outputs equal the wasm EP`, async () => {
-      const r = await page.evaluate(async ({ url, eps }) => {
-        const { ort, ortkeep, feeds } = window;
-        const adapter = await navigator.gpu?.requestAdapter?.().catch(() => null);
-        const s = await ortkeep.load(url, { ort, executionProviders: eps, memory: false });
-        const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
-        const diffs = [];
-        for (const seed of [1, 2, 3]) diffs.push(feeds.maxAbsDiff(await s.run(feeds.FEEDS.silero_vad_v5(ort, seed)), await reference.run(feeds.FEEDS.silero_vad_v5(ort, seed))));
-        const out = { adapter: !!adapter, diffs, device: s.pool.stats().device, ok: s.pool.check() };
-        await s.dispose();
-        await reference.release();
-        return out;
-      }, { url: VAD, eps });
+      const r = await page.evaluate(
+        async ({ url, eps }) => {
+          const { ort, ortkeep, feeds } = window;
+          const adapter = await navigator.gpu?.requestAdapter?.().catch(() => null);
+          const s = await ortkeep.load(url, { ort, executionProviders: eps, memory: false });
+          const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+          const diffs = [];
+          for (const seed of [1, 2, 3])
+            diffs.push(
+              feeds.maxAbsDiff(
+                await s.run(feeds.FEEDS.silero_vad_v5(ort, seed)),
+                await reference.run(feeds.FEEDS.silero_vad_v5(ort, seed)),
+              ),
+            );
+          const out = { adapter: !!adapter, diffs, device: s.pool.stats().device, ok: s.pool.check() };
+          await s.dispose();
+          await reference.release();
+          return out;
+        },
+        { url: VAD, eps },
+      );
       assert.equal(r.adapter, false, 'this Chromium has no WebGPU adapter');
       assert.deepEqual(r.diffs, [0, 0, 0]);
       assert.equal(r.device, 'cpu');

@@ -30,7 +30,11 @@ describe('tensor pool on WebGPU (SwiftShader)', () => {
         liveOurs,
         async makeExternal(data, dims) {
           const device = await ort.env.webgpu.device;
-          const buffer = device.createBuffer({ size: 256, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, label: 'caller' });
+          const buffer = device.createBuffer({
+            size: 256,
+            usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+            label: 'caller',
+          });
           device.queue.writeBuffer(buffer, 0, data);
           return ort.Tensor.fromGpuBuffer(buffer, { dataType: 'float32', dims });
         },
@@ -41,7 +45,9 @@ describe('tensor pool on WebGPU (SwiftShader)', () => {
 
   test('after warm-up, 200 runs of a real model with new input data create zero GPUBuffers and equal the wasm EP; dispose destroys every pool buffer', async () => {
     const r = await page.evaluate(() => window.suite.steadyState(window.ort, window.dev, 200));
-    console.log(`# webgpu steady state: ${r.ms.toFixed(1)} ms/run, ${r.createdInLoop} GPUBuffers created in 200 runs, max diff ${r.diff}, pool ${JSON.stringify(r.stats)}`);
+    console.log(
+      `# webgpu steady state: ${r.ms.toFixed(1)} ms/run, ${r.createdInLoop} GPUBuffers created in 200 runs, max diff ${r.diff}, pool ${JSON.stringify(r.stats)}`,
+    );
     assert.equal(r.createdInLoop, 0);
     assert.ok(r.diff < 1e-4, `max |ours - wasm EP| = ${r.diff}`);
     assert.ok(r.stats.reuses >= 400, `reuses ${r.stats.reuses}`); // input + output pinned, reused every run

@@ -41,7 +41,13 @@ describe('tensor pool on WebNN (specification-interface MLContext, CPU dispatch)
         created: () => context.created,
         liveOurs: () => [...context.live].filter((t) => t.label !== 'caller').length,
         async makeExternal(data, dims) {
-          const t = await context.createTensor({ dataType: 'float32', shape: dims, readable: true, writable: true, label: 'caller' });
+          const t = await context.createTensor({
+            dataType: 'float32',
+            shape: dims,
+            readable: true,
+            writable: true,
+            label: 'caller',
+          });
           context.writeTensor(t, data);
           return ort.Tensor.fromMLTensor(t, { dataType: 'float32', dims });
         },
@@ -52,7 +58,9 @@ describe('tensor pool on WebNN (specification-interface MLContext, CPU dispatch)
 
   test('after warm-up, 200 runs of a real model create zero MLTensors and equal the wasm EP; dispose destroys every pool tensor', async () => {
     const r = await page.evaluate(() => window.suite.steadyState(window.ort, window.dev, 200));
-    console.log(`# webnn (spec interface) steady state: ${r.ms.toFixed(2)} ms/run, ${r.createdInLoop} MLTensors created in 200 runs, max diff ${r.diff}`);
+    console.log(
+      `# webnn (spec interface) steady state: ${r.ms.toFixed(2)} ms/run, ${r.createdInLoop} MLTensors created in 200 runs, max diff ${r.diff}`,
+    );
     assert.equal(r.createdInLoop, 0);
     assert.ok(r.diff < 1e-6, `max diff ${r.diff}`);
     assert.ok(r.stats.reuses >= 400, `reuses ${r.stats.reuses}`);
@@ -84,9 +92,19 @@ describe('tensor pool on WebNN (specification-interface MLContext, CPU dispatch)
       const url = '/build/models/shapes.onnx';
       const s = await dev.open(url);
       const reference = await ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
-      const plain = (out) => Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { dims: [...t.dims], data: Array.from(t.data, Number) }]));
+      const plain = (out) =>
+        Object.fromEntries(
+          Object.entries(out).map(([k, t]) => [k, { dims: [...t.dims], data: Array.from(t.data, Number) }]),
+        );
       const runs = [];
-      for (const x of [[1, 0, 2, 0, 0], [0, 0, 0, 3, 0], [1, 2, 3], [0, 3, 0, 0, 0, 0, 7], [5, 0, 1, 0, 2], [1, 0, 2]]) {
+      for (const x of [
+        [1, 0, 2, 0, 0],
+        [0, 0, 0, 3, 0],
+        [1, 2, 3],
+        [0, 3, 0, 0, 0, 0, 7],
+        [5, 0, 1, 0, 2],
+        [1, 0, 2],
+      ]) {
         const ours = plain(await s.run({ x: { data: Float32Array.from(x), dims: [x.length] } }));
         const theirs = plain(await reference.run({ x: new ort.Tensor('float32', Float32Array.from(x), [x.length]) }));
         runs.push({ ours, theirs });
@@ -98,10 +116,16 @@ describe('tensor pool on WebNN (specification-interface MLContext, CPU dispatch)
       return { runs, stats, ok };
     });
     for (const { ours, theirs } of r.runs) assert.deepEqual(ours, theirs);
-    assert.deepEqual(r.runs.map((x) => x.ours.idx.dims[1]), [2, 1, 3, 2, 3, 2]);
+    assert.deepEqual(
+      r.runs.map((x) => x.ours.idx.dims[1]),
+      [2, 1, 3, 2, 3, 2],
+    );
     assert.equal(r.stats.device, 'webnn');
     assert.ok(r.stats.adopts >= 6, `NonZero adopted every run: ${JSON.stringify(r.stats)}`);
-    assert.ok(r.stats.reuses + r.stats.takes >= 2, `the symbolic output and x come back for sizes seen before: ${JSON.stringify(r.stats)}`);
+    assert.ok(
+      r.stats.reuses + r.stats.takes >= 2,
+      `the symbolic output and x come back for sizes seen before: ${JSON.stringify(r.stats)}`,
+    );
     assert.equal(r.ok, true);
   });
 
@@ -109,7 +133,14 @@ describe('tensor pool on WebNN (specification-interface MLContext, CPU dispatch)
     const r = await page.evaluate(async () => {
       const c = window.webnnContext;
       const out = [];
-      const attempt = async (f) => { try { await f(); out.push('ok'); } catch (e) { out.push(e.name); } };
+      const attempt = async (f) => {
+        try {
+          await f();
+          out.push('ok');
+        } catch (e) {
+          out.push(e.name);
+        }
+      };
       await attempt(() => c.createTensor({ dataType: 'float32', shape: [0, 2] }));
       await attempt(() => c.createTensor({ dataType: 'complex', shape: [2] }));
       const t = await c.createTensor({ dataType: 'float32', shape: [2] });

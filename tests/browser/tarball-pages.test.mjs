@@ -52,8 +52,17 @@ describe('the packed tarball in plain pages and workers (Chromium)', () => {
   before(async () => {
     rmSync(APP, { recursive: true, force: true });
     mkdirSync(path.join(APP, 'node_modules/ortkeep'), { recursive: true });
-    const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', APP], { cwd: REPO_ROOT, encoding: 'utf8' });
-    execFileSync('tar', ['-xzf', path.join(APP, JSON.parse(out)[0].filename), '-C', path.join(APP, 'node_modules/ortkeep'), '--strip-components=1']);
+    const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', APP], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
+    execFileSync('tar', [
+      '-xzf',
+      path.join(APP, JSON.parse(out)[0].filename),
+      '-C',
+      path.join(APP, 'node_modules/ortkeep'),
+      '--strip-components=1',
+    ]);
     symlinkSync(path.join(REPO_ROOT, 'node_modules/onnxruntime-web'), path.join(APP, 'node_modules/onnxruntime-web'));
     cpSync(path.join(REPO_ROOT, MODEL), path.join(APP, 'model.onnx'));
     writeFileSync(path.join(APP, 'feeds.js'), FEEDS_JS);
@@ -62,19 +71,35 @@ describe('the packed tarball in plain pages and workers (Chromium)', () => {
     const block = readmeScriptTag();
     // the versions the README pins are the ones this tarball's capturing loaders were derived from
     const pinned = /unpkg\.com\/onnxruntime-web@([^/]+)\//.exec(block)?.[1];
-    assert.equal(pinned, JSON.parse(readFileSync(path.join(REPO_ROOT, 'dist/ort-capture/manifest.json'), 'utf8')).onnxruntimeWeb, 'the README pins the onnxruntime-web the loaders are derived from');
-    assert.equal(/unpkg\.com\/ortkeep@([^/]+)\//.exec(block)?.[1], JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version, "the README pins this ortkeep's version");
+    assert.equal(
+      pinned,
+      JSON.parse(readFileSync(path.join(REPO_ROOT, 'dist/ort-capture/manifest.json'), 'utf8')).onnxruntimeWeb,
+      'the README pins the onnxruntime-web the loaders are derived from',
+    );
+    assert.equal(
+      /unpkg\.com\/ortkeep@([^/]+)\//.exec(block)?.[1],
+      JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version,
+      "the README pins this ortkeep's version",
+    );
     const example = block
       .replace(/https:\/\/unpkg\.com\/onnxruntime-web@[^/]+\//, '/node_modules/onnxruntime-web/')
       .replace(/https:\/\/unpkg\.com\/ortkeep@[^/]+\//, '/node_modules/ortkeep/')
-      .replace('/* session.run(...) */', `ort.env.wasm.numThreads = 1;
+      .replace(
+        '/* session.run(...) */',
+        `ort.env.wasm.numThreads = 1;
     const { compare } = await import('/feeds.js');
     const background = await session.formsReady; // the form is verified after load() resolves
-    window.result = { ok: true, tier: session.info.cache.tier, form: session.info.form, stored: background.stored, failed: background.failed, ...(await compare(ort, session)) };`)
-      .replace(/ortkeep\.load\(('model\.onnx'[^)]*)\)/, 'ortkeep.load($1).catch((e) => { window.result = { ok: false, code: e.code, message: e.message }; throw e; })');
+    window.result = { ok: true, tier: session.info.cache.tier, form: session.info.form, stored: background.stored, failed: background.failed, ...(await compare(ort, session)) };`,
+      )
+      .replace(
+        /ortkeep\.load\(('model\.onnx'[^)]*)\)/,
+        'ortkeep.load($1).catch((e) => { window.result = { ok: false, code: e.code, message: e.message }; throw e; })',
+      );
     writeFileSync(path.join(APP, 'script-tag.html'), `<!doctype html><html><body>\n${example}</body></html>`);
 
-    writeFileSync(path.join(APP, 'module-worker.js'), `import * as ort from '${ORT}ort.min.mjs';
+    writeFileSync(
+      path.join(APP, 'module-worker.js'),
+      `import * as ort from '${ORT}ort.min.mjs';
 import { load } from '/node_modules/ortkeep/js/index.js';
 import { compare } from '/feeds.js';
 ort.env.wasm.numThreads = 1;
@@ -84,8 +109,11 @@ try {
 } catch (e) {
   postMessage({ ok: false, code: e?.code, message: String(e?.message ?? e) });
 }
-`);
-    writeFileSync(path.join(APP, 'classic-worker.js'), `importScripts('${ORT}ort.min.js', '/node_modules/ortkeep/dist/ortkeep.iife.js');
+`,
+    );
+    writeFileSync(
+      path.join(APP, 'classic-worker.js'),
+      `importScripts('${ORT}ort.min.js', '/node_modules/ortkeep/dist/ortkeep.iife.js');
 ort.env.wasm.numThreads = 1;
 ort.env.wasm.wasmPaths = '${ORT}'; // onnxruntime-web cannot tell its own URL in a classic worker
 (async () => {
@@ -97,7 +125,8 @@ ort.env.wasm.wasmPaths = '${ORT}'; // onnxruntime-web cannot tell its own URL in
     postMessage({ ok: false, code: e?.code, message: String(e?.message ?? e) });
   }
 })();
-`);
+`,
+    );
     const workerPage = (kind) => `<!doctype html><html><body><script>
 const w = new Worker('/${kind}-worker.js'${kind === 'module' ? ", { type: 'module' }" : ''});
 w.onmessage = (e) => { window.result = e.data; };
@@ -106,8 +135,13 @@ w.onerror = (e) => { window.result = { ok: false, message: e.message }; };
     writeFileSync(path.join(APP, 'module-worker.html'), workerPage('module'));
     writeFileSync(path.join(APP, 'classic-worker.html'), workerPage('classic'));
     // served with a strict CSP (see the handler): no inline script, no eval; wasm compiles
-    writeFileSync(path.join(APP, 'csp.html'), '<!doctype html><html><body><script type="module" src="/csp.js"></script></body></html>');
-    writeFileSync(path.join(APP, 'csp.js'), `import * as ort from '${ORT}ort.min.mjs';
+    writeFileSync(
+      path.join(APP, 'csp.html'),
+      '<!doctype html><html><body><script type="module" src="/csp.js"></script></body></html>',
+    );
+    writeFileSync(
+      path.join(APP, 'csp.js'),
+      `import * as ort from '${ORT}ort.min.mjs';
 import { load } from '/node_modules/ortkeep/js/index.js';
 import { compare } from '/feeds.js';
 ort.env.wasm.numThreads = 1;
@@ -120,13 +154,17 @@ try {
 } catch (e) {
   window.result = { ok: false, evalRefused, code: e?.code, message: String(e?.message ?? e) };
 }
-`);
-    writeFileSync(path.join(APP, 'core-load.html'), `<!doctype html><html><body><script type="module">
+`,
+    );
+    writeFileSync(
+      path.join(APP, 'core-load.html'),
+      `<!doctype html><html><body><script type="module">
 import * as ort from '${ORT}ort.min.mjs';
 import { load, setCoreWasmUrl } from '/node_modules/ortkeep/js/index.js';
 setCoreWasmUrl(new URL('/nowhere/ortkeep-core.wasm', location.href));
 try { await load('/model.onnx', { ort }); window.result = { ok: true }; } catch (e) { window.result = { ok: false, name: e.name, code: e.code, message: e.message }; }
-</script></body></html>`);
+</script></body></html>`,
+    );
 
     const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; connect-src 'self'";
     server = await startServer({
@@ -189,14 +227,31 @@ try { await load('/model.onnx', { ort }); window.result = { ok: true }; } catch 
     assert.equal(first.tier, 'network');
     assert.equal(first.ours.length, 1);
     assert.deepEqual(first.ours, first.theirs);
-    assert.equal(first.form.chosen, 'capturing', `forms are on in a script-tag page: ${JSON.stringify(first.form)} ${first.warnings.join(' | ')}`);
-    assert.ok(['onnx', 'ort'].includes(first.stored), `a form was verified and stored: ${JSON.stringify(first.failed)}`);
+    assert.equal(
+      first.form.chosen,
+      'capturing',
+      `forms are on in a script-tag page: ${JSON.stringify(first.form)} ${first.warnings.join(' | ')}`,
+    );
+    assert.ok(
+      ['onnx', 'ort'].includes(first.stored),
+      `a form was verified and stored: ${JSON.stringify(first.failed)}`,
+    );
     assert.equal(second.ok, true, JSON.stringify(second));
     assert.equal(second.tier, 'indexeddb');
-    assert.deepEqual({ form: second.form.form, level: second.form.level, chosen: second.form.chosen }, { form: first.stored, level: 'disabled', chosen: 'verified' });
+    assert.deepEqual(
+      { form: second.form.form, level: second.form.level, chosen: second.form.chosen },
+      { form: first.stored, level: 'disabled', chosen: 'verified' },
+    );
     // the forms' round-trip tolerance (fusions reorder float sums)
-    second.ours.forEach((a, i) => assert.ok(Math.abs(a - second.theirs[i]) <= 1e-4 + 1e-3 * Math.abs(a), `${a} vs ${second.theirs[i]}`));
-    for (const v of [first, second]) assert.deepEqual(v.warnings.filter((w) => /ortkeep/.test(w)), [], 'no ortkeep warning');
+    second.ours.forEach((a, i) =>
+      assert.ok(Math.abs(a - second.theirs[i]) <= 1e-4 + 1e-3 * Math.abs(a), `${a} vs ${second.theirs[i]}`),
+    );
+    for (const v of [first, second])
+      assert.deepEqual(
+        v.warnings.filter((w) => /ortkeep/.test(w)),
+        [],
+        'no ortkeep warning',
+      );
   });
 
   for (const page of ['module-worker.html', 'classic-worker.html', 'csp.html']) {

@@ -26,25 +26,37 @@ async function appPage(withOrtkeep) {
 }
 
 /** The app: a feature-extraction pipeline, mean-pooled and normalized embeddings of two sentences. */
-const embed = (page, model, device) => page.evaluate(async ({ model, device }) => {
-  const { pipeline } = window.transformers;
-  try {
-    const extractor = await pipeline('feature-extraction', model, { dtype: 'fp32', ...(device ? { device } : {}) });
-    const output = await extractor(['hello world', 'ortkeep keeps models in the browser cache'], { pooling: 'mean', normalize: true });
-    const session = extractor.model.sessions.model;
-    const result = {
-      ok: true, dims: output.dims, data: Array.from(output.data),
-      ortkeep: typeof session.pool?.stats === 'function', tier: session.info?.cache?.tier ?? null,
-    };
-    await extractor.dispose();
-    return result;
-  } catch (e) {
-    return { ok: false, name: e?.name, code: e?.code, message: String(e?.message ?? e) };
-  }
-}, { model, device });
+const embed = (page, model, device) =>
+  page.evaluate(
+    async ({ model, device }) => {
+      const { pipeline } = window.transformers;
+      try {
+        const extractor = await pipeline('feature-extraction', model, { dtype: 'fp32', ...(device ? { device } : {}) });
+        const output = await extractor(['hello world', 'ortkeep keeps models in the browser cache'], {
+          pooling: 'mean',
+          normalize: true,
+        });
+        const session = extractor.model.sessions.model;
+        const result = {
+          ok: true,
+          dims: output.dims,
+          data: Array.from(output.data),
+          ortkeep: typeof session.pool?.stats === 'function',
+          tier: session.info?.cache?.tier ?? null,
+        };
+        await extractor.dispose();
+        return result;
+      } catch (e) {
+        return { ok: false, name: e?.name, code: e?.code, message: String(e?.message ?? e) };
+      }
+    },
+    { model, device },
+  );
 
-const modelRequests = (model) => [...env.server.counts.keys()].filter((p) => p.startsWith(`/build/hf-models/${model}/`))
-  .reduce((n, p) => n + env.server.count(p), 0);
+const modelRequests = (model) =>
+  [...env.server.counts.keys()]
+    .filter((p) => p.startsWith(`/build/hf-models/${model}/`))
+    .reduce((n, p) => n + env.server.count(p), 0);
 
 describe('transformers.js with ortkeep/transformers', () => {
   before(async () => {
@@ -53,7 +65,11 @@ describe('transformers.js with ortkeep/transformers', () => {
     await env.reset();
   });
 
-  for (const [model, device] of [['tiny-bert', 'wasm'], ['tiny-bert', undefined], ['tiny-bert-ext', 'wasm']]) {
+  for (const [model, device] of [
+    ['tiny-bert', 'wasm'],
+    ['tiny-bert', undefined],
+    ['tiny-bert-ext', 'wasm'],
+  ]) {
     test(`feature-extraction ${model} on device ${device ?? '(default)'}: equal to transformers.js alone; the second visit requests no model file`, async () => {
       await env.reset();
       const alone = await appPage(false);
@@ -66,7 +82,7 @@ describe('transformers.js with ortkeep/transformers', () => {
       const ours = await embed(first, model, device);
       await first.close();
       assert.equal(ours.ok, true, `${ours.code}: ${ours.message}`);
-      assert.equal(ours.ortkeep, true, 'the session is ortkeep\'s');
+      assert.equal(ours.ortkeep, true, "the session is ortkeep's");
       assert.equal(ours.tier, 'network');
       assert.deepEqual(ours.dims, theirs.dims);
       assert.deepEqual(ours.data, theirs.data);
@@ -78,11 +94,15 @@ describe('transformers.js with ortkeep/transformers', () => {
       assert.equal(again.ok, true, `${again.code}: ${again.message}`);
       assert.equal(again.tier, 'indexeddb');
       assert.deepEqual(again.data, theirs.data);
-      assert.equal(modelRequests(model), 0, `requests: ${JSON.stringify([...env.server.counts].filter(([p]) => p.includes('hf-models')))}`);
+      assert.equal(
+        modelRequests(model),
+        0,
+        `requests: ${JSON.stringify([...env.server.counts].filter(([p]) => p.includes('hf-models')))}`,
+      );
     });
   }
 
-  test('a model file answered by an HTML page fails with ortkeep\'s typed error; nothing is stored; the next page loads the real model', async () => {
+  test("a model file answered by an HTML page fails with ortkeep's typed error; nothing is stored; the next page loads the real model", async () => {
     await env.reset();
     const html = '<!doctype html><html><body>app shell</body></html>';
     env.handler = (req, res) => {
@@ -93,12 +113,17 @@ describe('transformers.js with ortkeep/transformers', () => {
     };
     const page = await appPage(true);
     const bad = await embed(page, 'tiny-bert', 'wasm');
-    const stored = await page.evaluate(async () => (await (await import('/js/index.js')).cache.list()).map((e) => e.url));
+    const stored = await page.evaluate(async () =>
+      (await (await import('/js/index.js')).cache.list()).map((e) => e.url),
+    );
     await page.close();
     assert.equal(bad.ok, false);
     assert.equal(bad.name, 'OrtkeepError', bad.message);
     assert.match(bad.message, /HTML/);
-    assert.deepEqual(stored.filter((u) => u.includes('tiny-bert')), []);
+    assert.deepEqual(
+      stored.filter((u) => u.includes('tiny-bert')),
+      [],
+    );
     env.handler = null;
     const next = await appPage(true);
     const good = await embed(next, 'tiny-bert', 'wasm');

@@ -55,7 +55,9 @@ let buildLog;
 /** |a-b| <= 1e-4 + 1e-3|a|, the forms' round-trip tolerance (fusions reorder float sums). */
 function assertClose(ours, theirs, what) {
   assert.equal(ours.length, theirs.length, what);
-  ours.forEach((a, i) => assert.ok(Math.abs(a - theirs[i]) <= 1e-4 + 1e-3 * Math.abs(a), `${what}: output ${i}: ${a} vs ${theirs[i]}`));
+  ours.forEach((a, i) =>
+    assert.ok(Math.abs(a - theirs[i]) <= 1e-4 + 1e-3 * Math.abs(a), `${what}: output ${i}: ${a} vs ${theirs[i]}`),
+  );
 }
 
 describe('the packed tarball in a webpack 5 app, default configuration (Chromium)', () => {
@@ -63,17 +65,40 @@ describe('the packed tarball in a webpack 5 app, default configuration (Chromium
     rmSync(APP, { recursive: true, force: true });
     mkdirSync(path.join(APP, 'node_modules/ortkeep'), { recursive: true });
     mkdirSync(path.join(APP, 'src'), { recursive: true });
-    const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', APP], { cwd: REPO_ROOT, encoding: 'utf8' });
-    execFileSync('tar', ['-xzf', path.join(APP, JSON.parse(out)[0].filename), '-C', path.join(APP, 'node_modules/ortkeep'), '--strip-components=1']);
-    execFileSync('cp', ['-al', path.join(REPO_ROOT, 'node_modules/onnxruntime-web'), path.join(APP, 'node_modules/onnxruntime-web')]);
+    const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', APP], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
+    execFileSync('tar', [
+      '-xzf',
+      path.join(APP, JSON.parse(out)[0].filename),
+      '-C',
+      path.join(APP, 'node_modules/ortkeep'),
+      '--strip-components=1',
+    ]);
+    execFileSync('cp', [
+      '-al',
+      path.join(REPO_ROOT, 'node_modules/onnxruntime-web'),
+      path.join(APP, 'node_modules/onnxruntime-web'),
+    ]);
     writeFileSync(path.join(APP, 'package.json'), JSON.stringify({ name: 'webpack-app', private: true }));
     writeFileSync(path.join(APP, 'src/index.js'), INDEX_JS);
     // webpack's default config: ./src/index.js → ./dist/main.js
-    buildLog = execFileSync(process.execPath, [WEBPACK_CLI, '--mode', 'production'], { cwd: APP, encoding: 'utf8', stdio: 'pipe' });
+    buildLog = execFileSync(process.execPath, [WEBPACK_CLI, '--mode', 'production'], {
+      cwd: APP,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
     mkdirSync(path.join(APP, 'dist/ort'), { recursive: true });
-    cpSync(path.join(REPO_ROOT, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.jsep.wasm'), path.join(APP, 'dist/ort/ort-wasm-simd-threaded.jsep.wasm'));
+    cpSync(
+      path.join(REPO_ROOT, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.jsep.wasm'),
+      path.join(APP, 'dist/ort/ort-wasm-simd-threaded.jsep.wasm'),
+    );
     cpSync(path.join(REPO_ROOT, MODEL), path.join(APP, 'dist/silero.onnx'));
-    writeFileSync(path.join(APP, 'dist/index.html'), '<!doctype html><html><body><script src="main.js"></script></body></html>');
+    writeFileSync(
+      path.join(APP, 'dist/index.html'),
+      '<!doctype html><html><body><script src="main.js"></script></body></html>',
+    );
     server = await startServer({ root: path.join(APP, 'dist') });
     browser = await launchBrowser();
   });
@@ -82,11 +107,12 @@ describe('the packed tarball in a webpack 5 app, default configuration (Chromium
     await server?.close();
   });
 
-  test('webpack --mode production builds it with no error, and no warning but its size hints (onnxruntime-web\'s 27 MB .wasm alone earns those)', () => {
+  test("webpack --mode production builds it with no error, and no warning but its size hints (onnxruntime-web's 27 MB .wasm alone earns those)", () => {
     assert.match(buildLog, /webpack [\d.]+ compiled (successfully|with \d+ warnings?)/, buildLog);
     assert.doesNotMatch(buildLog, /ERROR/, buildLog);
     const warnings = [...buildLog.matchAll(/^WARNING in (.*?)(:|$)/gm)].map((m) => m[1]);
-    for (const w of warnings) assert.match(w, /^(asset size limit|entrypoint size limit|webpack performance recommendations)$/, buildLog);
+    for (const w of warnings)
+      assert.match(w, /^(asset size limit|entrypoint size limit|webpack performance recommendations)$/, buildLog);
     // the core's wasm and the capturing loaders are emitted from their new URL() literals
     assert.match(buildLog, /\[from: node_modules\/ortkeep\/dist\/ortkeep-core\.wasm\]/);
     assert.match(buildLog, /\[from: node_modules\/ortkeep\/dist\/ort-capture\/ort-wasm-simd-threaded\.jsep\.mjs\]/);
@@ -110,13 +136,22 @@ describe('the packed tarball in a webpack 5 app, default configuration (Chromium
       assert.equal(first.ok, true, `first visit: ${first.code}: ${first.message}`);
       assert.equal(first.tier, 'network');
       assert.deepEqual(first.ours, first.theirs);
-      assert.equal(first.form.chosen, 'capturing', `forms on: ${JSON.stringify(first.form)} ${first.warnings.join(' | ')}`);
-      assert.ok(['onnx', 'ort'].includes(first.stored), `a form was verified and stored: ${JSON.stringify(first.failed)}`);
+      assert.equal(
+        first.form.chosen,
+        'capturing',
+        `forms on: ${JSON.stringify(first.form)} ${first.warnings.join(' | ')}`,
+      );
+      assert.ok(
+        ['onnx', 'ort'].includes(first.stored),
+        `a form was verified and stored: ${JSON.stringify(first.failed)}`,
+      );
       const second = await visit();
       assert.equal(second.ok, true, `second visit: ${second.code}: ${second.message}`);
       assert.equal(second.tier, 'indexeddb');
-      assert.deepEqual({ form: second.form.form, level: second.form.level, chosen: second.form.chosen },
-        { form: first.stored, level: 'disabled', chosen: 'verified' });
+      assert.deepEqual(
+        { form: second.form.form, level: second.form.level, chosen: second.form.chosen },
+        { form: first.stored, level: 'disabled', chosen: 'verified' },
+      );
       assertClose(second.ours, second.theirs, 'the verified form against plain onnxruntime-web');
       for (const v of [first, second]) assert.deepEqual(v.warnings, []);
     } finally {

@@ -31,13 +31,11 @@ static double now_s(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int (*volatile feed_fn)(ok_onnx_stream *, const uint8_t *, size_t, ok_error *) =
-    ok_onnx_stream_feed;
+static int (*volatile feed_fn)(ok_onnx_stream *, const uint8_t *, size_t, ok_error *) = ok_onnx_stream_feed;
 static int (*volatile read_fn)(const uint8_t *, size_t, ok_model **, ok_error *) = ok_onnx_read;
 
 /* One streamed read; returns seconds, or -1 on error. */
-static double stream_once(const uint8_t *b, size_t n, size_t piece, uint64_t *peak,
-                          uint32_t *graphs) {
+static double stream_once(const uint8_t *b, size_t n, size_t piece, uint64_t *peak, uint32_t *graphs) {
     ok_onnx_stream *s = ok_onnx_stream_new(NULL);
     ok_model *m = NULL;
     ok_error e;
@@ -96,8 +94,7 @@ int main(int argc, char **argv) {
 #endif
     printf("onnx stream %s, %s (%ld bytes, %u graphs): 64 KiB pieces %.0f MB/s, 4 MiB pieces %.0f MB/s;"
            " one-shot ok_onnx_read %.0f MB/s; stream heap peak %.1f KiB\n",
-           where, path, n, graphs, n / best64 / 1e6, n / best4m / 1e6, n / best1 / 1e6,
-           peak / 1024.0);
+           where, path, n, graphs, n / best64 / 1e6, n / best4m / 1e6, n / best1 / 1e6, peak / 1024.0);
     free(b);
     return 0;
 }

@@ -50,8 +50,7 @@ int main(void) {
         for (size_t off = 0; off < TOTAL; off += CHUNK) sink += hash_fn(buf + off, CHUNK, 0);
         double t1 = now_s();
         ok_xxh3_reset(&st, 0);
-        for (size_t off = 0; off < TOTAL; off += STREAM_PIECE)
-            update_fn(&st, buf + off, STREAM_PIECE);
+        for (size_t off = 0; off < TOTAL; off += STREAM_PIECE) update_fn(&st, buf + off, STREAM_PIECE);
         sink += ok_xxh3_digest(&st);
         double t2 = now_s();
         if (run > 0) { /* run 0 is warm-up (and tier-up in V8) */
@@ -68,8 +67,8 @@ int main(void) {
 #endif
     printf("xxh3 %s: 64 MiB in 4 MiB one-shot chunks %.2f GB/s, streamed in 1 MiB updates %.2f GB/s"
            " (44 MB load: %.1f ms) [%016llx]\n",
-           path, TOTAL / best_chunks / 1e9, TOTAL / best_stream / 1e9,
-           44e6 / (TOTAL / best_chunks) * 1e3, (unsigned long long)sink);
+           path, TOTAL / best_chunks / 1e9, TOTAL / best_stream / 1e9, 44e6 / (TOTAL / best_chunks) * 1e3,
+           (unsigned long long)sink);
     free(buf);
     return 0;
 }

@@ -150,14 +150,18 @@ static void test_manifest(void) {
 static void test_prefix(void) {
     size_t len, i;
     uint8_t *model = fx_model(5000, 3, &len);
-    static const char *not_models[] = {
-        "<!doctype html><html>", "<html>", "{\"error\":\"not found\"}", "Not Found",
-        "PK\x03\x04zipfile", "\xef\xbb\xbf<html>", "Cannot GET /m.onnx",
-        "\x1f\x8b\x08\x00gzip", "%PDF-1.7"};
+    static const char *not_models[] = {"<!doctype html><html>",
+                                       "<html>",
+                                       "{\"error\":\"not found\"}",
+                                       "Not Found",
+                                       "PK\x03\x04zipfile",
+                                       "\xef\xbb\xbf<html>",
+                                       "Cannot GET /m.onnx",
+                                       "\x1f\x8b\x08\x00gzip",
+                                       "%PDF-1.7"};
     for (i = 1; i <= 256; i++) CHECK(ok_onnx_prefix_plausible(model, i));
     for (i = 0; i < sizeof not_models / sizeof not_models[0]; i++)
-        CHECK(!ok_onnx_prefix_plausible((const uint8_t *)not_models[i],
-                                        strlen(not_models[i])));
+        CHECK(!ok_onnx_prefix_plausible((const uint8_t *)not_models[i], strlen(not_models[i])));
     CHECK(ok_onnx_prefix_plausible(NULL, 0));
     free(model);
 }
@@ -169,8 +173,7 @@ static void test_eviction(void) {
     fx_server srv;
     fx_page pg;
     size_t la, lb, lc;
-    uint8_t *a = fx_model(20000, 1, &la), *b = fx_model(20000, 2, &lb),
-            *c = fx_model(20000, 3, &lc);
+    uint8_t *a = fx_model(20000, 1, &la), *b = fx_model(20000, 2, &lb), *c = fx_model(20000, 3, &lc);
     static const char *urls[] = {"https://m.test/a", "https://m.test/b", "https://m.test/c"};
     uint8_t *models[] = {a, b, c};
     size_t lens[] = {la, lb, lc};

@@ -24,11 +24,15 @@ static void test_context(void) {
     CHECK_EQ_INT(ok_form_context("1.30.0", "wasm", "disabled", 0, ctx, sizeof ctx, &off), OK_OK);
     CHECK_EQ_INT(off, OK_FORMS_OFF_NOT_STORED);
     CHECK_EQ_STR(ctx, "");
-    CHECK_EQ_INT(ok_form_context("1.30.0", "wasm", "disabled", st | OK_FORM_LOAD_OWN_WRITER, ctx, sizeof ctx, &off), OK_OK);
+    CHECK_EQ_INT(
+        ok_form_context("1.30.0", "wasm", "disabled", st | OK_FORM_LOAD_OWN_WRITER, ctx, sizeof ctx, &off),
+        OK_OK);
     CHECK_EQ_INT(off, OK_FORMS_OFF_LEVEL);
     CHECK_EQ_INT(ok_form_context("1.30.0", "wasm", "ALL", st, ctx, sizeof ctx, &off), OK_OK);
     CHECK_EQ_INT(off, OK_FORMS_OFF_LEVEL);
-    CHECK_EQ_INT(ok_form_context("1.30.0", "wasm", "basic", st | OK_FORM_LOAD_OWN_WRITER, ctx, sizeof ctx, &off), OK_OK);
+    CHECK_EQ_INT(
+        ok_form_context("1.30.0", "wasm", "basic", st | OK_FORM_LOAD_OWN_WRITER, ctx, sizeof ctx, &off),
+        OK_OK);
     CHECK_EQ_INT(off, OK_FORMS_OFF_OWN_WRITER);
     /* names that would break the key, or do not fit */
     CHECK_EQ_INT(ok_form_context("1.30.0|x", "wasm", "all", st, ctx, sizeof ctx, &off), OK_OK);

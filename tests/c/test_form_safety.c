@@ -137,8 +137,8 @@ static int committed_original(fx_db *d, const char *url) {
     for (i = 0; i < d->index.n; i++) {
         ok_manifest m;
         if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK) continue;
-        n += m.state == OK_ENTRY_COMMITTED && m.form == OK_FORM_ORIGINAL &&
-             !(m.flags & OK_EF_PART) && strcmp(m.url, url) == 0;
+        n += m.state == OK_ENTRY_COMMITTED && m.form == OK_FORM_ORIGINAL && !(m.flags & OK_EF_PART) &&
+             strcmp(m.url, url) == 0;
         ok_manifest_free(&m);
     }
     return n;

@@ -15,12 +15,12 @@ static void test_records_as_blob(void) {
     /* the budget is 768 MiB of Blob records the page still holds */
     CHECK_EQ_INT(OK_HOST_BLOB_RECORD_BUDGET, 768 * MIB);
     CHECK(ok_store_records_as_blob(0, 40 * MIB));
-    CHECK(ok_store_records_as_blob(0, 768 * MIB));       /* exactly the budget */
+    CHECK(ok_store_records_as_blob(0, 768 * MIB)); /* exactly the budget */
     CHECK(!ok_store_records_as_blob(0, 768 * MIB + 1));
     CHECK(ok_store_records_as_blob(700 * MIB, 68 * MIB));
     CHECK(!ok_store_records_as_blob(700 * MIB, 68 * MIB + 1));
-    CHECK(!ok_store_records_as_blob(2500 * MIB, 0));     /* over already */
-    CHECK(!ok_store_records_as_blob(UINT64_MAX, 1));     /* no wrap-around */
+    CHECK(!ok_store_records_as_blob(2500 * MIB, 0)); /* over already */
+    CHECK(!ok_store_records_as_blob(UINT64_MAX, 1)); /* no wrap-around */
     CHECK(!ok_store_records_as_blob(1, UINT64_MAX));
     /* a size still unknown: decided chunk by chunk (4 MiB each) */
     CHECK(ok_store_records_as_blob(764 * MIB, 4 * MIB));
@@ -31,9 +31,9 @@ static void test_read_batch(void) {
     CHECK_EQ_INT(OK_HOST_READ_BATCH_BYTES, 64 * MIB);
     CHECK_EQ_INT(ok_store_read_batch(4u << 20), 16);
     CHECK_EQ_INT(ok_store_read_batch(4096), 16384);
-    CHECK_EQ_INT(ok_store_read_batch(3u << 20), 21);     /* rounds down */
+    CHECK_EQ_INT(ok_store_read_batch(3u << 20), 21); /* rounds down */
     CHECK_EQ_INT(ok_store_read_batch(64u << 20), 1);
-    CHECK_EQ_INT(ok_store_read_batch(256u << 20), 1);    /* never 0 */
+    CHECK_EQ_INT(ok_store_read_batch(256u << 20), 1); /* never 0 */
     CHECK_EQ_INT(ok_store_read_batch(0), 1);
 }
 
@@ -108,9 +108,9 @@ static void test_growth_warns(void) {
     CHECK_EQ_INT(OK_HOST_GROWTH_WARN_PERCENT, 150);
     /* past 1.5x the initializer bytes, with shared initializers */
     CHECK(ok_session_growth_warns(151 * MIB, 100 * MIB, 1));
-    CHECK(!ok_session_growth_warns(150 * MIB, 100 * MIB, 1));  /* exactly 1.5x: no */
+    CHECK(!ok_session_growth_warns(150 * MIB, 100 * MIB, 1)); /* exactly 1.5x: no */
     CHECK(ok_session_growth_warns(150 * MIB + 1, 100 * MIB, 2));
-    CHECK(!ok_session_growth_warns(3, 2, 1));                   /* 1.5x of 2 bytes */
+    CHECK(!ok_session_growth_warns(3, 2, 1)); /* 1.5x of 2 bytes */
     CHECK(ok_session_growth_warns(4, 2, 1));
     /* nothing shared: never */
     CHECK(!ok_session_growth_warns(1000 * MIB, 1 * MIB, 0));

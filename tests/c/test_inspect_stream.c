@@ -50,8 +50,7 @@ static char *whole(const uint8_t *b, size_t n, const char *hex_in, int *rc, uint
 }
 
 /* Feeds b[0,n) in pieces of `piece` bytes. */
-static char *streamed(const uint8_t *b, size_t n, size_t piece, const char *hex, int *rc,
-                      uint64_t *off) {
+static char *streamed(const uint8_t *b, size_t n, size_t piece, const char *hex, int *rc, uint64_t *off) {
     ok_inspect_stream *s = NULL;
     ok_error e;
     char *json = NULL;
@@ -115,7 +114,10 @@ static void test_stamped(const char *root) {
     CHECK_EQ_INT(ok_stamp_encode(&st, m + n, OK_STAMP_MAX_TAIL, &tail), OK_OK);
     char hex[65], want[512];
     ok_hex(st.artifact, 32, hex);
-    snprintf(want, sizeof want, "\"stamp\":{\"integrity\":\"intact\",\"producer\":\"ortkeep 0.1.0\",\"ort\":\"1.30.0\",\"ep\":\"wasm\",\"level\":\"extended\",\"source\":\"%s\",\"artifact\":\"%s\"}}", hex, hex);
+    snprintf(
+        want, sizeof want,
+        "\"stamp\":{\"integrity\":\"intact\",\"producer\":\"ortkeep 0.1.0\",\"ort\":\"1.30.0\",\"ep\":\"wasm\",\"level\":\"extended\",\"source\":\"%s\",\"artifact\":\"%s\"}}",
+        hex, hex);
     static const size_t pieces[] = {1, 7, 333, 4096};
     for (size_t k = 0; k < sizeof pieces / sizeof *pieces; k++) {
         int rc;
@@ -263,14 +265,14 @@ static void big_head(uint64_t big, uint8_t *head, size_t *head_len) {
     uint64_t init_len = 1 + varint_len(big) + 2 + 3 + 1 + varint_len(big) + big;
     uint64_t graph_len = 5 + 1 + varint_len(init_len) + init_len;
     size_t n = 0;
-    head[n++] = 0x08, head[n++] = 8;                                  /* ir_version */
-    head[n++] = 0x3a, n += put_varint(head + n, graph_len);            /* graph */
+    head[n++] = 0x08, head[n++] = 8;                                     /* ir_version */
+    head[n++] = 0x3a, n += put_varint(head + n, graph_len);              /* graph */
     head[n++] = 0x12, head[n++] = 3, memcpy(head + n, "big", 3), n += 3; /* name */
-    head[n++] = 0x2a, n += put_varint(head + n, init_len);             /* initializer */
-    head[n++] = 0x08, n += put_varint(head + n, big);                  /* dims */
-    head[n++] = 0x10, head[n++] = 2;                                   /* UINT8 */
-    head[n++] = 0x42, head[n++] = 1, head[n++] = 'w';                  /* name */
-    head[n++] = 0x4a, n += put_varint(head + n, big);                  /* raw_data */
+    head[n++] = 0x2a, n += put_varint(head + n, init_len);               /* initializer */
+    head[n++] = 0x08, n += put_varint(head + n, big);                    /* dims */
+    head[n++] = 0x10, head[n++] = 2;                                     /* UINT8 */
+    head[n++] = 0x42, head[n++] = 1, head[n++] = 'w';                    /* name */
+    head[n++] = 0x4a, n += put_varint(head + n, big);                    /* raw_data */
     *head_len = n;
 }
 

@@ -16,8 +16,7 @@ static size_t len_a, len_b, len_c;
 static ok_load_params params(const char *url) { return fx_url_params(url, CS); }
 
 /* Committed entries serve either a or b, whole. */
-static int store_sane(fx_db *d, const uint8_t *a, size_t la, const uint8_t *b,
-                      size_t lb) {
+static int store_sane(fx_db *d, const uint8_t *a, size_t la, const uint8_t *b, size_t lb) {
     fx_db one;
     size_t i;
     int ok = 1;
@@ -35,7 +34,9 @@ static int store_sane(fx_db *d, const uint8_t *a, size_t la, const uint8_t *b,
 typedef void (*setup_fn)(fx_db *db, fx_server *srv, fx_page *pg);
 
 static void no_setup(fx_db *db, fx_server *srv, fx_page *pg) {
-    (void)db; (void)srv; (void)pg;
+    (void)db;
+    (void)srv;
+    (void)pg;
 }
 
 /* The model is stored; the server now has model_b under a new ETag and
@@ -82,8 +83,8 @@ static void setup_evict(fx_db *db, fx_server *srv, fx_page *pg) {
 
 /* rotten: the setup itself left a corrupt committed copy (which reads
  * catch); the store is only judged after the healing load. */
-static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode,
-                             const uint8_t *want, size_t want_len, int rotten) {
+static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode, const uint8_t *want,
+                             size_t want_len, int rotten) {
     int after, crashed_once = 1;
     for (after = 0; crashed_once; after++) {
         fx_db db;
@@ -107,10 +108,9 @@ static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode,
         fx_run(&pg, &p);
         crashed_once = pg.crashed;
         CHECK(!pg.stuck);
-        if (!rotten && !(store_sane(&db, model_a, len_a, model_b, len_b) ||
-                         store_sane(&db, model_c, len_c, NULL, 0))) {
-            fprintf(stderr, "%s: crash after %d writes: a committed entry is torn\n",
-                    what, after);
+        if (!rotten &&
+            !(store_sane(&db, model_a, len_a, model_b, len_b) || store_sane(&db, model_c, len_c, NULL, 0))) {
+            fprintf(stderr, "%s: crash after %d writes: a committed entry is torn\n", what, after);
             CHECK(0);
         }
         fx_page_close(&pg);
@@ -120,17 +120,13 @@ static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode,
         db.quota = 0;
         fx_page_init(&pg, &db, &srv, 0x300 + (uint64_t)after);
         fx_run(&pg, &p); /* the same mode: an update revalidates again */
-        if (!pg.done || pg.served_len != want_len ||
-            memcmp(pg.served, want, want_len) != 0)
-            fprintf(stderr, "%s: crash after %d writes: wrong model served\n",
-                    what, after);
+        if (!pg.done || pg.served_len != want_len || memcmp(pg.served, want, want_len) != 0)
+            fprintf(stderr, "%s: crash after %d writes: wrong model served\n", what, after);
         CHECK(pg.done);
-        CHECK(pg.served && pg.served_len == want_len &&
-              memcmp(pg.served, want, want_len) == 0);
+        CHECK(pg.served && pg.served_len == want_len && memcmp(pg.served, want, want_len) == 0);
         fx_sync(&pg, 0);
         CHECK_EQ_INT(fx_count_state(&db, OK_ENTRY_PENDING), 0);
-        CHECK(store_sane(&db, want, want_len, NULL, 0) ||
-              store_sane(&db, model_c, len_c, want, want_len));
+        CHECK(store_sane(&db, want, want_len, NULL, 0) || store_sane(&db, model_c, len_c, want, want_len));
         CHECK_EQ_INT(fx_orphans(&db), 0);
         fx_page_close(&pg);
         db_free(&db);

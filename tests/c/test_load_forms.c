@@ -71,8 +71,7 @@ static void world_free(world *w) {
 }
 
 static int served(const fx_page *pg, const uint8_t *b, size_t n) {
-    return pg->done && pg->served && pg->served_len == n &&
-           memcmp(pg->served, b, n) == 0;
+    return pg->done && pg->served && pg->served_len == n && memcmp(pg->served, b, n) == 0;
 }
 
 /* The stored record of form `form` (decoded into *m, freed by the caller
@@ -80,8 +79,7 @@ static int served(const fx_page *pg, const uint8_t *b, size_t n) {
 static int stored_form(fx_db *d, uint32_t form, ok_manifest *m) {
     size_t i;
     for (i = 0; i < d->index.n; i++) {
-        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, m) != OK_OK)
-            continue;
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, m) != OK_OK) continue;
         if (m->form == form && m->state == OK_ENTRY_COMMITTED) return 1;
         ok_manifest_free(m);
     }
@@ -105,8 +103,7 @@ static int forms_whole(fx_db *d) {
     int ok = 1;
     for (i = 0; i < d->index.n && ok; i++) {
         ok_manifest m;
-        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK)
-            return 0;
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK) return 0;
         if (m.form != OK_FORM_ORIGINAL && m.state == OK_ENTRY_COMMITTED) {
             if (m.form_status == OK_FORM_VERIFIED)
                 ok = fx_chunks_hash_to(d, d->index.v[i].name, m.chunk_count, m.sha256);
@@ -311,8 +308,7 @@ static void test_rotten_form_falls_back(void) {
     /* flip a byte in one of the form's stored chunks */
     for (i = 0; i < w.db.index.n; i++) {
         ok_manifest m;
-        if (ok_manifest_decode(w.db.index.v[i].bytes, w.db.index.v[i].len, &m) != OK_OK)
-            continue;
+        if (ok_manifest_decode(w.db.index.v[i].bytes, w.db.index.v[i].len, &m) != OK_OK) continue;
         if (m.form == OK_FORM_ONNX) {
             fx_rec *r = fs_find(&w.db.chunks, w.db.index.v[i].name, 1);
             CHECK(r != NULL);
@@ -380,10 +376,12 @@ static void test_facts_and_failed_capture(void) {
         /* a model past what one protobuf file holds: no .onnx can be written */
         uint32_t form = 99;
         CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0,
-                                          OK_FORM_MAX_INLINE_BYTES, 0, 1000, &form), OK_OK);
+                                          OK_FORM_MAX_INLINE_BYTES, 0, 1000, &form),
+                     OK_OK);
         CHECK_EQ_INT(form, OK_FORM_ORIGINAL);
         CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0,
-                                          OK_FORM_MAX_INLINE_BYTES - 1, 0, 1000, &form), OK_OK);
+                                          OK_FORM_MAX_INLINE_BYTES - 1, 0, 1000, &form),
+                     OK_OK);
         CHECK_EQ_INT(form, OK_FORM_ONNX);
     }
     w.pg.external_bytes = 0;

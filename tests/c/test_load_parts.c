@@ -81,8 +81,7 @@ static int group_whole(fx_db *d, int n_parts, int *models_out) {
     uint8_t model_sha[32];
     for (i = 0; i < d->index.n && ok; i++) {
         ok_manifest m;
-        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK)
-            return 0;
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK) return 0;
         if (m.state == OK_ENTRY_COMMITTED) {
             ok = fx_chunks_hash_to(d, d->index.v[i].name, m.chunk_count, m.sha256);
             if (m.flags & OK_EF_PART) {
@@ -97,8 +96,7 @@ static int group_whole(fx_db *d, int n_parts, int *models_out) {
     }
     for (i = 0; i < d->index.n && ok && models; i++) {
         ok_manifest m;
-        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK)
-            return 0;
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK) return 0;
         if (m.state == OK_ENTRY_COMMITTED && (m.flags & OK_EF_PART))
             ok = memcmp(m.source_sha256, model_sha, 32) == 0 &&
                  strncmp(m.key, PART_PREFIX, sizeof PART_PREFIX - 1) == 0;
@@ -109,8 +107,7 @@ static int group_whole(fx_db *d, int n_parts, int *models_out) {
 }
 
 static int served(const fx_page *pg, const uint8_t *b, size_t n) {
-    return pg->done && pg->served && pg->served_len == n &&
-           memcmp(pg->served, b, n) == 0 && pg->parts_intact;
+    return pg->done && pg->served && pg->served_len == n && memcmp(pg->served, b, n) == 0 && pg->parts_intact;
 }
 
 /* Cold: model + two files in one commit; warm: no request for any file. */
@@ -145,8 +142,8 @@ static void test_commit_together_and_hit(void) {
             }
             parts++;
             CHECK_EQ_INT(e.owner, model);
-            CHECK(e.location && (strcmp(e.location, "m.onnx_data") == 0 ||
-                                 strcmp(e.location, "weights/b.bin") == 0));
+            CHECK(e.location &&
+                  (strcmp(e.location, "m.onnx_data") == 0 || strcmp(e.location, "weights/b.bin") == 0));
         }
         CHECK_EQ_INT(parts, 2);
     }
@@ -264,8 +261,7 @@ static void test_rotten_data_chunk(void) {
     fx_run(&w.pg, &p);
     for (i = 0; i < w.db.index.n && !flipped; i++) {
         ok_manifest m;
-        if (ok_manifest_decode(w.db.index.v[i].bytes, w.db.index.v[i].len, &m) != OK_OK)
-            continue;
+        if (ok_manifest_decode(w.db.index.v[i].bytes, w.db.index.v[i].len, &m) != OK_OK) continue;
         if ((m.flags & OK_EF_PART) && strstr(m.key, "weights/b.bin")) {
             fx_rec *r = fs_find(&w.db.chunks, w.db.index.v[i].name, 2);
             CHECK(r != NULL);
@@ -413,8 +409,7 @@ static void test_evicted_and_deleted_together(void) {
         for (i = 0; i < w.db.index.n; i++) {
             ok_manifest m;
             int model;
-            if (ok_manifest_decode(w.db.index.v[i].bytes, w.db.index.v[i].len, &m) != OK_OK)
-                continue;
+            if (ok_manifest_decode(w.db.index.v[i].bytes, w.db.index.v[i].len, &m) != OK_OK) continue;
             model = !(m.flags & OK_EF_PART);
             ok_manifest_free(&m);
             if (model) {
@@ -462,13 +457,15 @@ static void test_params_and_manifest(void) {
     /* past one session: the second file is refused when it is planned */
     w.pg.part_min[0] = OK_LOAD_MAX_SESSION_BYTES / 2;
     w.pg.part_min[1] = OK_LOAD_MAX_SESSION_BYTES / 2;
-    fx_run(&w.pg, &(ok_load_params){.source = OK_SOURCE_URL, .raw = URL, .url = URL, .chunk_size = CS, .now = 1});
+    fx_run(&w.pg,
+           &(ok_load_params){.source = OK_SOURCE_URL, .raw = URL, .url = URL, .chunk_size = CS, .now = 1});
     CHECK(w.pg.failed);
     CHECK_EQ_INT(w.pg.part_fail_code, OK_ERR_LIMIT);
     CHECK_EQ_INT(w.d1.n_req + w.d2.n_req, 0);
     w.pg.part_min[0] = len_1;
     w.pg.part_min[1] = len_2 - 100;
-    fx_run(&w.pg, &(ok_load_params){.source = OK_SOURCE_URL, .raw = URL, .url = URL, .chunk_size = CS, .now = 1});
+    fx_run(&w.pg,
+           &(ok_load_params){.source = OK_SOURCE_URL, .raw = URL, .url = URL, .chunk_size = CS, .now = 1});
     {
         size_t i;
         int seen = 0;
@@ -527,7 +524,7 @@ static void test_bytes_model_with_data_urls(void) {
 int main(void) {
     model_a = fx_model(6 * CS + 77, 11, &len_a);
     model_b = fx_model(6 * CS + 91, 12, &len_b);
-    data_1 = fx_model(9 * CS + 5, 13, &len_1);   /* any bytes: data is not read */
+    data_1 = fx_model(9 * CS + 5, 13, &len_1); /* any bytes: data is not read */
     data_2 = fx_model(5 * CS, 14, &len_2);
     data_1b = fx_model(9 * CS + 8, 15, &len_1b);
     test_commit_together_and_hit();

@@ -33,8 +33,7 @@ typedef struct {
     fx_page pg;
 } world;
 
-static void world_init(world *w, const uint8_t *bytes, size_t len,
-                       const char *etag, const char *lm) {
+static void world_init(world *w, const uint8_t *bytes, size_t len, const char *etag, const char *lm) {
     memset(w, 0, sizeof *w);
     w->db.crash_after = -1;
     w->srv.bytes = bytes;
@@ -57,8 +56,7 @@ static void plan(world *w, int n, fx_reply r) {
 }
 
 static int served(const fx_page *pg, const uint8_t *b, size_t n) {
-    return pg->done && pg->served && pg->served_len == n &&
-           memcmp(pg->served, b, n) == 0;
+    return pg->done && pg->served && pg->served_len == n && memcmp(pg->served, b, n) == 0;
 }
 
 static void check_clean(world *w, const uint8_t *bytes, size_t len) {
@@ -346,8 +344,7 @@ static void test_wrong_ranges(void) {
 /* Responses whose size is not known before the body: stored as they
  * stream, one request, never resumed by range. */
 static void test_unknown_sizes(void) {
-    static const struct { int gzip, chunked, cors; } kinds[] = {
-        {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}};
+    static const struct { int gzip, chunked, cors; } kinds[] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}};
     size_t k;
     for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         world w;
@@ -395,8 +392,8 @@ static void sri(int alg, const uint8_t *b, size_t n, char *out) {
     else ok_sha512(b, n, d);
     o = (size_t)sprintf(out, "sha%d-", alg);
     for (i = 0; i < nb; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < nb ? (uint32_t)d[i + 1] << 8 : 0) |
-                     (i + 2 < nb ? d[i + 2] : 0);
+        uint32_t v =
+            (uint32_t)d[i] << 16 | (i + 1 < nb ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < nb ? d[i + 2] : 0);
         out[o++] = t[v >> 18 & 63];
         out[o++] = t[v >> 12 & 63];
         out[o++] = i + 1 < nb ? t[v >> 6 & 63] : '=';
@@ -576,10 +573,9 @@ static void test_database_trouble(void) {
 /* Abort in every state: ABORTED, nothing served, the session released,
  * the store consistent, and the next load fine. */
 static void test_abort_everywhere(void) {
-    static const int states[] = {
-        OK_LOAD_STATE_LOCKING, OK_LOAD_STATE_SYNCING, OK_LOAD_STATE_FETCHING,
-        OK_LOAD_STATE_STREAMING, OK_LOAD_STATE_WAITING, OK_LOAD_STATE_VALIDATING,
-        OK_LOAD_STATE_CREATING, OK_LOAD_STATE_READING, OK_LOAD_STATE_QUOTA};
+    static const int states[] = {OK_LOAD_STATE_LOCKING,   OK_LOAD_STATE_SYNCING, OK_LOAD_STATE_FETCHING,
+                                 OK_LOAD_STATE_STREAMING, OK_LOAD_STATE_WAITING, OK_LOAD_STATE_VALIDATING,
+                                 OK_LOAD_STATE_CREATING,  OK_LOAD_STATE_READING, OK_LOAD_STATE_QUOTA};
     size_t k;
     for (k = 0; k < sizeof states / sizeof states[0]; k++) {
         world w;
@@ -714,14 +710,14 @@ static void test_other_tabs(void) {
     ok_cache_entry_info info;
     world_init(&w, model_a, len_a, "\"v1\"", NULL);
     fx_page_init(&b, &w.db, &w.srv, 0x4242);
-    fx_run(&b, &p);            /* tab B stores it */
-    fx_run(&w.pg, &p);         /* tab A hits */
+    fx_run(&b, &p);    /* tab B stores it */
+    fx_run(&w.pg, &p); /* tab A hits */
     CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
     CHECK_EQ_INT(ok_cache_entry_at(b.c, 0, &info), OK_OK);
     CHECK_EQ_INT(ok_cache_delete(b.c, info.key), OK_OK);
     fx_apply_own(&b);
     CHECK_EQ_INT(w.db.index.n, 0);
-    fx_run(&w.pg, &p);         /* tab A: its sync forgets, it downloads */
+    fx_run(&w.pg, &p); /* tab A: its sync forgets, it downloads */
     CHECK(served(&w.pg, model_a, len_a));
     CHECK_EQ_INT(w.pg.tier, OK_TIER_NETWORK);
     CHECK_EQ_INT(w.srv.n_req, 2);

@@ -25,10 +25,10 @@ static uint32_t rnd(uint32_t n) {
 }
 
 static const char *urls[N_URL] = {"https://m.test/a.onnx", "https://m.test/b.onnx",
-                                   "https://cdn.test/c.onnx"};
+                                  "https://cdn.test/c.onnx"};
 static uint8_t *ver[N_URL][VERSIONS];
 static size_t ver_len[N_URL][VERSIONS];
-static int cur[N_URL];      /* the version the server has now */
+static int cur[N_URL]; /* the version the server has now */
 static int ever[N_URL][VERSIONS];
 
 static int is_version(int u, const uint8_t *b, size_t n) {
@@ -89,7 +89,9 @@ static fx_reply random_reply(void) {
     case 6: r.cors = 1; break;
     case 7: r.ignore_range = 1; break;
     case 8: r.refuse_preflight = 1; break;
-    case 9: if (!rnd(4)) r.html = 1; break;
+    case 9:
+        if (!rnd(4)) r.html = 1;
+        break;
     case 10: r.range_from0 = 1; break;
     default: break;
     }
@@ -156,8 +158,7 @@ int main(void) {
             srv[u].bytes = ver[u][cur[u]];
             srv[u].len = ver_len[u][cur[u]];
             if (u != 0) /* URL 0 keeps its validators: a silent swap */
-                snprintf(srv[u].etag, sizeof srv[u].etag, u == 2 ? "W/\"%d.%d\"" : "\"%d.%d\"",
-                         u, cur[u]);
+                snprintf(srv[u].etag, sizeof srv[u].etag, u == 2 ? "W/\"%d.%d\"" : "\"%d.%d\"", u, cur[u]);
         }
         /* the store and the page */
         db.quota = rnd(8) == 0 ? (uint64_t)(20000 + rnd(80000)) : 0;
@@ -190,8 +191,8 @@ int main(void) {
         CHECK(!p->stuck);
         if (p->stuck) break;
         if (!p->crashed && p->sessions != p->released + (p->done ? 1 : 0))
-            fprintf(stderr, "load %d: sessions %d released %d done %d failed %d code %u crashed %d\n",
-                    k, p->sessions, p->released, p->done, p->failed, p->fail_code, p->crashed);
+            fprintf(stderr, "load %d: sessions %d released %d done %d failed %d code %u crashed %d\n", k,
+                    p->sessions, p->released, p->done, p->failed, p->fail_code, p->crashed);
         if (!p->crashed) CHECK_EQ_INT(p->sessions, p->released + (p->done ? 1 : 0));
         if (p->done) {
             served_n++;
@@ -237,8 +238,7 @@ int main(void) {
         pg[0].refuse_sessions = 0;
         fx_run(&pg[0], &lp);
         CHECK(pg[0].done);
-        CHECK(pg[0].served_len == srv[u].len &&
-              memcmp(pg[0].served, srv[u].bytes, srv[u].len) == 0);
+        CHECK(pg[0].served_len == srv[u].len && memcmp(pg[0].served, srv[u].bytes, srv[u].len) == 0);
     }
     for (i = 0; i < N_PAGE; i++) fx_page_close(&pg[i]);
     fx_page_init(&pg[0], &db, &srv[0], seed++);
@@ -246,8 +246,7 @@ int main(void) {
     CHECK_EQ_INT(fx_orphans(&db), 0);
     CHECK(store_ok(&db));
     fx_page_close(&pg[0]);
-    printf("%d loads: %d served, %d failed (typed), rest crashed\n", loads, served_n,
-           failed_n);
+    printf("%d loads: %d served, %d failed (typed), rest crashed\n", loads, served_n, failed_n);
     CHECK(served_n > loads / 3);
     CHECK_EQ_INT(ok_cache_test_alloc_live(), 0);
     db_free(&db);

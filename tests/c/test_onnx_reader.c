@@ -57,8 +57,8 @@ static void pw_free(pw *w) {
 }
 
 /* NodeProto with up to 3 inputs, 1 output. */
-static void node(pw *g, const char *name, const char *op, const char *domain,
-                 const char *in0, const char *in1, const char *out, pw *attrs) {
+static void node(pw *g, const char *name, const char *op, const char *domain, const char *in0,
+                 const char *in1, const char *out, pw *attrs) {
     pw n = {0};
     if (in0) pw_str(&n, 1, in0);
     if (in1) pw_str(&n, 1, in1);
@@ -103,8 +103,8 @@ static void init_typed(pw *g, const char *name, int32_t dtype, int ndims, const 
     pw_str(&t, 8, name);
     pw_msg(g, 5, &t);
 }
-static void value_info(pw *g, uint32_t field, const char *name, int32_t et,
-                       int ndims, const char *const *dims) {
+static void value_info(pw *g, uint32_t field, const char *name, int32_t et, int ndims,
+                       const char *const *dims) {
     pw v = {0}, type = {0}, tt = {0}, shape = {0};
     pw_str(&v, 1, name);
     pw_int(&tt, 1, (uint64_t)et);
@@ -152,7 +152,7 @@ static void test_basic_errors(void) {
     ok_error e;
     static const uint8_t only_ir[] = {0x08, 0x08};
     static const uint8_t junk[] = {'G', 'I', 'F', '8'}; /* field 8, wire type 7 */
-    static const uint8_t wrong_wire[] = {0x38, 0x01}; /* graph as varint */
+    static const uint8_t wrong_wire[] = {0x38, 0x01};   /* graph as varint */
     CHECK_EQ_INT(ok_onnx_read(only_ir, 0, &m, &e), OK_ERR_EMPTY);
     CHECK(m == NULL);
     CHECK_EQ_INT(ok_onnx_read(only_ir, 2, &m, &e), OK_ERR_NOT_ONNX);
@@ -173,17 +173,17 @@ static void test_main_graph(void) {
 
     node(&g, "n0", "MatMul", NULL, "x", "W", "h", NULL);
     node(&g, "", "Add", "", "h", "B", "y", NULL);
-    node(&g, NULL, "If", "ai.onnx", "c", NULL, "z", NULL);    /* counted */
+    node(&g, NULL, "If", "ai.onnx", "c", NULL, "z", NULL);      /* counted */
     node(&g, NULL, "Loop", "com.other", "c", NULL, "z2", NULL); /* not counted */
     pw_str(&g, 2, "main_graph");
-    init_f32(&g, "W", 2, d23, 1);  /* packed dims */
-    init_f32(&g, "B", 2, d23, 0);  /* unpacked dims */
-    init_typed(&g, "s", 8, 1, d5);  /* STRING: 0 bytes */
+    init_f32(&g, "W", 2, d23, 1);    /* packed dims */
+    init_f32(&g, "B", 2, d23, 0);    /* unpacked dims */
+    init_typed(&g, "s", 8, 1, d5);   /* STRING: 0 bytes */
     init_typed(&g, "i4", 22, 1, d5); /* INT4: ceil(5/2) = 3 */
     init_typed(&g, "u4", 21, 1, d5);
     init_typed(&g, "f4", 23, 1, d3); /* FLOAT4E2M1: 2 */
     init_typed(&g, "c128", 15, 1, d3);
-    init_typed(&g, "unk", 99, 1, d3); /* unknown dtype: 0 */
+    init_typed(&g, "unk", 99, 1, d3);     /* unknown dtype: 0 */
     init_typed(&g, "scalar", 7, 0, NULL); /* int64 scalar: 8 */
     /* float_data (field 4, packed fixed32) and no raw_data */
     pw_int(&t, 1, 2);
@@ -323,9 +323,8 @@ static void test_main_graph(void) {
         ok_model *p = NULL;
         ok_error e;
         int rc = ok_onnx_read(m.b, n, &p, &e);
-        CHECK(rc == OK_OK || rc == OK_ERR_TRUNCATED || rc == OK_ERR_EMPTY ||
-              rc == OK_ERR_NOT_ONNX || rc == OK_ERR_BAD_VARINT ||
-              rc == OK_ERR_BAD_WIRE_TYPE);
+        CHECK(rc == OK_OK || rc == OK_ERR_TRUNCATED || rc == OK_ERR_EMPTY || rc == OK_ERR_NOT_ONNX ||
+              rc == OK_ERR_BAD_VARINT || rc == OK_ERR_BAD_WIRE_TYPE);
         CHECK(rc == OK_OK || (p == NULL && e.message[0] != '\0'));
         ok_model_free(p);
     }
@@ -347,8 +346,8 @@ static void test_subgraphs_and_sharing(void) {
     attr_g(&inner_attrs, "then_branch", &inner);
     node(&then_g, NULL, "If", NULL, "c", NULL, "t_if", &inner_attrs);
 
-    init_f32(&else_g, "S", 1, d4, 1);               /* shadows outer S */
-    value_info(&else_g, 11, "V", 1, -1, NULL);       /* input V shadows outer V */
+    init_f32(&else_g, "S", 1, d4, 1);          /* shadows outer S */
+    value_info(&else_g, 11, "V", 1, -1, NULL); /* input V shadows outer V */
     node(&else_g, "e_add", "Add", NULL, "S", "V", "e_out", NULL);
     node(&else_g, "e_mul", "Mul", NULL, "e_out", "S", "e_out2", NULL);
 

@@ -63,8 +63,7 @@ static uint64_t rnd(void) {
 
 /* Feeds b[0,n) in pieces: mode 0 = cut at `cut` (two pieces), 1 = byte by
  * byte, 2 = random sizes up to `cut`. */
-static void streamed(const uint8_t *b, size_t n, int mode, size_t cut, result *r,
-                     uint64_t *peak) {
+static void streamed(const uint8_t *b, size_t n, int mode, size_t cut, result *r, uint64_t *peak) {
     ok_onnx_stream *s = ok_onnx_stream_new(NULL);
     ok_model *m = NULL;
     ok_error e;
@@ -72,9 +71,7 @@ static void streamed(const uint8_t *b, size_t n, int mode, size_t cut, result *r
     int rc = OK_OK;
     if (!s) abort();
     while (i < n && rc == OK_OK) {
-        size_t k = mode == 0 ? (i < cut ? cut - i : n - i)
-                   : mode == 1 ? 1
-                               : 1 + (size_t)(rnd() % cut);
+        size_t k = mode == 0 ? (i < cut ? cut - i : n - i) : mode == 1 ? 1 : 1 + (size_t)(rnd() % cut);
         if (k > n - i) k = n - i;
         rc = ok_onnx_stream_feed(s, b + i, k, &e);
         i += k;
@@ -102,9 +99,9 @@ static int same(const char *what, const char *name, size_t at, const result *a, 
     check_count++;
     if (!ok) {
         check_failures++;
-        fprintf(stderr, "%s %s at %zu: one-shot rc %d off %llu '%s' vs stream rc %d off %llu '%s'\n",
-                name, what, at, a->rc, (unsigned long long)a->off, a->msg, b->rc,
-                (unsigned long long)b->off, b->msg);
+        fprintf(stderr, "%s %s at %zu: one-shot rc %d off %llu '%s' vs stream rc %d off %llu '%s'\n", name,
+                what, at, a->rc, (unsigned long long)a->off, a->msg, b->rc, (unsigned long long)b->off,
+                b->msg);
         if (a->json && b->json) fprintf(stderr, "  one-shot %.300s\n  stream   %.300s\n", a->json, b->json);
     }
     return ok;
@@ -218,7 +215,6 @@ static void test_files(const char *root) {
     }
 }
 
-
 /* ---- nested models, built here: If nodes each holding the next graph ---- */
 typedef struct wbuf {
     uint8_t *b;
@@ -268,12 +264,12 @@ static void test_depth(void) {
             wbuf attr = {0};
             w_str(&attr, 1, "then_branch");
             w_raw(&attr, "", 0);
-            w_wrap(&g, 6);            /* g as AttributeProto.g */
+            w_wrap(&g, 6); /* g as AttributeProto.g */
             w_raw(&attr, g.b, g.n);
             free(g.b);
-            w_wrap(&attr, 5);          /* attribute of a node */
+            w_wrap(&attr, 5); /* attribute of a node */
             w_str(&attr, 4, "If");
-            w_wrap(&attr, 1);          /* node of the outer graph */
+            w_wrap(&attr, 1); /* node of the outer graph */
             g = attr;
         }
         w_wrap(&g, 7); /* ModelProto.graph */
@@ -315,10 +311,13 @@ static void test_handmade(void) {
     /* a graph whose last field's varint value is cut by the graph's end
      * (found by fuzz_onnx_stream) */
     static const uint8_t val_at_end[] = {0x3a, 0x01, 0x68};
-    const struct { const uint8_t *b; size_t n; } cases[] = {
-        {val_at_end, 3},
-        {only_ir, 0}, {only_ir, 2}, {junk, 4}, {wrong_wire, 2}, {node_past, 6}, {cut_str, 5},
-        {huge, 11}, {longv, 12}, {ir_len, 5}, {bad_opset, 6}, {two_graphs, 6}, {fixed_cut, 3},
+    const struct {
+        const uint8_t *b;
+        size_t n;
+    } cases[] = {
+        {val_at_end, 3}, {only_ir, 0},    {only_ir, 2},   {junk, 4},   {wrong_wire, 2},
+        {node_past, 6},  {cut_str, 5},    {huge, 11},     {longv, 12}, {ir_len, 5},
+        {bad_opset, 6},  {two_graphs, 6}, {fixed_cut, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         result a, r;

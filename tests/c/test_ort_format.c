@@ -11,8 +11,16 @@
 static uint8_t f[256];
 static size_t n;
 
-static void put32(size_t at, uint32_t v) { f[at] = (uint8_t)v; f[at + 1] = (uint8_t)(v >> 8); f[at + 2] = (uint8_t)(v >> 16); f[at + 3] = (uint8_t)(v >> 24); }
-static void put16(size_t at, uint16_t v) { f[at] = (uint8_t)v; f[at + 1] = (uint8_t)(v >> 8); }
+static void put32(size_t at, uint32_t v) {
+    f[at] = (uint8_t)v;
+    f[at + 1] = (uint8_t)(v >> 8);
+    f[at + 2] = (uint8_t)(v >> 16);
+    f[at + 3] = (uint8_t)(v >> 24);
+}
+static void put16(size_t at, uint16_t v) {
+    f[at] = (uint8_t)v;
+    f[at + 1] = (uint8_t)(v >> 8);
+}
 
 /* Layout (offsets):
  *   0  root uoffset → 24        4 "ORTM"
@@ -27,14 +35,35 @@ static void build(void) {
     n = 132; /* the last byte is the NUL of "onnxruntime" */
     put32(0, 40);
     memcpy(f + 4, "ORTM", 4);
-    put16(8, 8); put16(10, 12); put16(12, 4); put16(14, 8);
-    put16(16, 20); put16(18, 24); put16(20, 4); put16(22, 0); put16(24, 12); put16(26, 0); put16(28, 0);
-    put16(30, 0); put16(32, 0); put16(34, 16);
-    put32(40, (uint32_t)(40 - 8)); put32(44, 104 - 44); put32(48, 64 - 48);
-    put32(64, (uint32_t)(64 - 16)); put32(68, 8); put32(72, 0); put32(76, 116 - 76); put32(80, 88 - 80);
-    put32(88, (uint32_t)(88 - 96)); put16(96, 4); put16(98, 4);
-    put32(104, 6); memcpy(f + 108, "1.30.0", 7);
-    put32(116, 11); memcpy(f + 120, "onnxruntime", 12);
+    put16(8, 8);
+    put16(10, 12);
+    put16(12, 4);
+    put16(14, 8);
+    put16(16, 20);
+    put16(18, 24);
+    put16(20, 4);
+    put16(22, 0);
+    put16(24, 12);
+    put16(26, 0);
+    put16(28, 0);
+    put16(30, 0);
+    put16(32, 0);
+    put16(34, 16);
+    put32(40, (uint32_t)(40 - 8));
+    put32(44, 104 - 44);
+    put32(48, 64 - 48);
+    put32(64, (uint32_t)(64 - 16));
+    put32(68, 8);
+    put32(72, 0);
+    put32(76, 116 - 76);
+    put32(80, 88 - 80);
+    put32(88, (uint32_t)(88 - 96));
+    put16(96, 4);
+    put16(98, 4);
+    put32(104, 6);
+    memcpy(f + 108, "1.30.0", 7);
+    put32(116, 11);
+    memcpy(f + 120, "onnxruntime", 12);
 }
 
 static ok_status read_it(ok_error *err) {
@@ -53,7 +82,8 @@ int main(void) {
     CHECK_EQ_INT(info.has_graph, 1);
 
     /* not ORT: no identifier; empty; too short */
-    build(); f[7] = 'X';
+    build();
+    f[7] = 'X';
     CHECK_EQ_INT(read_it(&err), OK_ERR_NOT_ONNX);
     CHECK_EQ_INT(err.offset, 4);
     CHECK_EQ_INT(ok_ort_read(f, 0, &info, &err), OK_ERR_EMPTY);
@@ -65,25 +95,34 @@ int main(void) {
         CHECK(ok_ort_read(f, cut, &info, &err) != OK_OK);
     }
     /* lying offsets: root, vtable, a field past its table, a reference, a string length */
-    build(); put32(0, 1000);
+    build();
+    put32(0, 1000);
     CHECK_EQ_INT(read_it(&err), OK_ERR_TRUNCATED);
-    build(); put32(40, 0x80000000u);
+    build();
+    put32(40, 0x80000000u);
     CHECK_EQ_INT(read_it(&err), OK_ERR_TRUNCATED);
-    build(); put16(12, 200);
+    build();
+    put16(12, 200);
     CHECK_EQ_INT(read_it(&err), OK_ERR_TRUNCATED);
-    build(); put32(48, 0xFFFFFFF0u);
+    build();
+    put32(48, 0xFFFFFFF0u);
     CHECK_EQ_INT(read_it(&err), OK_ERR_TRUNCATED);
-    build(); put32(104, 0xFFFFFFFFu);
+    build();
+    put32(104, 0xFFFFFFFFu);
     CHECK_EQ_INT(read_it(&err), OK_ERR_TRUNCATED);
-    build(); put16(8, 7);
+    build();
+    put16(8, 7);
     CHECK_EQ_INT(read_it(&err), OK_ERR_TRUNCATED);
     /* a session without a model, a model without a graph */
-    build(); put16(14, 0);
+    build();
+    put16(14, 0);
     CHECK_EQ_INT(read_it(&err), OK_ERR_NOT_ONNX);
-    build(); put16(34, 0);
+    build();
+    put16(34, 0);
     CHECK_EQ_INT(read_it(&err), OK_ERR_NOT_ONNX);
     /* a session without ort_version still reads */
-    build(); put16(12, 0);
+    build();
+    put16(12, 0);
     CHECK_EQ_INT(ok_ort_read(f, n, &info, &err), OK_OK);
     CHECK(info.ort_version[0] == '\0');
     CHECK_EQ_INT(ok_ort_read(NULL, 4, &info, &err), OK_ERR_INVALID_ARG);

@@ -42,8 +42,8 @@ static void test_varint(void) {
 
 static void test_fields(void) {
     /* field 1 LEN "ab"; field 2 varint 150; field 3 fixed32; field 4 fixed64 */
-    static const uint8_t b[] = {0x0a, 0x02, 'a', 'b', 0x10, 0x96, 0x01,
-                                0x1d, 1, 0, 0, 0, 0x21, 2, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t b[] = {0x0a, 0x02, 'a', 'b', 0x10, 0x96, 0x01, 0x1d, 1, 0, 0,
+                                0,    0x21, 2,   0,   0,    0,    0,    0,    0, 0};
     ok_pb_reader r = ok_pb_sub(b, 0, sizeof b, &T);
     ok_pb_field f;
     ok_error e;

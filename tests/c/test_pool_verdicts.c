@@ -32,7 +32,10 @@ static int planned(ok_pool *p, int64_t n) {
 
 static void test_runtime_declarations(void) {
     ok_pool *p = ok_pool_create(1 << 20, 1, 4);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     int64_t in[1] = {SYM(0)}, scalar_rt[1] = {0}, n[1] = {SYM(0)}, three[1] = {3}, four[1] = {4};
     int64_t unknown_rt[1] = {4294967295LL};
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 1, in), OK_OK);
@@ -60,7 +63,10 @@ static void test_runtime_declarations(void) {
 
     /* Only the runtime spoke: its [] is no scalar, its [4] stands. */
     p = ok_pool_create(1 << 20, 0, 2);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     CHECK_EQ_INT(ok_pool_declare_runtime(p, OK_SLOT_OUTPUT, 0, F32, 0, NULL), OK_OK);
     CHECK(!ok_pool_output_declared(p, 0));
     CHECK_EQ_INT(ok_pool_declare_runtime(p, OK_SLOT_OUTPUT, 1, F32, 1, four), OK_OK);
@@ -82,7 +88,10 @@ static void test_runtime_declarations(void) {
  * for runs where n = 7: onnxruntime refuses the preallocation. */
 static void test_failed_run_retry(void) {
     ok_pool *p = ok_pool_create(1 << 20, 1, 2);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     int64_t sym[1] = {SYM(0)}, fixed3[1] = {3};
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 1, sym), OK_OK);
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, 1, sym), OK_OK);
@@ -148,7 +157,10 @@ static void test_failed_run_retry(void) {
 
 static void test_device_failed(void) {
     ok_pool *p = ok_pool_create(1 << 20, 2, 2);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     int64_t four[1] = {4};
     /* a run binds two inputs and two outputs; output 1 is kept */
     CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
@@ -191,7 +203,10 @@ static void test_device_failed(void) {
  * with headroom: 64 tokens make only a handful of tensors. */
 static void test_kv_growth(void) {
     ok_pool *p = ok_pool_create(1 << 24, 1, 1);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     int64_t past[3] = {1, SYM(0), 8}, present[3] = {1, SYM(1), 8};
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 3, past), OK_OK);
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, 3, present), OK_OK);
@@ -231,7 +246,8 @@ static void test_kv_growth(void) {
     CHECK_EQ_INT(ok_pool_action_count(p), 0);
     CHECK_EQ_INT(ok_pool_adopt(p, 0, GPU, F32, out, 3, 0), OK_OK);
     CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
-    CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_DISTRUSTED], 0); /* a symbol: nothing declared was wrong */
+    CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_DISTRUSTED],
+                 0); /* a symbol: nothing declared was wrong */
     CHECK_EQ_INT(ok_pool_check(p), OK_OK);
     CHECK_EQ_INT(ok_pool_destroy(p), OK_OK);
     ok_pool_free(p);
@@ -241,7 +257,10 @@ static void test_kv_growth(void) {
  * tensor onnxruntime-web registered at [5] must not come back at [3]. */
 static void test_rebind_across_cpu(void) {
     ok_pool *p = ok_pool_create(1 << 20, 1, 0);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     int64_t five[1] = {5}, three[1] = {3};
     CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
     CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, F32, five, 1, 20), OK_OK);
@@ -261,7 +280,10 @@ static void test_rebind_across_cpu(void) {
 
 static void test_result(void) {
     ok_pool *p = ok_pool_create(1 << 20, 0, 1);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     int64_t two[1] = {2};
     CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
     CHECK_EQ_INT(ok_pool_result(p, 0, CPU, F32, two, 1, 8, 0), OK_OK);
@@ -280,7 +302,10 @@ static void test_result(void) {
 static void test_placement_verdict(void) {
     /* DEVICE slower: CPU wins; then it stays */
     ok_pool *p = ok_pool_create(0, 1, 1);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
     CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_DEVICE, 900000, 0), OK_OK); /* warm-up: not timed */
     CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_DEVICE, 900000, 0), OK_OK);
@@ -301,7 +326,10 @@ static void test_placement_verdict(void) {
     ok_pool_free(p);
     /* a chained run decides DEVICE at once */
     p = ok_pool_create(0, 1, 1);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_DEVICE, 5, 1), OK_OK);
     CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
     CHECK_EQ_INT((int)ok_pool_stats(p, CPU)[OK_STAT_PLACEMENT], OK_PLACE_DEVICE);
@@ -309,7 +337,10 @@ static void test_placement_verdict(void) {
     ok_pool_free(p);
     /* the caller's choice settles it too */
     p = ok_pool_create(0, 1, 1);
-    if (!p) { CHECK(0); return; }
+    if (!p) {
+        CHECK(0);
+        return;
+    }
     CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_CPU, 0, 1), OK_OK);
     CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU);
     CHECK_EQ_INT(ok_pool_destroy(p), OK_OK);

@@ -25,9 +25,8 @@ static void test_vectors(void) {
     CHECK_EQ_INT(strlen(m448) * 8, 448);
     hex_of((const uint8_t *)m448, strlen(m448), hex);
     CHECK_EQ_STR(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-    const char *m896 =
-        "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmno"
-        "ijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+    const char *m896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmno"
+                       "ijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
     CHECK_EQ_INT(strlen(m896) * 8, 896);
     hex_of((const uint8_t *)m896, strlen(m896), hex);
     CHECK_EQ_STR(hex, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");

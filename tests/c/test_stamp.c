@@ -16,14 +16,14 @@
  * float input and output (Identity), producer "t". */
 static size_t tiny_model(uint8_t *b) {
     static const uint8_t m[] = {
-        0x08, 0x08,                                     /* ir_version = 8 */
-        0x12, 0x01, 't',                                /* producer_name */
-        0x3a, 0x23,                                     /* graph, 35 bytes */
-        0x0a, 0x10, 0x0a, 0x01, 'x', 0x12, 0x01, 'y', 0x22, 0x08, 'I', 'd', 'e', 'n', 't', 'i', 't', 'y',
-        0x12, 0x01, 'g',                                /* graph.name */
-        0x5a, 0x05, 0x0a, 0x01, 'x', 0x12, 0x00,        /* input x (type left out) */
-        0x62, 0x05, 0x0a, 0x01, 'y', 0x12, 0x00,        /* output y */
-        0x42, 0x02, 0x10, 0x0d,                         /* opset_import version 13 */
+        0x08, 0x08,      /* ir_version = 8 */
+        0x12, 0x01, 't', /* producer_name */
+        0x3a, 0x23,      /* graph, 35 bytes */
+        0x0a, 0x10, 0x0a, 0x01, 'x', 0x12, 0x01, 'y',  0x22, 0x08, 'I',
+        'd',  'e',  'n',  't',  'i', 't',  'y',  0x12, 0x01, 'g', /* graph.name */
+        0x5a, 0x05, 0x0a, 0x01, 'x', 0x12, 0x00,                  /* input x (type left out) */
+        0x62, 0x05, 0x0a, 0x01, 'y', 0x12, 0x00,                  /* output y */
+        0x42, 0x02, 0x10, 0x0d,                                   /* opset_import version 13 */
     };
     memcpy(b, m, sizeof m);
     return sizeof m;
@@ -85,11 +85,13 @@ static void test_round_trip_and_verdicts(void) {
     /* a field after the stamp (a tool appended metadata): not ours any more */
     uint8_t more[] = {0x08, 0x09};
     memcpy(model + total, more, sizeof more);
-    CHECK_EQ_INT(ok_stamp_check(model, total + sizeof more, "1.30.0", "wasm", "extended", NULL), OK_STAMP_NONE);
+    CHECK_EQ_INT(ok_stamp_check(model, total + sizeof more, "1.30.0", "wasm", "extended", NULL),
+                 OK_STAMP_NONE);
 
     /* a cut stamp is not a stamp; not a model at all is not a stamp */
     CHECK_EQ_INT(ok_stamp_check(model, total - 3, "1.30.0", "wasm", "extended", NULL), OK_STAMP_NONE);
-    CHECK_EQ_INT(ok_stamp_check((const uint8_t *)"\xff\xff\xff", 3, "1.30.0", "wasm", "extended", NULL), OK_STAMP_NONE);
+    CHECK_EQ_INT(ok_stamp_check((const uint8_t *)"\xff\xff\xff", 3, "1.30.0", "wasm", "extended", NULL),
+                 OK_STAMP_NONE);
 }
 
 /* Stamps whose value does not parse: MALFORMED (the key is ours). */
@@ -130,7 +132,8 @@ static void test_malformed(void) {
     /* a NUL inside a field (found by fuzz_stamp): refused, not cut short */
     {
         char nul[512];
-        int k = snprintf(nul, sizeof nul, "v=1;producer=a;ort=1;ep=wa#sm;level=basic;source=%s;artifact=%s", hex, hex);
+        int k = snprintf(nul, sizeof nul, "v=1;producer=a;ort=1;ep=wa#sm;level=basic;source=%s;artifact=%s",
+                         hex, hex);
         *strchr(nul, '#') = 0;
         ok_stamp s;
         CHECK_EQ_INT(ok_stamp_parse(nul, (size_t)k, &s), OK_ERR_NOT_ONNX);

@@ -54,7 +54,8 @@ static void apply(shadow *s) {
         if (!(op >= 1 && op <= 9 && h > 0 && h < MAXH)) continue;
         s->n_ops[op]++;
         switch (op) {
-        case OK_POOL_CREATE: case OK_POOL_ADOPT:
+        case OK_POOL_CREATE:
+        case OK_POOL_ADOPT:
             CHECK_EQ_INT(s->h[h], H_NONE);
             s->h[h] = H_OWNED;
             break;
@@ -71,8 +72,7 @@ static void apply(shadow *s) {
             CHECK_EQ_INT(s->h[h], H_EXTERNAL);
             s->h[h] = H_FORGOTTEN;
             break;
-        default: /* REUSE TAKE BIND KEEP: a live pool tensor */
-            CHECK_EQ_INT(s->h[h], H_OWNED);
+        default: /* REUSE TAKE BIND KEEP: a live pool tensor */ CHECK_EQ_INT(s->h[h], H_OWNED);
         }
         if (kind != OK_POOL_NONE && op != OK_POOL_FORGET && op != OK_POOL_KEEP) {
             s->last_handle = h;
@@ -214,22 +214,28 @@ static void test_steady_state(void) {
 
 static void test_repin(void) {
     shadow *s = sh_new(1 << 20, 1, 0);
-    if (!s) { CHECK(0); return; }
+    if (!s) {
+        CHECK(0);
+        return;
+    }
     const uint64_t *g = ok_pool_stats(s->p, CPU);
     int64_t a[] = {1, 128}, b[] = {1, 100}, c[] = {1, 1000};
-    ok_pool_input(s->p, 0, CPU, F32, a, 2); apply(s);
+    ok_pool_input(s->p, 0, CPU, F32, a, 2);
+    apply(s);
     uint32_t h1 = s->last_handle;
     uint32_t gen1 = ok_pool_actions(s->p, NULL)[5];
     /* dims change, same class (512): the same buffer comes straight back
      * (on CPU; WebGPU: test_rebind_size) */
-    ok_pool_input(s->p, 0, CPU, F32, b, 2); apply(s);
+    ok_pool_input(s->p, 0, CPU, F32, b, 2);
+    apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, h1);
     CHECK(ok_pool_actions(s->p, NULL)[5] != gen1); /* new binding generation */
     CHECK_EQ_INT(g[OK_STAT_REPINS], 1);
     CHECK_EQ_INT(g[OK_STAT_CREATES], 1);
     /* bigger class: create, old one to the free list */
-    ok_pool_input(s->p, 0, CPU, F32, c, 2); apply(s);
+    ok_pool_input(s->p, 0, CPU, F32, c, 2);
+    apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
     uint32_t h2 = s->last_handle;
     CHECK(h2 != h1);
@@ -237,7 +243,8 @@ static void test_repin(void) {
     CHECK_EQ_INT(g[OK_STAT_BYTES_FREE], 512);
     CHECK_EQ_INT(g[OK_STAT_BYTES_HELD], 512 + 4096);
     /* back: served from the free list */
-    ok_pool_input(s->p, 0, CPU, F32, a, 2); apply(s);
+    ok_pool_input(s->p, 0, CPU, F32, a, 2);
+    apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, h1);
     CHECK_EQ_INT(g[OK_STAT_BYTES_FREE], 4096);
@@ -247,22 +254,30 @@ static void test_repin(void) {
     CHECK_EQ_INT(ok_pool_tensor_dims(s->p, h1, d, 4), 2);
     CHECK_EQ_INT(d[1], 128);
     /* another backend never takes a CPU buffer */
-    ok_pool_input(s->p, 0, GPU, F32, c, 2); apply(s);
+    ok_pool_input(s->p, 0, GPU, F32, c, 2);
+    apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
     sh_dispose(s);
 
     /* WebNN: exact dtype+dims, exact bytes */
     s = sh_new(1 << 20, 1, 0);
-    if (!s) { CHECK(0); return; }
+    if (!s) {
+        CHECK(0);
+        return;
+    }
     int64_t x[] = {1, 128}, y[] = {2, 64};
-    ok_pool_input(s->p, 0, NN, F32, x, 2); apply(s);
+    ok_pool_input(s->p, 0, NN, F32, x, 2);
+    apply(s);
     uint32_t n1 = s->last_handle;
     CHECK_EQ_INT(ok_pool_actions(s->p, NULL)[6], 512);
-    ok_pool_input(s->p, 0, NN, F32, y, 2); apply(s); /* same bytes, other shape */
+    ok_pool_input(s->p, 0, NN, F32, y, 2);
+    apply(s); /* same bytes, other shape */
     CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
-    ok_pool_input(s->p, 0, NN, I64, x, 2); apply(s); /* other dtype */
+    ok_pool_input(s->p, 0, NN, I64, x, 2);
+    apply(s); /* other dtype */
     CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
-    ok_pool_input(s->p, 0, NN, F32, x, 2); apply(s);
+    ok_pool_input(s->p, 0, NN, F32, x, 2);
+    apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, n1);
     sh_dispose(s);
@@ -270,11 +285,15 @@ static void test_repin(void) {
 
 static void test_budget_lru(void) {
     shadow *s = sh_new(3 * 1024, 5, 0);
-    if (!s) { CHECK(0); return; }
+    if (!s) {
+        CHECK(0);
+        return;
+    }
     int64_t small[] = {256}, big[] = {1024};
     uint32_t h[5];
     for (uint32_t i = 0; i < 5; i++) {
-        ok_pool_input(s->p, i, CPU, F32, small, 1); apply(s);
+        ok_pool_input(s->p, i, CPU, F32, small, 1);
+        apply(s);
         h[i] = s->last_handle;
     }
     /* Move slots to a bigger class one by one: h0..h4 enter the free list
@@ -298,7 +317,8 @@ static void test_budget_lru(void) {
     CHECK_EQ_INT(ok_pool_action_count(s->p), 0);
     /* A take removes a tensor from the free list: slot 0 back to small
      * takes h4 (newest of its class). */
-    ok_pool_input(s->p, 0, CPU, F32, small, 1); apply(s);
+    ok_pool_input(s->p, 0, CPU, F32, small, 1);
+    apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
     CHECK_EQ_INT(s->last_handle, h[4]);
     /* slot 0's big tensor is now the newest free; lowering the budget
@@ -313,18 +333,22 @@ static void test_budget_lru(void) {
     CHECK_EQ_INT(ok_pool_stats(s->p, CPU)[OK_STAT_BYTES_FREE], 4096);
     CHECK_EQ_INT(ok_pool_stats(s->p, CPU)[OK_STAT_DESTROYS], 4);
     /* budget 0: the free list is always empty */
-    ok_pool_set_budget(s->p, 0); apply(s);
+    ok_pool_set_budget(s->p, 0);
+    apply(s);
     CHECK_EQ_INT(ok_pool_stats(s->p, CPU)[OK_STAT_BYTES_FREE], 0);
     /* Inside a run, a tensor handed out in the run is not evicted until
      * run_end (ORT may hold it), nor handed out again. */
     sh_run_begin(s);
-    ok_pool_input(s->p, 1, CPU, F32, small, 1); apply(s); /* h(1) big -> free, created small */
+    ok_pool_input(s->p, 1, CPU, F32, small, 1);
+    apply(s); /* h(1) big -> free, created small */
     uint32_t hs = s->last_handle;
     CHECK_EQ_INT(s->n_ops[OK_POOL_DESTROY], 1); /* the old one was not used this run */
-    ok_pool_input(s->p, 1, CPU, F32, big, 1); apply(s);   /* hs was used this run */
+    ok_pool_input(s->p, 1, CPU, F32, big, 1);
+    apply(s); /* hs was used this run */
     CHECK_EQ_INT(s->n_ops[OK_POOL_DESTROY], 0);
     CHECK_EQ_INT(ok_pool_stats(s->p, CPU)[OK_STAT_BYTES_FREE], 1024); /* hs, quarantined */
-    ok_pool_input(s->p, 2, CPU, F32, small, 1); apply(s);
+    ok_pool_input(s->p, 2, CPU, F32, small, 1);
+    apply(s);
     CHECK(s->last_handle != hs);
     sh_run_end(s);
     CHECK_EQ_INT(s->n_ops[OK_POOL_DESTROY], 1);
@@ -340,10 +364,14 @@ static void test_interleaved(void) {
         int64_t da[] = {1, 16 + (r % 3) * 300}, db[] = {2, 8};
         sh_run_begin(a);
         sh_run_begin(b);
-        CHECK_EQ_INT(ok_pool_input(a->p, 0, GPU, F32, da, 2), OK_OK); apply(a);
-        CHECK_EQ_INT(ok_pool_input(b->p, 0, CPU, F32, db, 2), OK_OK); apply(b);
-        CHECK_EQ_INT(ok_pool_output(b->p, 0, CPU, F32, db, 2), OK_OK); apply(b);
-        CHECK_EQ_INT(ok_pool_output(a->p, 0, GPU, F32, da, 2), OK_OK); apply(a);
+        CHECK_EQ_INT(ok_pool_input(a->p, 0, GPU, F32, da, 2), OK_OK);
+        apply(a);
+        CHECK_EQ_INT(ok_pool_input(b->p, 0, CPU, F32, db, 2), OK_OK);
+        apply(b);
+        CHECK_EQ_INT(ok_pool_output(b->p, 0, CPU, F32, db, 2), OK_OK);
+        apply(b);
+        CHECK_EQ_INT(ok_pool_output(a->p, 0, GPU, F32, da, 2), OK_OK);
+        apply(a);
         sh_run_end(b);
         sh_run_end(a);
     }
@@ -363,21 +391,33 @@ static void test_interleaved(void) {
 
 static void test_dispose(void) {
     shadow *s = sh_new(1 << 20, 3, 3);
-    if (!s) { CHECK(0); return; }
+    if (!s) {
+        CHECK(0);
+        return;
+    }
     int64_t d1[] = {4, 4}, d2[] = {64, 64}, d3[] = {7};
-    ok_pool_input(s->p, 0, GPU, F32, d1, 2); apply(s);               /* pinned */
-    ok_pool_input(s->p, 1, GPU, F32, d2, 2); apply(s);
-    ok_pool_input(s->p, 1, GPU, F32, d1, 2); apply(s);               /* d2 -> free */
-    ok_pool_bind_external(s->p, OK_SLOT_INPUT, 2, GPU, F32, d3, 1); apply(s);
+    ok_pool_input(s->p, 0, GPU, F32, d1, 2);
+    apply(s); /* pinned */
+    ok_pool_input(s->p, 1, GPU, F32, d2, 2);
+    apply(s);
+    ok_pool_input(s->p, 1, GPU, F32, d1, 2);
+    apply(s); /* d2 -> free */
+    ok_pool_bind_external(s->p, OK_SLOT_INPUT, 2, GPU, F32, d3, 1);
+    apply(s);
     uint32_t ext = s->last_handle;
     CHECK_EQ_INT(s->last_op, OK_POOL_EXTERNAL);
-    ok_pool_output(s->p, 0, NN, F32, d2, 2); apply(s);
-    ok_pool_keep(s->p, 0); apply(s);                                  /* kept */
-    ok_pool_adopt(s->p, 1, CPU, I64, d3, 1, 100); apply(s);          /* adopted */
+    ok_pool_output(s->p, 0, NN, F32, d2, 2);
+    apply(s);
+    ok_pool_keep(s->p, 0);
+    apply(s); /* kept */
+    ok_pool_adopt(s->p, 1, CPU, I64, d3, 1, 100);
+    apply(s); /* adopted */
     CHECK_EQ_INT(ok_pool_actions(s->p, NULL)[6], 100);
-    ok_pool_bind_external(s->p, OK_SLOT_OUTPUT, 2, CPU, F32, d3, 1); apply(s);
+    ok_pool_bind_external(s->p, OK_SLOT_OUTPUT, 2, CPU, F32, d3, 1);
+    apply(s);
     /* rebinding an external slot forgets the handle, never destroys it */
-    ok_pool_bind_external(s->p, OK_SLOT_OUTPUT, 2, CPU, F32, d3, 1); apply(s);
+    ok_pool_bind_external(s->p, OK_SLOT_OUTPUT, 2, CPU, F32, d3, 1);
+    apply(s);
     CHECK_EQ_INT(s->n_ops[OK_POOL_FORGET], 1);
     CHECK_EQ_INT(stat_sum(s->p, OK_STAT_LIVE_TENSORS), 5);
     CHECK_EQ_INT(live_owned(s), 5);
@@ -400,7 +440,10 @@ static void test_dispose(void) {
  * [1,4,t+1,16], kept and fed back as the next past. */
 static void test_chaining(void) {
     shadow *s = sh_new(64 * 1024, 2, 2);
-    if (!s) { CHECK(0); return; }
+    if (!s) {
+        CHECK(0);
+        return;
+    }
     ok_pool_declare(s->p, OK_SLOT_INPUT, 1, F32, 4, NULL);
     uint32_t prev_kept = 0;
     uint64_t classes = 0, last_class = 0;
@@ -411,7 +454,8 @@ static void test_chaining(void) {
         classes += cls != last_class;
         last_class = cls;
         CHECK_EQ_INT(sh_run_begin(s), OK_OK);
-        CHECK_EQ_INT(ok_pool_input(s->p, 0, GPU, I64, ids, 2), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_input(s->p, 0, GPU, I64, ids, 2), OK_OK);
+        apply(s);
         if (step == 0) {
             CHECK_EQ_INT(ok_pool_input(s->p, 1, GPU, F32, past, 4), OK_OK);
         } else {
@@ -420,7 +464,8 @@ static void test_chaining(void) {
         apply(s);
         uint32_t past_h = s->last_handle;
         if (step > 0) CHECK_EQ_INT(past_h, prev_kept);
-        CHECK_EQ_INT(ok_pool_output(s->p, 0, GPU, F32, logits, 3), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_output(s->p, 0, GPU, F32, logits, 3), OK_OK);
+        apply(s);
         if (step == 0) { /* shape unknown the first time: ORT allocates, we adopt */
             CHECK_EQ_INT(ok_pool_adopt(s->p, 1, GPU, F32, present, 4, 0), OK_OK);
         } else {
@@ -429,12 +474,14 @@ static void test_chaining(void) {
         apply(s);
         uint32_t present_h = s->last_handle;
         CHECK(present_h != past_h);
-        CHECK_EQ_INT(ok_pool_keep(s->p, 1), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_keep(s->p, 1), OK_OK);
+        apply(s);
         CHECK_EQ_INT(ok_pool_pinned(s->p, OK_SLOT_OUTPUT, 1), 0);
         /* kept this run: cannot be this run's input */
         CHECK_EQ_INT(ok_pool_input_bind(s->p, 1, present_h), OK_ERR_IN_USE);
         if (step > 0) { /* done with the old past: still bound, so not freed yet */
-            CHECK_EQ_INT(ok_pool_release(s->p, prev_kept), OK_OK); apply(s);
+            CHECK_EQ_INT(ok_pool_release(s->p, prev_kept), OK_OK);
+            apply(s);
             CHECK_EQ_INT(s->h[prev_kept], H_OWNED);
             CHECK_EQ_INT(ok_pool_pinned(s->p, OK_SLOT_INPUT, 1), prev_kept);
         }
@@ -451,9 +498,11 @@ static void test_chaining(void) {
     CHECK(g[OK_STAT_REUSES] >= 98); /* ids and logits every step after the first */
     CHECK(g[OK_STAT_BYTES_FREE] <= 64 * 1024);
     /* the last kept tensor stays alive across budget 0 until released */
-    ok_pool_set_budget(s->p, 0); apply(s);
+    ok_pool_set_budget(s->p, 0);
+    apply(s);
     CHECK_EQ_INT(s->h[prev_kept], H_OWNED);
-    CHECK_EQ_INT(ok_pool_release(s->p, prev_kept), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_release(s->p, prev_kept), OK_OK);
+    apply(s);
     CHECK_EQ_INT(s->h[prev_kept], H_DESTROYED);
     CHECK_EQ_INT(ok_pool_release(s->p, prev_kept), OK_ERR_NOT_FOUND);
     sh_dispose(s);
@@ -461,30 +510,42 @@ static void test_chaining(void) {
 
 static void test_errors(void) {
     shadow *s = sh_new(1 << 20, 2, 1);
-    if (!s) { CHECK(0); return; }
+    if (!s) {
+        CHECK(0);
+        return;
+    }
     ok_pool *p = s->p;
     int64_t d2[] = {1, 8}, d3[] = {1, 8, 2}, neg[] = {1, -8};
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 2, NULL), OK_OK);
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 5, F32, 2, NULL), OK_ERR_INVALID_ARG);
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 17, NULL), OK_ERR_INVALID_ARG);
-    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, d2, 2), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, d2, 2), OK_OK);
+    apply(s);
     uint32_t h = s->last_handle;
     uint64_t creates = stat_sum(p, OK_STAT_CREATES), reuses = stat_sum(p, OK_STAT_REUSES);
-    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, I64, d2, 2), OK_ERR_SHAPE); apply(s);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, I64, d2, 2), OK_ERR_SHAPE);
+    apply(s);
     CHECK_EQ_INT(ok_pool_action_count(p), 0);
-    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, d3, 3), OK_ERR_SHAPE); apply(s);
-    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, neg, 2), OK_ERR_INVALID_ARG); apply(s);
-    CHECK_EQ_INT(ok_pool_input(p, 0, 3, F32, d2, 2), OK_ERR_INVALID_ARG); apply(s);
-    CHECK_EQ_INT(ok_pool_input(p, 0, -1, F32, d2, 2), OK_ERR_INVALID_ARG); apply(s);
-    CHECK_EQ_INT(ok_pool_input(p, 9, GPU, F32, d2, 2), OK_ERR_INVALID_ARG); apply(s);
-    CHECK_EQ_INT(ok_pool_output(p, 1, GPU, F32, d2, 2), OK_ERR_INVALID_ARG); apply(s);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, d3, 3), OK_ERR_SHAPE);
+    apply(s);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, neg, 2), OK_ERR_INVALID_ARG);
+    apply(s);
+    CHECK_EQ_INT(ok_pool_input(p, 0, 3, F32, d2, 2), OK_ERR_INVALID_ARG);
+    apply(s);
+    CHECK_EQ_INT(ok_pool_input(p, 0, -1, F32, d2, 2), OK_ERR_INVALID_ARG);
+    apply(s);
+    CHECK_EQ_INT(ok_pool_input(p, 9, GPU, F32, d2, 2), OK_ERR_INVALID_ARG);
+    apply(s);
+    CHECK_EQ_INT(ok_pool_output(p, 1, GPU, F32, d2, 2), OK_ERR_INVALID_ARG);
+    apply(s);
     CHECK_EQ_INT(ok_pool_bind_external(p, 2, 0, GPU, F32, d2, 2), OK_ERR_INVALID_ARG);
     CHECK_EQ_INT(ok_pool_bind_external(p, OK_SLOT_INPUT, 0, GPU, I64, d2, 2), OK_ERR_SHAPE);
     CHECK_EQ_INT(ok_pool_adopt(p, 0, GPU, F32, d2, 2, 16), OK_ERR_INVALID_ARG); /* cap < bytes */
-    CHECK_EQ_INT(ok_pool_pinned(p, OK_SLOT_INPUT, 0), h);               /* pin unchanged */
+    CHECK_EQ_INT(ok_pool_pinned(p, OK_SLOT_INPUT, 0), h);                       /* pin unchanged */
     CHECK_EQ_INT(stat_sum(p, OK_STAT_CREATES), creates);
     CHECK_EQ_INT(stat_sum(p, OK_STAT_REUSES), reuses);
-    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, d2, 2), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, d2, 2), OK_OK);
+    apply(s);
     CHECK_EQ_INT(s->last_op, OK_POOL_REUSE);
     /* state errors */
     CHECK_EQ_INT(ok_pool_run_end(p), OK_ERR_STATE);
@@ -493,19 +554,25 @@ static void test_errors(void) {
     CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
     CHECK_EQ_INT(ok_pool_keep(p, 0), OK_ERR_NOT_FOUND);
     CHECK_EQ_INT(ok_pool_release(p, 12345), OK_ERR_NOT_FOUND);
-    CHECK_EQ_INT(ok_pool_release(p, h), OK_ERR_STATE);  /* pinned, not kept */
+    CHECK_EQ_INT(ok_pool_release(p, h), OK_ERR_STATE);        /* pinned, not kept */
     CHECK_EQ_INT(ok_pool_input_bind(p, 1, h), OK_ERR_IN_USE); /* bound to input 0 */
-    CHECK_EQ_INT(ok_pool_output(p, 0, GPU, F32, d3, 3), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_output(p, 0, GPU, F32, d3, 3), OK_OK);
+    apply(s);
     uint32_t o = s->last_handle;
     CHECK_EQ_INT(ok_pool_input_bind(p, 1, o), OK_ERR_IN_USE); /* output pin, not kept */
-    CHECK_EQ_INT(ok_pool_keep(p, 0), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_keep(p, 0), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_input_bind(p, 0, o), OK_ERR_SHAPE); /* rank 3 vs declared 2 */
     CHECK_EQ_INT(ok_pool_pinned(p, OK_SLOT_INPUT, 0), h);
-    CHECK_EQ_INT(ok_pool_input_bind(p, 1, o), OK_OK); apply(s);
-    CHECK_EQ_INT(ok_pool_input_bind(p, 1, o), OK_OK); apply(s); /* idempotent */
-    CHECK_EQ_INT(ok_pool_release(p, o), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_input_bind(p, 1, o), OK_OK);
+    apply(s);
+    CHECK_EQ_INT(ok_pool_input_bind(p, 1, o), OK_OK);
+    apply(s); /* idempotent */
+    CHECK_EQ_INT(ok_pool_release(p, o), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_release(p, o), OK_ERR_STATE);
-    ok_pool_bind_external(p, OK_SLOT_OUTPUT, 0, GPU, F32, d2, 2); apply(s);
+    ok_pool_bind_external(p, OK_SLOT_OUTPUT, 0, GPU, F32, d2, 2);
+    apply(s);
     CHECK_EQ_INT(ok_pool_keep(p, 0), OK_ERR_STATE); /* external: caller owns it */
     CHECK_EQ_INT(ok_pool_release(p, s->last_handle), OK_ERR_STATE);
     CHECK_EQ_INT(ok_pool_check(p), OK_OK);
@@ -517,7 +584,11 @@ static void test_errors(void) {
  * 8 entries, action list growth past 16 records). Returns the concatenated
  * action stream; with fail_after >= 0 every NOMEM is checked to leave the
  * pool unchanged and then retried with failures off. */
-typedef struct { uint32_t *w; size_t n, cap; int nomem; } stream;
+typedef struct {
+    uint32_t *w;
+    size_t n, cap;
+    int nomem;
+} stream;
 
 static void stream_add(stream *st, ok_pool *p) {
     uint32_t n;
@@ -534,20 +605,20 @@ static void stream_add(stream *st, ok_pool *p) {
     }
 }
 
-#define STEP(call)                                                        \
-    do {                                                                  \
-        ok_status rc_ = (call);                                           \
-        if (rc_ == OK_ERR_NOMEM) {                                        \
-            st->nomem++;                                                  \
-            CHECK_EQ_INT(ok_pool_action_count(p), 0);                     \
-            CHECK_EQ_INT(ok_pool_check(p), OK_OK);                        \
+#define STEP(call)                                                                 \
+    do {                                                                           \
+        ok_status rc_ = (call);                                                    \
+        if (rc_ == OK_ERR_NOMEM) {                                                 \
+            st->nomem++;                                                           \
+            CHECK_EQ_INT(ok_pool_action_count(p), 0);                              \
+            CHECK_EQ_INT(ok_pool_check(p), OK_OK);                                 \
             CHECK_EQ_INT(memcmp(ok_pool_stats(p, GPU), before, sizeof before), 0); \
-            ok_pool_set_alloc_fail_after(-1);                             \
-            rc_ = (call);                                                 \
-        }                                                                 \
-        CHECK_EQ_INT(rc_, OK_OK);                                         \
-        stream_add(st, p);                                                \
-        memcpy(before, ok_pool_stats(p, GPU), sizeof before);             \
+            ok_pool_set_alloc_fail_after(-1);                                      \
+            rc_ = (call);                                                          \
+        }                                                                          \
+        CHECK_EQ_INT(rc_, OK_OK);                                                  \
+        stream_add(st, p);                                                         \
+        memcpy(before, ok_pool_stats(p, GPU), sizeof before);                      \
     } while (0)
 
 static void scripted(int fail_after, stream *st) {
@@ -616,7 +687,11 @@ static uint32_t rnd(uint32_t n) {
 }
 
 #define NKEPT 64
-typedef struct { shadow *s; uint32_t kept[NKEPT]; int n_kept; } actor;
+typedef struct {
+    shadow *s;
+    uint32_t kept[NKEPT];
+    int n_kept;
+} actor;
 
 static void random_op(actor *a) {
     shadow *s = a->s;
@@ -630,7 +705,8 @@ static void random_op(actor *a) {
     switch (rnd(12)) {
     case 0: sh_run_begin(s); break;
     case 1: sh_run_end(s); break;
-    case 2: case 3:
+    case 2:
+    case 3:
         rc = kind ? ok_pool_output(p, idx, backend, dtype, dims, rank)
                   : ok_pool_input(p, idx, backend, dtype, dims, rank);
         CHECK(rc == OK_OK || (rc == OK_ERR_SHAPE && idx == 3));
@@ -658,7 +734,8 @@ static void random_op(actor *a) {
         }
         break;
     }
-    case 7: case 8:
+    case 7:
+    case 8:
         if (a->n_kept) {
             uint32_t h = a->kept[rnd((uint32_t)a->n_kept)];
             rc = ok_pool_input_bind(p, idx, h);
@@ -675,7 +752,8 @@ static void random_op(actor *a) {
         }
         break;
     case 10:
-        ok_pool_set_budget(p, rnd(4) ? 64 * 1024 : rnd(8192)); apply(s);
+        ok_pool_set_budget(p, rnd(4) ? 64 * 1024 : rnd(8192));
+        apply(s);
         break;
     default: { /* a held handle, kept by the caller, is always alive */
         for (int i = 0; i < a->n_kept; i++) CHECK_EQ_INT(s->h[a->kept[i]], H_OWNED);
@@ -704,8 +782,8 @@ static void test_random(void) {
 }
 
 /* Refusal record: reason, kind, index, dim, expected, got. */
-static void check_refusal(ok_pool *p, uint32_t reason, uint32_t index, uint32_t dim,
-                          int64_t expected, int64_t got) {
+static void check_refusal(ok_pool *p, uint32_t reason, uint32_t index, uint32_t dim, int64_t expected,
+                          int64_t got) {
     const uint32_t *r = ok_pool_refusal(p);
     CHECK_EQ_INT(r[0], reason);
     CHECK_EQ_INT(r[2], index);
@@ -730,11 +808,14 @@ static void test_shapes(void) {
     /* inputs: x [batch, seq, 4] f32, mask [batch, seq] i64; outputs: y [batch, seq, 4]
      * (symbols), idx [2, ?] (NonZero-like), z [unknown rank], w [batch, k] (k unnamed) */
     shadow *s = sh_new(1 << 20, 2, 4);
-    if (!s) { CHECK(0); return; }
+    if (!s) {
+        CHECK(0);
+        return;
+    }
     ok_pool *p = s->p;
     const int64_t B = OK_POOL_DIM_SYMBOL(0), S = OK_POOL_DIM_SYMBOL(1), K = OK_POOL_DIM_SYMBOL(2);
-    int64_t x[] = {B, S, 4}, mask[] = {B, S}, y[] = {B, S, 4}, idx[] = {2, OK_POOL_DIM_UNKNOWN},
-            w[] = {B, K}, ort_unknown[] = {4294967295LL, 3};
+    int64_t x[] = {B, S, 4}, mask[] = {B, S}, y[] = {B, S, 4}, idx[] = {2, OK_POOL_DIM_UNKNOWN}, w[] = {B, K},
+            ort_unknown[] = {4294967295LL, 3};
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 3, x), OK_OK);
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 1, I64, 2, mask), OK_OK);
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, 3, y), OK_OK);
@@ -753,10 +834,14 @@ static void test_shapes(void) {
 
     for (int64_t seq = 3; seq <= 5; seq++) {
         int64_t xd[] = {2, seq, 4}, md[] = {2, seq};
-        CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK); apply(s);
-        CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, F32, xd, 3, (uint64_t)(2 * seq * 4 * 4)), OK_OK); apply(s);
-        CHECK_EQ_INT(ok_pool_input(p, 1, GPU, I64, md, 2), OK_OK); apply(s);
-        CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+        apply(s);
+        CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, F32, xd, 3, (uint64_t)(2 * seq * 4 * 4)), OK_OK);
+        apply(s);
+        CHECK_EQ_INT(ok_pool_input(p, 1, GPU, I64, md, 2), OK_OK);
+        apply(s);
+        CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK);
+        apply(s);
         CHECK(slot_action(p) != 0); /* planned: [2, seq, 4] */
         int64_t got[OK_POOL_MAX_RANK];
         CHECK_EQ_INT(ok_pool_tensor_dims(p, ok_pool_pinned(p, OK_SLOT_OUTPUT, 0), got, OK_POOL_MAX_RANK), 3);
@@ -770,33 +855,43 @@ static void test_shapes(void) {
             CHECK_EQ_INT(ok_pool_action_count(p), 0);
         }
         int64_t nz[] = {2, seq + 1}; /* value-dependent: whatever onnxruntime made */
-        CHECK_EQ_INT(ok_pool_adopt(p, 1, GPU, I64, nz, 2, 0), OK_OK); apply(s);
-        CHECK_EQ_INT(ok_pool_run_end(p), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_adopt(p, 1, GPU, I64, nz, 2, 0), OK_OK);
+        apply(s);
+        CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+        apply(s);
         CHECK_EQ_INT(ok_pool_check(p), OK_OK);
     }
     /* the same shape again: everything in place */
     {
         int64_t xd[] = {2, 5, 4};
-        CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK); apply(s);
-        CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, xd, 3), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+        apply(s);
+        CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, xd, 3), OK_OK);
+        apply(s);
         CHECK_EQ_INT(slot_action(p), OK_POOL_REUSE);
-        CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK);
+        apply(s);
         CHECK_EQ_INT(slot_action(p), OK_POOL_REUSE);
-        CHECK_EQ_INT(ok_pool_run_end(p), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+        apply(s);
     }
     /* symbols are per run: a run whose inputs bound nothing plans nothing */
-    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK);
     CHECK_EQ_INT(ok_pool_action_count(p), 0);
     /* two inputs binding batch differently: unbound, adopt */
     {
         int64_t xd[] = {2, 5, 4}, md[] = {3, 5};
-        CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, xd, 3), OK_OK); apply(s);
-        CHECK_EQ_INT(ok_pool_input(p, 1, GPU, I64, md, 2), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_input(p, 0, GPU, F32, xd, 3), OK_OK);
+        apply(s);
+        CHECK_EQ_INT(ok_pool_input(p, 1, GPU, I64, md, 2), OK_OK);
+        apply(s);
         CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK);
         CHECK_EQ_INT(ok_pool_action_count(p), 0);
     }
-    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+    apply(s);
 
     /* refusals say what was wrong; nothing changes */
     uint64_t creates = stat_sum(p, OK_STAT_CREATES);
@@ -828,7 +923,8 @@ static void test_shapes(void) {
     apply(s);
     /* adopted outputs are onnxruntime's truth: another rank than declared is taken */
     int64_t r3[] = {1, 2, 3};
-    CHECK_EQ_INT(ok_pool_adopt(p, 1, GPU, I64, r3, 3, 0), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_adopt(p, 1, GPU, I64, r3, 3, 0), OK_OK);
+    apply(s);
     /* declarations refused: symbol id past the limit */
     int64_t far[] = {OK_POOL_DIM_SYMBOL(OK_POOL_MAX_SYMBOLS)};
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 1, far), OK_ERR_INVALID_ARG);
@@ -838,7 +934,8 @@ static void test_shapes(void) {
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 1, I64, 2, sym100), OK_ERR_NOMEM);
     ok_pool_set_alloc_fail_after(-1);
     int64_t md[] = {2, 7};
-    CHECK_EQ_INT(ok_pool_input(p, 1, GPU, I64, md, 2), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_input(p, 1, GPU, I64, md, 2), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_check(p), OK_OK);
     sh_dispose(s);
 }
@@ -849,17 +946,23 @@ static void test_shapes(void) {
 static void test_rebind_size(void) {
     for (int backend = CPU; backend <= GPU; backend++) {
         shadow *s = sh_new(1 << 20, 1, 0);
-        if (!s) { CHECK(0); return; }
+        if (!s) {
+            CHECK(0);
+            return;
+        }
         ok_pool *p = s->p;
         int64_t a[] = {1, 100}, b[] = {1, 90}; /* 400 and 360 bytes: one size class */
-        CHECK_EQ_INT(ok_pool_input(p, 0, backend, F32, a, 2), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_input(p, 0, backend, F32, a, 2), OK_OK);
+        apply(s);
         uint32_t first = s->last_handle;
-        CHECK_EQ_INT(ok_pool_input(p, 0, backend, F32, b, 2), OK_OK); apply(s);
+        CHECK_EQ_INT(ok_pool_input(p, 0, backend, F32, b, 2), OK_OK);
+        apply(s);
         if (backend == GPU) {
             CHECK(s->last_handle != first);
             CHECK_EQ_INT(s->last_op, OK_POOL_CREATE);
             /* and the first comes back on the next change: it was not the last one here */
-            CHECK_EQ_INT(ok_pool_input(p, 0, backend, F32, a, 2), OK_OK); apply(s);
+            CHECK_EQ_INT(ok_pool_input(p, 0, backend, F32, a, 2), OK_OK);
+            apply(s);
             CHECK_EQ_INT(s->last_handle, first);
             CHECK_EQ_INT(s->last_op, OK_POOL_TAKE);
         } else {
@@ -876,18 +979,26 @@ static void test_rebind_size(void) {
  * other dtypes, go to the GPU. */
 static void test_placement(void) {
     shadow *s = sh_new(1 << 20, 3, 0);
-    if (!s) { CHECK(0); return; }
+    if (!s) {
+        CHECK(0);
+        return;
+    }
     ok_pool *p = s->p;
     int64_t scalar[1] = {0}, eight[] = {8}, nine[] = {9};
-    CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, I64, scalar, 0, 8), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, GPU, I64, scalar, 0, 8), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_actions(p, NULL)[4], CPU);
-    CHECK_EQ_INT(ok_pool_feed(p, 1, GPU, I64, eight, 1, 64), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_feed(p, 1, GPU, I64, eight, 1, 64), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_actions(p, NULL)[4], CPU);
-    CHECK_EQ_INT(ok_pool_feed(p, 1, GPU, I64, nine, 1, 72), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_feed(p, 1, GPU, I64, nine, 1, 72), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_actions(p, NULL)[4 + 8 * (ok_pool_action_count(p) - 1)], GPU);
-    CHECK_EQ_INT(ok_pool_feed(p, 2, GPU, F32, scalar, 0, 4), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_feed(p, 2, GPU, F32, scalar, 0, 4), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_actions(p, NULL)[4], GPU);
-    CHECK_EQ_INT(ok_pool_feed(p, 0, NN, I64, scalar, 0, 8), OK_OK); apply(s); /* WebNN takes int64 */
+    CHECK_EQ_INT(ok_pool_feed(p, 0, NN, I64, scalar, 0, 8), OK_OK);
+    apply(s); /* WebNN takes int64 */
     CHECK_EQ_INT(ok_pool_actions(p, NULL)[4 + 8 * (ok_pool_action_count(p) - 1)], NN);
     CHECK_EQ_INT(ok_pool_check(p), OK_OK);
     sh_dispose(s);
@@ -897,16 +1008,23 @@ static void test_placement(void) {
  * (vad-web feeds silero's scalar sr as [1]); its dtype is still checked. */
 static void test_scalar_input_any_shape(void) {
     shadow *s = sh_new(1 << 20, 1, 0);
-    if (!s) { CHECK(0); return; }
+    if (!s) {
+        CHECK(0);
+        return;
+    }
     ok_pool *p = s->p;
     int64_t one[] = {1}, two[] = {1, 1};
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, I64, 0, NULL), OK_OK);
-    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK); apply(s);
-    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, I64, one, 1, 8), OK_OK); apply(s);
-    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, I64, two, 2, 8), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+    apply(s);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, I64, one, 1, 8), OK_OK);
+    apply(s);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, I64, two, 2, 8), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, F32, one, 1, 4), OK_ERR_SHAPE);
     check_refusal(p, OK_REFUSE_DTYPE, 0, OK_POOL_NONE, I64, F32);
-    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK); apply(s);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+    apply(s);
     CHECK_EQ_INT(ok_pool_check(p), OK_OK);
     sh_dispose(s);
 }

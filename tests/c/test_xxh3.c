@@ -550,7 +550,8 @@ static void test_unaligned(void) {
     for (size_t shift = 1; shift < 16; shift++) {
         memcpy(b + shift, pattern, N);
         for (size_t n = 0; n <= N; n += 97) {
-            mismatches += ok_xxh3_64(b + shift, n, seeds[shift % 4]) != ok_xxh3_64(pattern, n, seeds[shift % 4]);
+            mismatches +=
+                ok_xxh3_64(b + shift, n, seeds[shift % 4]) != ok_xxh3_64(pattern, n, seeds[shift % 4]);
         }
     }
     CHECK_EQ_INT(mismatches, 0);
@@ -575,8 +576,17 @@ static void test_flip_detected(void) {
 
     const size_t n = 4u << 20;
     h = ok_xxh3_64(pattern, n, 0);
-    static const size_t spots[] = {0, 1, 63, 64, 1023, 1024, 2000000, (4u << 20) - 1025,
-                                   (4u << 20) - 64, (4u << 20) - 65, (4u << 20) - 1};
+    static const size_t spots[] = {0,
+                                   1,
+                                   63,
+                                   64,
+                                   1023,
+                                   1024,
+                                   2000000,
+                                   (4u << 20) - 1025,
+                                   (4u << 20) - 64,
+                                   (4u << 20) - 65,
+                                   (4u << 20) - 1};
     unchanged = 0;
     for (size_t i = 0; i < sizeof spots / sizeof spots[0]; i++) {
         pattern[spots[i]] ^= 0x5a;

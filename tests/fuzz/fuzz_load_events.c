@@ -38,20 +38,19 @@ static const uint8_t *span(cur *c, size_t *len, size_t max) {
     return p;
 }
 
-static const char *pick(cur *c, const char *const *v, size_t n) {
-    return v[take(c, 1) % n];
-}
+static const char *pick(cur *c, const char *const *v, size_t n) { return v[take(c, 1) % n]; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static const char *const urls[] = {"https://a.test/m.onnx", "", "blob:x", "file:///m",
-                                       "https://a.test/app/", "data:,x", "ftp://x"};
+    static const char *const urls[] = {"https://a.test/m.onnx", "",        "blob:x", "file:///m",
+                                       "https://a.test/app/",   "data:,x", "ftp://x"};
     static const char *const sris[] = {
         NULL, "", "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", "md5-x",
         "sha384-OLBgp1GsljhM2TJ+sbHjaiH9txEUvgdDTAzHv2P24donTt6/529l+9Ua0vFImLlb"};
     static const char *const names[] = {"e00.1", "e00.2", "e01.1", "x"};
-    static const char *const hdr[] = {NULL, "", "123", "bytes 0-9/10", "gzip", "text/html",
-                                      "\"e\"", "W/\"e\"", "bytes 4096-8191/8192", "18446744073709551615"};
+    static const char *const hdr[] = {
+        NULL,        "",      "123",     "bytes 0-9/10",         "gzip",
+        "text/html", "\"e\"", "W/\"e\"", "bytes 4096-8191/8192", "18446744073709551615"};
     cur c = {data, size};
     ok_cache *k;
     ok_load *l[3] = {0};
@@ -117,9 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 3: ok_load_synced(x); break;
         case 4: ok_load_quota(x, take(&c, 4)); break;
         case 5:
-            ok_load_response(x, take(&c, 2) % 600, take(&c, 1) % 4, pick(&c, hdr, 10),
-                             pick(&c, hdr, 10), pick(&c, hdr, 10), pick(&c, hdr, 10),
-                             pick(&c, hdr, 10), pick(&c, hdr, 10));
+            ok_load_response(x, take(&c, 2) % 600, take(&c, 1) % 4, pick(&c, hdr, 10), pick(&c, hdr, 10),
+                             pick(&c, hdr, 10), pick(&c, hdr, 10), pick(&c, hdr, 10), pick(&c, hdr, 10));
             break;
         case 6: ok_load_fetch_failed(x); break;
         case 7:
@@ -148,10 +146,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 18: ok_load_abort(x); break;
         case 19: ok_load_actions_clear(x); break;
         case 20: ok_cache_busy_key(k, "url:https://a.test/m.onnx|form:original"); break;
-        case 21: ok_cache_clear(k); ok_cache_actions_clear(k); break;
+        case 21:
+            ok_cache_clear(k);
+            ok_cache_actions_clear(k);
+            break;
         case 22: ok_cache_test_fail_alloc(1 + take(&c, 1) % 8); break;
         case 23: ok_load_session_timed(x, take(&c, 1) & 1, take(&c, 4)); break;
-        case 24: ok_load_form_verified(x, take(&c, 1) % 6, take(&c, 4), take(&c, 1) & 1 ? take(&c, 4) : 0); break;
+        case 24:
+            ok_load_form_verified(x, take(&c, 1) % 6, take(&c, 4), take(&c, 1) & 1 ? take(&c, 4) : 0);
+            break;
         case 25: ok_load_capture_form(x, take(&c, 1) % 4, (uint64_t)take(&c, 4) << take(&c, 1) % 33); break;
         case 26: ok_load_parts_mode(x); break; /* (what a DATA load takes from x) */
         case 27: {

@@ -47,7 +47,13 @@ function bigModel() {
   const output = bytesField(12, [...str(1, 'y'), ...bytesField(2, bytesField(1, intField(1, 2)))]);
   const graphBefore = [...node, ...str(2, 'big'), ...tag(5, 2), ...varint(initLen), ...initFields];
   const graphLen = graphBefore.length + BIG + output.length;
-  const head = Uint8Array.from([...intField(1, 8), ...bytesField(8, intField(2, 17)), ...tag(7, 2), ...varint(graphLen), ...graphBefore]);
+  const head = Uint8Array.from([
+    ...intField(1, 8),
+    ...bytesField(8, intField(2, 17)),
+    ...tag(7, 2),
+    ...varint(graphLen),
+    ...graphBefore,
+  ]);
   return { head, output: Uint8Array.from(output), tailAt: head.length + BIG + output.length };
 }
 
@@ -78,13 +84,19 @@ function cliWithPeak(...args) {
     let stdout = '';
     let stderr = '';
     let peakKiB = 0;
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     const poll = setInterval(async () => {
       try {
         const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${child.pid}/status`, 'utf8'));
         if (m) peakKiB = Math.max(peakKiB, +m[1]);
-      } catch { /* exited */ }
+      } catch {
+        /* exited */
+      }
     }, 20);
     child.on('close', (code) => {
       clearInterval(poll);
@@ -119,8 +131,13 @@ test('inspect of a 4.06 GiB sparse model: exact 64-bit sizes, metadata after the
   assert.deepEqual(report.outputs, [{ name: 'y', elemType: 2, dims: null }]);
   assert.deepEqual(report.metadata, { k: 'v' }, 'bytes past 4 GiB were read');
   assert.equal(report.sha256, sparseSha(model, meta));
-  assert.ok(r.peakMiB < baselineMiB + 200, `peak RSS ${r.peakMiB.toFixed(0)} MiB vs ${baselineMiB.toFixed(0)} MiB for a small model`);
-  console.log(`4.06 GiB sparse inspect: peak RSS ${r.peakMiB.toFixed(0)} MiB (small model: ${baselineMiB.toFixed(0)} MiB)`);
+  assert.ok(
+    r.peakMiB < baselineMiB + 200,
+    `peak RSS ${r.peakMiB.toFixed(0)} MiB vs ${baselineMiB.toFixed(0)} MiB for a small model`,
+  );
+  console.log(
+    `4.06 GiB sparse inspect: peak RSS ${r.peakMiB.toFixed(0)} MiB (small model: ${baselineMiB.toFixed(0)} MiB)`,
+  );
 });
 
 test('a field cut past 4 GiB is TRUNCATED at its exact 64-bit offset', async () => {
@@ -130,6 +147,11 @@ test('a field cut past 4 GiB is TRUNCATED at its exact 64-bit offset', async () 
   assert.equal(r.code, 1);
   const at = model.tailAt + 1; // the cut field's length varint
   assert.ok(at > 2 ** 32);
-  assert.match(r.stderr, new RegExp(`^ortkeep: .*cut\\.onnx: truncated at byte ${at}: model\\.metadata_props length 100 runs past end ${model.tailAt + cut.length}\\n$`));
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `^ortkeep: .*cut\\.onnx: truncated at byte ${at}: model\\.metadata_props length 100 runs past end ${model.tailAt + cut.length}\\n$`,
+    ),
+  );
   assert.ok(r.peakMiB < baselineMiB + 200, `peak RSS ${r.peakMiB.toFixed(0)} MiB`);
 });

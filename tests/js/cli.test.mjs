@@ -17,23 +17,44 @@ const CLI = path.join(REPO_ROOT, 'js/cli.js');
 const FIXTURES = path.join(REPO_ROOT, 'build/fixtures');
 const PYTHON = '/usr/bin/python3'; // Debian's, which has python3-onnx
 
-const cli = (...args) => exec('node', [CLI, ...args], { cwd: REPO_ROOT, maxBuffer: 64 << 20 }).then(
-  (r) => ({ code: 0, ...r }),
-  (e) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-);
+const cli = (...args) =>
+  exec('node', [CLI, ...args], { cwd: REPO_ROOT, maxBuffer: 64 << 20 }).then(
+    (r) => ({ code: 0, ...r }),
+    (e) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
 
 async function groundTruth(files) {
-  const { stdout } = await exec(PYTHON, [path.join(REPO_ROOT, 'tests/fixtures/ground_truth.py'), ...files], { maxBuffer: 64 << 20 });
-  return new Map(stdout.trim().split('\n').map((line) => JSON.parse(line)).map((o) => [o.file, o.report]));
+  const { stdout } = await exec(PYTHON, [path.join(REPO_ROOT, 'tests/fixtures/ground_truth.py'), ...files], {
+    maxBuffer: 64 << 20,
+  });
+  return new Map(
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .map((o) => [o.file, o.report]),
+  );
 }
 
-const COMPARED_KEYS = ['irVersion', 'opsetImports', 'producerName', 'graphs', 'totals', 'controlFlow', 'externalData', 'metadata', 'sharedInitializers'];
+const COMPARED_KEYS = [
+  'irVersion',
+  'opsetImports',
+  'producerName',
+  'graphs',
+  'totals',
+  'controlFlow',
+  'externalData',
+  'metadata',
+  'sharedInitializers',
+];
 
 async function assertMatchesGroundTruth(file, expected) {
   const { code, stdout, stderr } = await cli('inspect', file, '--json');
   assert.equal(code, 0, stderr);
   const report = JSON.parse(stdout);
-  const sha = createHash('sha256').update(await readFile(file)).digest('hex');
+  const sha = createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
   assert.equal(report.sha256, sha, 'sha256 matches node:crypto');
   for (const key of COMPARED_KEYS) assert.deepEqual(report[key], expected[key], `${path.basename(file)}: ${key}`);
   return report;
@@ -77,11 +98,28 @@ describe('ortkeep inspect on synthetic models', () => {
   });
   test('the set covers If-inside-Loop, outer-scope sharing, external data, metadata', async () => {
     const reports = await Promise.all(files.map(async (f) => JSON.parse((await cli('inspect', f, '--json')).stdout)));
-    assert.ok(reports.some((r) => r.controlFlow.Loop > 0 && r.controlFlow.If > 0 && r.graphs.some((g) => g.path.split('/').length >= 3)), 'nested If in Loop');
-    assert.ok(reports.some((r) => r.sharedInitializers.length > 0), 'a shared initializer');
-    assert.ok(reports.some((r) => r.externalData.length > 0), 'external data');
-    assert.ok(reports.some((r) => Object.keys(r.metadata).length > 0), 'metadata');
-    assert.ok(reports.some((r) => r.controlFlow.Scan > 0), 'a Scan');
+    assert.ok(
+      reports.some(
+        (r) => r.controlFlow.Loop > 0 && r.controlFlow.If > 0 && r.graphs.some((g) => g.path.split('/').length >= 3),
+      ),
+      'nested If in Loop',
+    );
+    assert.ok(
+      reports.some((r) => r.sharedInitializers.length > 0),
+      'a shared initializer',
+    );
+    assert.ok(
+      reports.some((r) => r.externalData.length > 0),
+      'external data',
+    );
+    assert.ok(
+      reports.some((r) => Object.keys(r.metadata).length > 0),
+      'metadata',
+    );
+    assert.ok(
+      reports.some((r) => r.controlFlow.Scan > 0),
+      'a Scan',
+    );
   });
 });
 
@@ -118,7 +156,10 @@ describe('ortkeep inspect on bad input', () => {
   test('random garbage', async () => {
     const next = prng(7);
     const file = path.join(bad, 'garbage.onnx');
-    await writeFile(file, Uint8Array.from({ length: 5000 }, () => Math.floor(next() * 256)));
+    await writeFile(
+      file,
+      Uint8Array.from({ length: 5000 }, () => Math.floor(next() * 256)),
+    );
     const r = await cli('inspect', file);
     assert.equal(r.code, 1);
     oneLine(r.stderr);
@@ -152,7 +193,9 @@ describe('ortkeep inspect summary', () => {
     const file = path.join(REPO_ROOT, REAL_MODELS[1].path);
     const r = await cli('inspect', file);
     assert.equal(r.code, 0, r.stderr);
-    const sha = createHash('sha256').update(await readFile(file)).digest('hex');
+    const sha = createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex');
     assert.match(r.stdout, new RegExp(`sha256 +${sha}`));
     assert.match(r.stdout, /graphs +\d+ \(\d+ subgraphs\)/);
     assert.match(r.stdout, /initializers/);
@@ -165,20 +208,45 @@ test('a stamped model: inspect shows the normalization stamp, intact; a byte of 
   const sha = (b) => createHash('sha256').update(b).digest('hex');
   // the tail written by hand (protobuf: ModelProto.metadata_props = 14, key 1, value 2), not by the core's encoder
   const stampOf = (artifact) => {
-    const value = Buffer.from(`v=1;producer=ortkeep 0.1.0;ort=1.30.0;ep=wasm;level=extended;source=${sha(model)};artifact=${sha(artifact)}`);
+    const value = Buffer.from(
+      `v=1;producer=ortkeep 0.1.0;ort=1.30.0;ep=wasm;level=extended;source=${sha(model)};artifact=${sha(artifact)}`,
+    );
     const key = Buffer.from('ortkeep.stamp');
-    const varint = (n) => { const out = []; for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80); out.push(n); return Buffer.from(out); };
-    const entry = Buffer.concat([Buffer.from([0x0a]), varint(key.length), key, Buffer.from([0x12]), varint(value.length), value]);
+    const varint = (n) => {
+      const out = [];
+      for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80);
+      out.push(n);
+      return Buffer.from(out);
+    };
+    const entry = Buffer.concat([
+      Buffer.from([0x0a]),
+      varint(key.length),
+      key,
+      Buffer.from([0x12]),
+      varint(value.length),
+      value,
+    ]);
     return Buffer.concat([Buffer.from([0x72]), varint(entry.length), entry]);
   };
   const stamped = Buffer.concat([model, stampOf(model)]);
   const file = path.join(REPO_ROOT, 'build/cli-tests/stamped.onnx');
   await writeFile(file, stamped);
   const json = JSON.parse((await cli('inspect', file, '--json')).stdout);
-  assert.deepEqual(json.stamp, { integrity: 'intact', producer: 'ortkeep 0.1.0', ort: '1.30.0', ep: 'wasm', level: 'extended', source: sha(model), artifact: sha(model) });
+  assert.deepEqual(json.stamp, {
+    integrity: 'intact',
+    producer: 'ortkeep 0.1.0',
+    ort: '1.30.0',
+    ep: 'wasm',
+    level: 'extended',
+    source: sha(model),
+    artifact: sha(model),
+  });
   assert.equal(json.metadata['ortkeep.stamp'].startsWith('v=1;'), true);
   const text = (await cli('inspect', file)).stdout;
-  assert.match(text, /stamp {8}ortkeep 0\.1\.0: onnxruntime 1\.30\.0, wasm, level extended, from [0-9a-f]{16}…; intact/);
+  assert.match(
+    text,
+    /stamp {8}ortkeep 0\.1\.0: onnxruntime 1\.30\.0, wasm, level extended, from [0-9a-f]{16}…; intact/,
+  );
   // a tool rewrote the artifact (a string byte: the model still reads)
   const rewritten = Buffer.from(stamped);
   const at = rewritten.indexOf('ortkeep-fixtures');

@@ -17,7 +17,14 @@ const sha = (b) => createHash('sha256').update(b).digest('hex');
 
 test('core.stampTail: a real model stamped reads intact; a changed byte before the stamp reads stale', async () => {
   const model = await readFile(path.join(REPO_ROOT, REAL_MODELS.find((m) => m.name === 'ppocr_v2_cls').path));
-  const fields = { producer: 'ortkeep prepare', ort: '1.30.0', ep: 'wasm', level: 'extended', source: sha('the original'), artifact: sha(model) };
+  const fields = {
+    producer: 'ortkeep prepare',
+    ort: '1.30.0',
+    ep: 'wasm',
+    level: 'extended',
+    source: sha('the original'),
+    artifact: sha(model),
+  };
   const tail = core.stampTail(fields);
   assert.ok(tail.byteLength > 0 && tail.byteLength <= STAMP.MAX_TAIL);
   const stamped = Buffer.concat([model, tail]);
@@ -33,7 +40,11 @@ test('core.stampTail: a real model stamped reads intact; a changed byte before t
 test('core.stampTail refuses what the C encoder refuses, typed', () => {
   const ok = { producer: 'p', ort: '1.30.0', ep: 'wasm', level: 'basic', source: sha('a'), artifact: sha('b') };
   assert.ok(core.stampTail(ok).byteLength > 0);
-  const refused = (change, code) => assert.throws(() => core.stampTail({ ...ok, ...change }), (e) => e.code === code && /stamp/.test(e.message));
+  const refused = (change, code) =>
+    assert.throws(
+      () => core.stampTail({ ...ok, ...change }),
+      (e) => e.code === code && /stamp/.test(e.message),
+    );
   refused({ producer: 'a;b' }, 'INVALID_ARG');
   refused({ level: '' }, 'INVALID_ARG');
   refused({ ep: undefined }, 'INVALID_ARG');

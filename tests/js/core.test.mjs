@@ -13,7 +13,7 @@ import { REAL_MODELS } from '../models.mjs';
 
 const exec = promisify(execFile);
 
-test('the load machine\'s streaming SHA-256 equals sha256sum on real models', async () => {
+test("the load machine's streaming SHA-256 equals sha256sum on real models", async () => {
   const ort = await import('onnxruntime-web');
   ort.env.wasm.numThreads = 1;
   const { load } = await import('../../js/index.js');
@@ -30,8 +30,14 @@ test('the load machine\'s streaming SHA-256 equals sha256sum on real models', as
 test('inspect throws a typed error with an offset', async () => {
   const core = await getCore();
   const bytes = await readFile(path.join(REPO_ROOT, REAL_MODELS[0].path));
-  assert.throws(() => core.inspect(bytes.subarray(0, 500)), (e) => e.name === 'OrtkeepError' && e.code === 'TRUNCATED' && e.offset > 0);
-  assert.throws(() => core.inspect(new Uint8Array(0)), (e) => e.code === 'EMPTY');
+  assert.throws(
+    () => core.inspect(bytes.subarray(0, 500)),
+    (e) => e.name === 'OrtkeepError' && e.code === 'TRUNCATED' && e.offset > 0,
+  );
+  assert.throws(
+    () => core.inspect(new Uint8Array(0)),
+    (e) => e.code === 'EMPTY',
+  );
 });
 
 test('inspect with a known sha256 gives the same report without rehashing; a bad hash is refused', async () => {
@@ -45,8 +51,14 @@ test('inspect with a known sha256 gives the same report without rehashing; a bad
   assert.deepEqual(known, rest);
   const stand = 'ab'.repeat(32); // the core takes the caller's hash as given: it is not recomputed
   assert.equal(core.inspect(bytes, stand).sha256, stand);
-  assert.throws(() => core.inspect(bytes, 'abc'), (e) => e.code === 'INVALID_ARG');
-  assert.throws(() => core.inspect(bytes.subarray(0, 300), hashed.sha256), (e) => e.code === 'TRUNCATED');
+  assert.throws(
+    () => core.inspect(bytes, 'abc'),
+    (e) => e.code === 'INVALID_ARG',
+  );
+  assert.throws(
+    () => core.inspect(bytes.subarray(0, 300), hashed.sha256),
+    (e) => e.code === 'TRUNCATED',
+  );
 });
 
 test('inspectStream: the same report from any piece sizes, typed errors from feed and end, and the stream freed', async () => {
@@ -59,14 +71,26 @@ test('inspectStream: the same report from any piece sizes, typed errors from fee
     const s = core.inspectStream();
     for (let at = 0; at < bytes.length; at += size) s.feed(bytes.subarray(at, at + size));
     assert.deepEqual(s.end(), whole, `pieces of ${size}`);
-    assert.throws(() => s.feed(bytes), (e) => e.code === 'STATE');
+    assert.throws(
+      () => s.feed(bytes),
+      (e) => e.code === 'STATE',
+    );
   }
   const cut = core.inspectStream();
   cut.feed(bytes.subarray(0, 1000));
-  assert.throws(() => cut.end(), (e) => e.code === 'TRUNCATED' && e.offset > 0);
+  assert.throws(
+    () => cut.end(),
+    (e) => e.code === 'TRUNCATED' && e.offset > 0,
+  );
   const junk = core.inspectStream();
-  assert.throws(() => junk.feed(new Uint8Array([8, 7, 0x0f])), (e) => e.code === 'BAD_WIRE_TYPE' && e.offset === 2);
-  assert.throws(() => junk.end(), (e) => e.code === 'STATE');
+  assert.throws(
+    () => junk.feed(new Uint8Array([8, 7, 0x0f])),
+    (e) => e.code === 'BAD_WIRE_TYPE' && e.offset === 2,
+  );
+  assert.throws(
+    () => junk.end(),
+    (e) => e.code === 'STATE',
+  );
   // every stream above was freed by end() or by its error: the C heap is
   // back where it was, so a thousand more do not grow wasm memory
   const before = core.memoryBytes();

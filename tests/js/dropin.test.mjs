@@ -19,7 +19,10 @@ real.env.wasm.numThreads = 1;
 const MODEL = path.join(REPO_ROOT, REAL_MODELS.find((m) => m.name === 'silero_vad_v5').path);
 
 test("the entries re-export onnxruntime-web's own objects; only InferenceSession is ortkeep's", () => {
-  for (const [ours, theirs] of [[ort, real], [ortWasm, realWasm]]) {
+  for (const [ours, theirs] of [
+    [ort, real],
+    [ortWasm, realWasm],
+  ]) {
     const names = Object.keys(theirs).filter((k) => k !== 'InferenceSession' && k !== 'default');
     assert.ok(names.length > 3);
     for (const k of names) assert.equal(ours[k], theirs[k], k);
@@ -55,8 +58,11 @@ test('create(path), create(bytes) and create(buffer, byteOffset, byteLength, opt
 });
 
 test('an unknown option or a bad overload is INVALID_ARG', async () => {
-  await assert.rejects(ort.InferenceSession.create(MODEL, { graphOptimizationLevl: 'all' }),
-    (e) => e.name === 'OrtkeepError' && e.code === 'INVALID_ARG' && /did you mean 'graphOptimizationLevel'/.test(e.message));
+  await assert.rejects(
+    ort.InferenceSession.create(MODEL, { graphOptimizationLevl: 'all' }),
+    (e) =>
+      e.name === 'OrtkeepError' && e.code === 'INVALID_ARG' && /did you mean 'graphOptimizationLevel'/.test(e.message),
+  );
   await assert.rejects(ort.InferenceSession.create(new ArrayBuffer(4), 2, 9), { code: 'INVALID_ARG' });
   await assert.rejects(ort.InferenceSession.create(42), { code: 'INVALID_ARG' });
 });

@@ -20,46 +20,116 @@ import { externalDataPlan } from '../../js/external-data.js';
 
 const core = await getCore();
 // a report as the C reader writes it: inFolder is the core's verdict
-const report = (...entries) => ({ externalData: entries.map(([location, length = 16, offset = 0]) => ({ initializer: 'w', location, inFolder: core.externalInFolder(location), offset, length })) });
+const report = (...entries) => ({
+  externalData: entries.map(([location, length = 16, offset = 0]) => ({
+    initializer: 'w',
+    location,
+    inFolder: core.externalInFolder(location),
+    offset,
+    length,
+  })),
+});
 const MODEL = 'https://cdn.example/models/llm/model.onnx';
 
 test('locations resolve next to the model, one entry per file, with the size its tensors need', () => {
-  assert.deepEqual(externalDataPlan(report(['model.onnx_data', 16, 0], ['model.onnx_data', 100, 64], ['shards/part-2.bin']), MODEL, {}), {
-    files: [
-      { path: 'model.onnx_data', url: 'https://cdn.example/models/llm/model.onnx_data', minBytes: 164 },
-      { path: 'shards/part-2.bin', url: 'https://cdn.example/models/llm/shards/part-2.bin', minBytes: 16 },
-    ],
-    given: [],
-  });
+  assert.deepEqual(
+    externalDataPlan(
+      report(['model.onnx_data', 16, 0], ['model.onnx_data', 100, 64], ['shards/part-2.bin']),
+      MODEL,
+      {},
+    ),
+    {
+      files: [
+        { path: 'model.onnx_data', url: 'https://cdn.example/models/llm/model.onnx_data', minBytes: 164 },
+        { path: 'shards/part-2.bin', url: 'https://cdn.example/models/llm/shards/part-2.bin', minBytes: 16 },
+      ],
+      given: [],
+    },
+  );
   assert.equal(externalDataPlan(report(), MODEL, {}), null);
   assert.equal(externalDataPlan({}, MODEL, {}), null);
 });
 
 test("the caller's externalData: URLs are loaded (and cached), bytes passed as given", () => {
   const bytes = new Uint8Array(4);
-  const plan = externalDataPlan(report(['a.bin', 8], ['b.bin']), MODEL, { externalData: [{ path: 'a.bin', data: 'weights/a.bin' }, { path: 'b.bin', data: bytes }] }, 'https://app.example/');
+  const plan = externalDataPlan(
+    report(['a.bin', 8], ['b.bin']),
+    MODEL,
+    {
+      externalData: [
+        { path: 'a.bin', data: 'weights/a.bin' },
+        { path: 'b.bin', data: bytes },
+      ],
+    },
+    'https://app.example/',
+  );
   assert.deepEqual(plan.files, [{ path: 'a.bin', url: 'https://cdn.example/models/llm/weights/a.bin', minBytes: 8 }]);
   assert.deepEqual(plan.given, [{ path: 'b.bin', data: bytes }]);
   // bytes source: a relative URL is the page's
-  assert.equal(externalDataPlan(report(['a.bin']), null, { externalData: [{ path: 'a.bin', data: 'x/a.bin' }] }, 'https://app.example/p/').files[0].url, 'https://app.example/p/x/a.bin');
-  assert.throws(() => externalDataPlan(report(), MODEL, { externalData: [{ data: 'a' }] }), (e) => e.code === 'INVALID_ARG');
+  assert.equal(
+    externalDataPlan(
+      report(['a.bin']),
+      null,
+      { externalData: [{ path: 'a.bin', data: 'x/a.bin' }] },
+      'https://app.example/p/',
+    ).files[0].url,
+    'https://app.example/p/x/a.bin',
+  );
+  assert.throws(
+    () => externalDataPlan(report(), MODEL, { externalData: [{ data: 'a' }] }),
+    (e) => e.code === 'INVALID_ARG',
+  );
 });
 
 test("the core's rule: a location stays in the model's folder or is refused", () => {
-  for (const good of ['model.onnx_data', 'shards/part-2.bin', 'a.b-c+d', '..data', 'x..y/z']) assert.equal(core.externalInFolder(good), true, good);
-  for (const bad of ['../secrets.bin', 'a/../../b.bin', '/etc/passwd', 'https://evil.example/w.bin', 'C:\\w.bin', 'C:w.bin', 'a\\b.bin', 'a//b.bin', './a.bin', 'a/.', 'a/', '', 'a\nb']) {
+  for (const good of ['model.onnx_data', 'shards/part-2.bin', 'a.b-c+d', '..data', 'x..y/z'])
+    assert.equal(core.externalInFolder(good), true, good);
+  for (const bad of [
+    '../secrets.bin',
+    'a/../../b.bin',
+    '/etc/passwd',
+    'https://evil.example/w.bin',
+    'C:\\w.bin',
+    'C:w.bin',
+    'a\\b.bin',
+    'a//b.bin',
+    './a.bin',
+    'a/.',
+    'a/',
+    '',
+    'a\nb',
+  ]) {
     assert.equal(core.externalInFolder(bad), false, JSON.stringify(bad));
   }
 });
 
 test('a location that leaves the folder is EXTERNAL_DATA', () => {
-  for (const bad of ['../secrets.bin', 'a/../../b.bin', '/etc/passwd', 'https://evil.example/w.bin', 'C:\\w.bin', 'a//b.bin', './a.bin', '']) {
-    assert.throws(() => externalDataPlan(report([bad]), MODEL, {}), (e) => e.code === 'EXTERNAL_DATA', JSON.stringify(bad));
+  for (const bad of [
+    '../secrets.bin',
+    'a/../../b.bin',
+    '/etc/passwd',
+    'https://evil.example/w.bin',
+    'C:\\w.bin',
+    'a//b.bin',
+    './a.bin',
+    '',
+  ]) {
+    assert.throws(
+      () => externalDataPlan(report([bad]), MODEL, {}),
+      (e) => e.code === 'EXTERNAL_DATA',
+      JSON.stringify(bad),
+    );
   }
 });
 
 test('bytes with external data and no option are EXTERNAL_DATA naming the file', () => {
-  assert.throws(() => externalDataPlan(report(['w.bin']), null, {}), (e) => e.code === 'EXTERNAL_DATA' && /w\.bin/.test(e.message) && /option externalData: \[\{ path, data \}\]/.test(e.message));
+  assert.throws(
+    () => externalDataPlan(report(['w.bin']), null, {}),
+    (e) =>
+      e.code === 'EXTERNAL_DATA' &&
+      /w\.bin/.test(e.message) &&
+      /option externalData: \[\{ path, data \}\]/.test(e.message),
+  );
 });
 
 test('data past what one session holds is LIMIT before anything is read (the core plans every file first)', async () => {
@@ -68,9 +138,18 @@ test('data past what one session holds is LIMIT before anything is read (the cor
   // otherwise (EXTERNAL_DATA), so LIMIT says nothing was read
   const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-limit-'));
   try {
-    execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_big_model.py'), dir, '5000', '2', '--no-data']);
-    await assert.rejects(load(pathToFileURL(path.join(dir, 'big.onnx')), { ort }),
-      (e) => e.code === 'LIMIT' && /wasm32/.test(e.message) && e.message.includes(String(LOAD_POLICY.MAX_SESSION_BYTES)));
+    execFileSync('/usr/bin/python3', [
+      path.join(REPO_ROOT, 'tests/fixtures/make_big_model.py'),
+      dir,
+      '5000',
+      '2',
+      '--no-data',
+    ]);
+    await assert.rejects(
+      load(pathToFileURL(path.join(dir, 'big.onnx')), { ort }),
+      (e) =>
+        e.code === 'LIMIT' && /wasm32/.test(e.message) && e.message.includes(String(LOAD_POLICY.MAX_SESSION_BYTES)),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

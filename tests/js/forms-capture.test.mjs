@@ -31,7 +31,9 @@ const TOLERANCE = 1e-4;
 const SEEDS = [1, 2, 3];
 
 test('the derivation is for the installed onnxruntime-web, and every derived loader is there', async () => {
-  const installed = JSON.parse(await readFile(path.join(REPO_ROOT, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version;
+  const installed = JSON.parse(
+    await readFile(path.join(REPO_ROOT, 'node_modules/onnxruntime-web/package.json'), 'utf8'),
+  ).version;
   assert.equal(manifest.onnxruntimeWeb, installed);
   assert.equal(ort.env.versions.web, installed);
   assert.deepEqual(Object.keys(manifest.loaders).sort(), Object.keys(LOADER_FILES).sort());
@@ -50,20 +52,31 @@ test('a pattern found 0 or 2 times fails the derivation loudly; the script exits
   assert.ok(deriveLoaderText(text, { version: '1.30.0', file }).includes('ortkeepSink'));
   for (const [what, find] of loaderEdits('1.30.0', file, names)) {
     for (const doctored of [text.replace(find, ''), text + find]) {
-      assert.throws(() => deriveLoaderText(doctored, { version: '1.30.0', file }), (e) => e instanceof LoaderPatchError && e.what === what, what);
+      assert.throws(
+        () => deriveLoaderText(doctored, { version: '1.30.0', file }),
+        (e) => e instanceof LoaderPatchError && e.what === what,
+        what,
+      );
     }
   }
-  assert.throws(() => deriveLoaderText(deriveLoaderText(text, { version: '1.30.0', file }), { version: '1.30.0', file }), /already a derived loader/);
+  assert.throws(
+    () => deriveLoaderText(deriveLoaderText(text, { version: '1.30.0', file }), { version: '1.30.0', file }),
+    /already a derived loader/,
+  );
   // the script itself, on a doctored copy of the package: non-zero, a clear message, nothing written
   const scratch = await mkdtemp(path.join(tmpdir(), 'ortkeep-derive-'));
   const pkgDir = path.join(scratch, 'onnxruntime-web');
   await mkdir(path.join(pkgDir, 'dist'), { recursive: true });
-  for (const f of Object.keys(LOADER_FILES)) await cp(path.join(REPO_ROOT, 'node_modules/onnxruntime-web/dist', f), path.join(pkgDir, 'dist', f));
+  for (const f of Object.keys(LOADER_FILES))
+    await cp(path.join(REPO_ROOT, 'node_modules/onnxruntime-web/dist', f), path.join(pkgDir, 'dist', f));
   const derive = (version, doctor) => {
     writeFileSync(path.join(pkgDir, 'package.json'), JSON.stringify({ version }));
-    if (doctor) writeFileSync(path.join(pkgDir, 'dist', file), text.replace(loaderEdits('1.30.0', file, names)[2][1], ''));
+    if (doctor)
+      writeFileSync(path.join(pkgDir, 'dist', file), text.replace(loaderEdits('1.30.0', file, names)[2][1], ''));
     return spawnSync(process.execPath, [path.join(REPO_ROOT, 'scripts/derive-capture-loader.mjs')], {
-      encoding: 'utf8', env: { ...process.env, ORTKEEP_DERIVE_FROM: pkgDir, ORTKEEP_DERIVE_TO: path.join(scratch, 'out') } });
+      encoding: 'utf8',
+      env: { ...process.env, ORTKEEP_DERIVE_FROM: pkgDir, ORTKEEP_DERIVE_TO: path.join(scratch, 'out') },
+    });
   };
   let r = derive('1.30.0', false);
   assert.equal(r.status, 0, r.stderr);
@@ -75,12 +88,15 @@ test('a pattern found 0 or 2 times fails the derivation loudly; the script exits
   r = derive('1.30.0', true);
   assert.equal(r.status, 1);
   assert.match(r.stderr, /FAILED: ort-wasm-simd-threaded\.mjs: the fd_write stub occurs 0 times/);
-  assert.equal(JSON.parse(await readFile(path.join(scratch, 'out/manifest.json'), 'utf8')).onnxruntimeWeb, '1.29.0',
-    'a failed derivation leaves the last good one');
+  assert.equal(
+    JSON.parse(await readFile(path.join(scratch, 'out/manifest.json'), 'utf8')).onnxruntimeWeb,
+    '1.29.0',
+    'a failed derivation leaves the last good one',
+  );
   await rm(scratch, { recursive: true, force: true });
 });
 
-test('every installed onnxruntime-web (1.22.0, 1.27.0, 1.30.0, 1.31.0-dev) derives each of its loaders; 1.30.0\'s names are the ones read by hand before', async () => {
+test("every installed onnxruntime-web (1.22.0, 1.27.0, 1.30.0, 1.31.0-dev) derives each of its loaders; 1.30.0's names are the ones read by hand before", async () => {
   const versions = {};
   for (const pkg of ['ort122', 'ort127', 'onnxruntime-web', 'ort131']) {
     const dir = path.join(REPO_ROOT, 'node_modules', pkg);
@@ -89,7 +105,7 @@ test('every installed onnxruntime-web (1.22.0, 1.27.0, 1.30.0, 1.31.0-dev) deriv
     for (const file of Object.keys(LOADER_FILES)) {
       if (!existsSync(path.join(dir, 'dist', file))) continue;
       const text = await readFile(path.join(dir, 'dist', file), 'utf8');
-      const out = deriveLoaderText(text, { version, file, baseUrl: 'https://cdn.example/ort/dist/' + file });
+      const out = deriveLoaderText(text, { version, file, baseUrl: `https://cdn.example/ort/dist/${file}` });
       assert.equal(out.split('ortkeepSink.write(').length, 2, `${version} ${file}`);
       assert.ok(!out.includes('import.meta.url'), 'a copy imported from elsewhere still names the original place');
       versions[version][file] = loaderNames(text, file);
@@ -97,7 +113,8 @@ test('every installed onnxruntime-web (1.22.0, 1.27.0, 1.30.0, 1.31.0-dev) deriv
   }
   assert.deepEqual(Object.keys(versions), ['1.22.0', '1.27.0', '1.30.0', '1.31.0-dev.20260914-8d85527a0']);
   assert.deepEqual(Object.keys(versions['1.22.0']), ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.jsep.mjs']);
-  for (const v of ['1.27.0', '1.30.0', '1.31.0-dev.20260914-8d85527a0']) assert.equal(Object.keys(versions[v]).length, 4, v);
+  for (const v of ['1.27.0', '1.30.0', '1.31.0-dev.20260914-8d85527a0'])
+    assert.equal(Object.keys(versions[v]).length, 4, v);
   // the table written by hand for 1.30.0 (close, write, HEAPU32, HEAPU8, fd_write's parameters)
   const byHand = {
     'ort-wasm-simd-threaded.mjs': ['Rb', 'Vb', '(v(),D)', '(v(),A)', 'a,b,d,c'],
@@ -105,7 +122,8 @@ test('every installed onnxruntime-web (1.22.0, 1.27.0, 1.30.0, 1.31.0-dev) deriv
     'ort-wasm-simd-threaded.asyncify.mjs': ['Qc', 'Uc', '(u(),C)', '(u(),x)', 'a,b,c,d'],
     'ort-wasm-simd-threaded.jspi.mjs': ['Gc', 'Kc', '(t(),B)', '(t(),z)', 'a,b,c,d'],
   };
-  for (const [file, n] of Object.entries(versions['1.30.0'])) assert.deepEqual([n.close, n.write, n.u32, n.u8, n.args.join()], byHand[file], file);
+  for (const [file, n] of Object.entries(versions['1.30.0']))
+    assert.deepEqual([n.close, n.write, n.u32, n.u8, n.args.join()], byHand[file], file);
 });
 
 test('a build derived for another onnxruntime-web: the loader is derived in the process from the one it runs, and captures', () => {
@@ -121,26 +139,43 @@ test('a build derived for another onnxruntime-web: the loader is derived in the 
     const bytes = readFileSync(${JSON.stringify(REAL_MODELS.find((m) => m.name === 'ppocr_v2_cls').path)});
     const c = await captureOptimized(ort, bytes);
     console.log(loader.derived, loader.version, c.loader, c.found.irVersion > 0);`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 60000,
+  });
   assert.equal(r.stdout.trim(), `page ${ort.env.versions.web} ort-wasm-simd-threaded.mjs true`, r.stderr);
 });
 
 test('captureOptimized refuses options it cannot honour', async () => {
   const bytes = await modelBytes('silero_vad_v5');
   await assert.rejects(captureOptimized(ort, bytes, { format: 'pb' }), (e) => e.code === 'INVALID_ARG');
-  await assert.rejects(captureOptimized(ort, bytes, { sessionOptions: { extra: { session: { optimized_model_external_initializers_file_name: 'w.bin' } } } }),
-    (e) => e.code === 'INVALID_ARG' && /inline/.test(e.message));
+  await assert.rejects(
+    captureOptimized(ort, bytes, {
+      sessionOptions: { extra: { session: { optimized_model_external_initializers_file_name: 'w.bin' } } },
+    }),
+    (e) => e.code === 'INVALID_ARG' && /inline/.test(e.message),
+  );
 });
 
 test('the self-test (the C readers) refuses bytes that are not a model of their format', async () => {
   const onnx = await modelBytes('ppocr_v2_cls');
   assert.ok((await selfTest(onnx, 'onnx')).irVersion > 0);
-  await assert.rejects(selfTest(onnx.subarray(0, onnx.byteLength - 1000), 'onnx'), (e) => e.code === 'FORM_SELF_TEST' && e.cause?.code === 'TRUNCATED');
-  await assert.rejects(selfTest(onnx, 'ort'), (e) => e.code === 'FORM_SELF_TEST' && e.cause?.code === 'NOT_ONNX' && /ORTM/.test(e.message));
+  await assert.rejects(
+    selfTest(onnx.subarray(0, onnx.byteLength - 1000), 'onnx'),
+    (e) => e.code === 'FORM_SELF_TEST' && e.cause?.code === 'TRUNCATED',
+  );
+  await assert.rejects(
+    selfTest(onnx, 'ort'),
+    (e) => e.code === 'FORM_SELF_TEST' && e.cause?.code === 'NOT_ONNX' && /ORTM/.test(e.message),
+  );
   const form = await captureOptimized(ort, onnx, { format: 'ort' });
   await form.session.release();
   assert.equal((await selfTest(form.bytes, 'ort')).format, 'ort');
-  await assert.rejects(selfTest(form.bytes.subarray(0, 4000), 'ort'), (e) => e.code === 'FORM_SELF_TEST' && e.cause?.code === 'TRUNCATED');
+  await assert.rejects(
+    selfTest(form.bytes.subarray(0, 4000), 'ort'),
+    (e) => e.code === 'FORM_SELF_TEST' && e.cause?.code === 'TRUNCATED',
+  );
   await assert.rejects(selfTest(form.bytes, 'onnx'), (e) => e.code === 'FORM_SELF_TEST');
 });
 
@@ -160,7 +195,11 @@ test('onnxruntime-web initialized with its own loader first: forms off (ort-init
     const feeds = () => ({ x: new ort.Tensor('float32', new Float32Array(3 * 48 * 192).fill(0.5), [1, 3, 48, 192]) });
     const [a, b] = [await first.run(feeds()), await again.run(feeds())];
     console.log(String(a[first.outputNames[0]].data) === String(b[again.outputNames[0]].data) ? 'then sessions work' : 'then sessions differ');`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 60000,
+  });
   assert.equal(r.stdout.trim(), 'FORMS_OFF ort-initialized\nthen sessions work', r.stderr);
 });
 
@@ -170,13 +209,20 @@ for (const name of ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det']) {
     const reference = await ort.InferenceSession.create(original);
     const forms = {};
     for (const format of ['onnx', 'ort']) {
-      const captured = await captureOptimized(ort, original, { format, level: 'extended', executionProviders: ['wasm'] });
+      const captured = await captureOptimized(ort, original, {
+        format,
+        level: 'extended',
+        executionProviders: ['wasm'],
+      });
       assert.equal(captured.loader, 'ort-wasm-simd-threaded.mjs');
       // the C readers' view of the artifact (ONNX reader / ORT-format reader)
       assert.ok(captured.found.irVersion > 0, JSON.stringify(captured.found).slice(0, 200));
       if (format === 'onnx') assert.equal(captured.found.sha256.length, 64);
       else assert.deepEqual([captured.found.format, captured.found.graph], ['ort', true]);
-      const reloaded = await ort.InferenceSession.create(captured.bytes, { graphOptimizationLevel: 'disabled', executionProviders: ['wasm'] });
+      const reloaded = await ort.InferenceSession.create(captured.bytes, {
+        graphOptimizationLevel: 'disabled',
+        executionProviders: ['wasm'],
+      });
       assert.deepEqual([...reloaded.inputNames], [...reference.inputNames]);
       assert.deepEqual([...reloaded.outputNames], [...reference.outputNames]);
       for (const seed of SEEDS) {
@@ -184,24 +230,37 @@ for (const name of ['silero_vad_v5', 'ppocr_v2_cls', 'ppocr_v4_det']) {
         const want = await reference.run(FEEDS[name](ort, seed));
         const diffReloaded = maxAbsDiff(await reloaded.run(FEEDS[name](ort, seed)), want);
         const diffCapturing = maxAbsDiff(await captured.session.run(FEEDS[name](ort, seed)), want);
-        assert.ok(diffReloaded <= TOLERANCE, `${name} ${format} seed ${seed}: reloaded form differs by ${diffReloaded}`);
-        assert.ok(diffCapturing <= TOLERANCE, `${name} ${format} seed ${seed}: capturing session differs by ${diffCapturing}`);
+        assert.ok(
+          diffReloaded <= TOLERANCE,
+          `${name} ${format} seed ${seed}: reloaded form differs by ${diffReloaded}`,
+        );
+        assert.ok(
+          diffCapturing <= TOLERANCE,
+          `${name} ${format} seed ${seed}: capturing session differs by ${diffCapturing}`,
+        );
       }
       await reloaded.release();
       await captured.session.release();
       forms[format] = captured;
     }
     await reference.release();
-    const ms = await interleavedCreateMs(ort, { original: [original, {}],
-      onnx: [forms.onnx.bytes, { graphOptimizationLevel: 'disabled' }], ort: [forms.ort.bytes, { graphOptimizationLevel: 'disabled' }] });
-    console.log(`[forms node] ${name}: create ms, median of 5 interleaved: ${timingLine(ms)}; `
-      + `bytes ${original.byteLength} → .onnx ${forms.onnx.bytes.byteLength}, .ort ${forms.ort.bytes.byteLength}; capturing create ${Math.round(forms.onnx.createMs)} / ${Math.round(forms.ort.createMs)} ms`);
+    const ms = await interleavedCreateMs(ort, {
+      original: [original, {}],
+      onnx: [forms.onnx.bytes, { graphOptimizationLevel: 'disabled' }],
+      ort: [forms.ort.bytes, { graphOptimizationLevel: 'disabled' }],
+    });
+    console.log(
+      `[forms node] ${name}: create ms, median of 5 interleaved: ${timingLine(ms)}; ` +
+        `bytes ${original.byteLength} → .onnx ${forms.onnx.bytes.byteLength}, .ort ${forms.ort.bytes.byteLength}; capturing create ${Math.round(forms.onnx.createMs)} / ${Math.round(forms.ort.createMs)} ms`,
+    );
   });
 }
 
-test('isnet_quint8 (44 MB): both forms captured at \'extended\' pass the C readers, each reloads at \'disabled\'; create ms printed', async () => {
+test("isnet_quint8 (44 MB): both forms captured at 'extended' pass the C readers, each reloads at 'disabled'; create ms printed", async () => {
   // Outputs are not compared here: one run of isnet takes ~9 s on this machine.
-  const original = new Uint8Array(await readFile(await assembleChunkedModel(CHUNKED_MODELS.find((m) => m.name === 'isnet_quint8'))));
+  const original = new Uint8Array(
+    await readFile(await assembleChunkedModel(CHUNKED_MODELS.find((m) => m.name === 'isnet_quint8'))),
+  );
   const forms = {};
   for (const format of ['onnx', 'ort']) {
     const captured = await captureOptimized(ort, original, { format, executionProviders: ['wasm'] });
@@ -211,7 +270,12 @@ test('isnet_quint8 (44 MB): both forms captured at \'extended\' pass the C reade
     await Promise.all([reloaded.release(), captured.session.release()]);
     forms[format] = captured.bytes;
   }
-  const ms = await interleavedCreateMs(ort, { original: [original, {}],
-    onnx: [forms.onnx, { graphOptimizationLevel: 'disabled' }], ort: [forms.ort, { graphOptimizationLevel: 'disabled' }] });
-  console.log(`[forms node] isnet_quint8: create ms, median of 5 interleaved: ${timingLine(ms)}; bytes ${original.byteLength} → .onnx ${forms.onnx.byteLength}, .ort ${forms.ort.byteLength}`);
+  const ms = await interleavedCreateMs(ort, {
+    original: [original, {}],
+    onnx: [forms.onnx, { graphOptimizationLevel: 'disabled' }],
+    ort: [forms.ort, { graphOptimizationLevel: 'disabled' }],
+  });
+  console.log(
+    `[forms node] isnet_quint8: create ms, median of 5 interleaved: ${timingLine(ms)}; bytes ${original.byteLength} → .onnx ${forms.onnx.byteLength}, .ort ${forms.ort.byteLength}`,
+  );
 });

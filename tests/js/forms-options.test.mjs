@@ -5,9 +5,15 @@ import assert from 'node:assert/strict';
 import { formOptionsSuffix, formOptionsText } from '../../js/forms/options-identity.js';
 
 test('options that leave the optimized model alone keep the context as it was', async () => {
-  const plain = { executionProviders: ['webgpu', 'wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3,
-    intraOpNumThreads: 2, enableCpuMemArena: false, preferredOutputLocation: 'gpu-buffer',
-    externalData: [{ path: 'm.onnx_data', data: 'https://x.test/m.onnx_data' }] };
+  const plain = {
+    executionProviders: ['webgpu', 'wasm'],
+    graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,
+    intraOpNumThreads: 2,
+    enableCpuMemArena: false,
+    preferredOutputLocation: 'gpu-buffer',
+    externalData: [{ path: 'm.onnx_data', data: 'https://x.test/m.onnx_data' }],
+  };
   assert.equal(formOptionsText(plain), '');
   assert.equal(await formOptionsSuffix(plain), '');
   assert.equal(await formOptionsSuffix(undefined), '');

@@ -17,23 +17,31 @@ import { PROBE_OPTIONS } from '../probe-options.mjs';
 ort.env.wasm.numThreads = 1;
 const core = await getCore();
 const modelBytes = (name) => readFile(path.join(REPO_ROOT, REAL_MODELS.find((m) => m.name === name).path));
-const tensors = (feeds) => Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor(t.type, t.data, t.dims)]));
+const tensors = (feeds) =>
+  Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor(t.type, t.data, t.dims)]));
 const runner = (session) => (feeds) => session.run(tensors(feeds));
 /** A deep copy of a runProbes result, to perturb. */
-const clone = (sets) => sets.map((set) => Object.fromEntries(Object.entries(set).map(([k, t]) => [k, { type: t.type, dims: [...t.dims], data: t.data.slice() }])));
+const clone = (sets) =>
+  sets.map((set) =>
+    Object.fromEntries(
+      Object.entries(set).map(([k, t]) => [k, { type: t.type, dims: [...t.dims], data: t.data.slice() }]),
+    ),
+  );
 
 test('feeds follow the report: symbolic dims from overrides else 1, null dims 1, no dims [1], [] a scalar; dtypes from the core table', () => {
-  const report = { inputs: [
-    { name: 'x', elemType: 1, dims: ['batch', 3, 'h', null] },
-    { name: 'ids', elemType: 7, dims: ['batch', 5] },
-    { name: 'u', elemType: 13, dims: [4] },
-    { name: 'mask', elemType: 9, dims: [6] },
-    { name: 'half', elemType: 10, dims: [2, 2] },
-    { name: 'd', elemType: 11, dims: null },
-    { name: 'sr', elemType: 7, dims: [] },
-    { name: 'b', elemType: 2, dims: [8] },
-    { name: 's', elemType: 8, dims: [2] },
-  ] };
+  const report = {
+    inputs: [
+      { name: 'x', elemType: 1, dims: ['batch', 3, 'h', null] },
+      { name: 'ids', elemType: 7, dims: ['batch', 5] },
+      { name: 'u', elemType: 13, dims: [4] },
+      { name: 'mask', elemType: 9, dims: [6] },
+      { name: 'half', elemType: 10, dims: [2, 2] },
+      { name: 'd', elemType: 11, dims: null },
+      { name: 'sr', elemType: 7, dims: [] },
+      { name: 'b', elemType: 2, dims: [8] },
+      { name: 's', elemType: 8, dims: [2] },
+    ],
+  };
   const [a, b] = probeFeeds(report, { count: 2, freeDimensionOverrides: { h: 7 } });
   assert.deepEqual(a.x.dims, [1, 3, 7, 1]);
   assert.ok(a.x.data instanceof Float32Array && a.x.data.length === 21 && a.x.type === 'float32');
@@ -63,7 +71,12 @@ test('feeds follow the report: symbolic dims from overrides else 1, null dims 1,
 });
 
 test('feeds are deterministic: same seed same values, set i uses seed + i, another seed differs', () => {
-  const report = { inputs: [{ name: 'x', elemType: 1, dims: [64] }, { name: 'i', elemType: 6, dims: [64] }] };
+  const report = {
+    inputs: [
+      { name: 'x', elemType: 1, dims: [64] },
+      { name: 'i', elemType: 6, dims: [64] },
+    ],
+  };
   const one = probeFeeds(report, { count: 3, seed: 5 });
   assert.deepEqual(probeFeeds(report, { count: 3, seed: 5 }), one);
   assert.equal(one.length, 3);
@@ -78,8 +91,14 @@ test('unsupported types, bad overrides and a missing report are refused with INV
   const bad = (fn, re) => assert.throws(fn, (e) => e.code === 'INVALID_ARG' && re.test(e.message));
   bad(() => probeFeeds({ inputs: [{ name: 'q', elemType: 16, dims: [1] }] }), /input 'q' of type bfloat16/);
   bad(() => probeFeeds({ inputs: [{ name: 'q', elemType: 99, dims: [1] }] }), /ONNX 99/);
-  bad(() => probeFeeds({ inputs: [{ name: 'x', elemType: 1, dims: ['n'] }] }, { freeDimensionOverrides: { n: -1 } }), /freeDimensionOverrides\['n'\]/);
-  bad(() => probeFeeds({ inputs: [{ name: 'x', elemType: 1, dims: ['n'] }] }, { inputDims: { x: [1.5] } }), /inputDims\['x'\]/);
+  bad(
+    () => probeFeeds({ inputs: [{ name: 'x', elemType: 1, dims: ['n'] }] }, { freeDimensionOverrides: { n: -1 } }),
+    /freeDimensionOverrides\['n'\]/,
+  );
+  bad(
+    () => probeFeeds({ inputs: [{ name: 'x', elemType: 1, dims: ['n'] }] }, { inputDims: { x: [1.5] } }),
+    /inputDims\['x'\]/,
+  );
   bad(() => probeFeeds(undefined), /reader report/);
   bad(() => probeFeeds({ inputs: [] }, { count: -1 }), /count/);
 });
@@ -107,7 +126,10 @@ for (const { name } of REAL_MODELS) {
     const bytes = await modelBytes(name);
     const report = core.inspect(bytes);
     const options = PROBE_OPTIONS[name] ?? {};
-    const [a, b] = await Promise.all([ort.InferenceSession.create(bytes), ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'disabled' })]);
+    const [a, b] = await Promise.all([
+      ort.InferenceSession.create(bytes),
+      ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'disabled' }),
+    ]);
     const feeds = probeFeeds(report, options);
     const want = await runProbes(runner(a), feeds);
     const got = await runProbes(runner(b), feeds);
@@ -121,7 +143,11 @@ for (const { name } of REAL_MODELS) {
     const out = a.outputNames[0];
     const otherSeed = await (async () => {
       const s = await ort.InferenceSession.create(bytes);
-      try { return await runProbes(runner(s), probeFeeds(report, { ...options, seed: 100 })); } finally { await s.release(); }
+      try {
+        return await runProbes(runner(s), probeFeeds(report, { ...options, seed: 100 }));
+      } finally {
+        await s.release();
+      }
     })();
     let seeded = compareOutputs(want, otherSeed);
     if (name === 'ppocr_v4_det') {
@@ -157,7 +183,11 @@ for (const { name } of REAL_MODELS) {
     delete missing[1][out];
     assert.deepEqual(pick(compareOutputs(want, missing)), [false, out, 'missing', Infinity]);
     assert.deepEqual(pick(compareOutputs(want, [...missing, missing[0]])), [false, null, 'missing', Infinity]);
-    assert.deepEqual(pick(compareOutputs(missing, want)), [false, out, 'missing', Infinity], 'an extra output is a difference too');
+    assert.deepEqual(
+      pick(compareOutputs(missing, want)),
+      [false, out, 'missing', Infinity],
+      'an extra output is a difference too',
+    );
   });
 }
 
@@ -165,33 +195,75 @@ const pick = (r) => [r.equal, r.output, r.reason, r.maxAbsDiff];
 
 test('compareOutputs: NaN equals NaN in place; NaN or an infinity against a number differs; ints and bools exactly; tolerances are options', () => {
   const f = (data, type = 'float32') => [{ y: { type, dims: [data.length], data } }];
-  assert.equal(compareOutputs(f(new Float32Array([NaN, 1, Infinity])), f(new Float32Array([NaN, 1, Infinity]))).equal, true);
-  assert.deepEqual(pick(compareOutputs(f(new Float32Array([NaN, 1])), f(new Float32Array([0, 1])))), [false, 'y', 'values', Infinity]);
-  assert.deepEqual(pick(compareOutputs(f(new Float32Array([1, 1])), f(new Float32Array([1, NaN])))), [false, 'y', 'values', Infinity]);
-  assert.deepEqual(pick(compareOutputs(f(new Float32Array([Infinity])), f(new Float32Array([-Infinity])))), [false, 'y', 'values', Infinity]);
+  assert.equal(
+    compareOutputs(f(new Float32Array([NaN, 1, Infinity])), f(new Float32Array([NaN, 1, Infinity]))).equal,
+    true,
+  );
+  assert.deepEqual(pick(compareOutputs(f(new Float32Array([NaN, 1])), f(new Float32Array([0, 1])))), [
+    false,
+    'y',
+    'values',
+    Infinity,
+  ]);
+  assert.deepEqual(pick(compareOutputs(f(new Float32Array([1, 1])), f(new Float32Array([1, NaN])))), [
+    false,
+    'y',
+    'values',
+    Infinity,
+  ]);
+  assert.deepEqual(pick(compareOutputs(f(new Float32Array([Infinity])), f(new Float32Array([-Infinity])))), [
+    false,
+    'y',
+    'values',
+    Infinity,
+  ]);
   // relative tolerance scales with the expected value
   assert.equal(compareOutputs(f(new Float64Array([1000])), f(new Float64Array([1000.5]))).equal, true);
-  assert.equal(compareOutputs(f(new Float64Array([1000])), f(new Float64Array([1000.5])), { rtol: 0, atol: 0.1 }).equal, false);
+  assert.equal(
+    compareOutputs(f(new Float64Array([1000])), f(new Float64Array([1000.5])), { rtol: 0, atol: 0.1 }).equal,
+    false,
+  );
   assert.equal(compareOutputs(f(new Float64Array([1])), f(new Float64Array([1.01])), { rtol: 0.02 }).equal, true);
   // integers: exact, the difference reported
   const i64 = (xs) => f(BigInt64Array.from(xs), 'int64');
   assert.deepEqual(pick(compareOutputs(i64([5n, 7n]), i64([5n, 8n]))), [false, 'y', 'values', 1]);
   assert.equal(compareOutputs(i64([5n, 7n]), i64([5n, 7n])).equal, true);
-  assert.deepEqual(pick(compareOutputs(f(Uint8Array.of(0, 1), 'bool'), f(Uint8Array.of(1, 1), 'bool'))), [false, 'y', 'values', 1]);
+  assert.deepEqual(pick(compareOutputs(f(Uint8Array.of(0, 1), 'bool'), f(Uint8Array.of(1, 1), 'bool'))), [
+    false,
+    'y',
+    'values',
+    1,
+  ]);
   assert.deepEqual(pick(compareOutputs(f(['a'], 'string'), f(['b'], 'string'))), [false, 'y', 'values', Infinity]);
   // float16 bits decode before the tolerance applies: 0x3c00 = 1, 0x3c01 = 1 + 2^-10
   const h = (xs) => f(Uint16Array.from(xs), 'float16');
   assert.equal(compareOutputs(h([0x3c00]), h([0x3c01]), { rtol: 1e-3, atol: 0 }).equal, true);
-  assert.deepEqual(pick(compareOutputs(h([0x3c00]), h([0x3c02]), { rtol: 1e-3, atol: 0 })), [false, 'y', 'values', 2 ** -9]);
+  assert.deepEqual(pick(compareOutputs(h([0x3c00]), h([0x3c02]), { rtol: 1e-3, atol: 0 })), [
+    false,
+    'y',
+    'values',
+    2 ** -9,
+  ]);
   // the first difference is named; maxAbsDiff covers every output compared
-  const two = (p, q) => [{ p: { type: 'float32', dims: [1], data: new Float32Array([p]) }, q: { type: 'float32', dims: [1], data: new Float32Array([q]) } }];
+  const two = (p, q) => [
+    {
+      p: { type: 'float32', dims: [1], data: new Float32Array([p]) },
+      q: { type: 'float32', dims: [1], data: new Float32Array([q]) },
+    },
+  ];
   assert.deepEqual(pick(compareOutputs(two(0, 0), two(0.5, 2))), [false, 'p', 'values', 2]);
   assert.deepEqual(pick(compareOutputs([], [])), [true, null, null, 0]);
 });
 
 test('runProbes copies outputs out and reads device tensors through getData()', async () => {
   const data = new Float32Array([1, 2]);
-  const [r] = await runProbes(async () => ({ y: { type: 'float32', dims: [2], data }, g: { type: 'float32', dims: [1], location: 'gpu-buffer', getData: async () => new Float32Array([9]) } }), [{}]);
+  const [r] = await runProbes(
+    async () => ({
+      y: { type: 'float32', dims: [2], data },
+      g: { type: 'float32', dims: [1], location: 'gpu-buffer', getData: async () => new Float32Array([9]) },
+    }),
+    [{}],
+  );
   data[0] = 42;
   assert.deepEqual([...r.y.data], [1, 2]);
   assert.deepEqual([...r.g.data], [9]);

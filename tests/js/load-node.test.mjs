@@ -41,9 +41,21 @@ test('bad feeds give typed errors naming the input, and the session still works'
   };
   await expectError({ input: good.input, state: good.state }, 'BAD_FEED', /'sr' is missing/);
   await expectError({ ...good, bogus: good.sr }, 'BAD_FEED', /'bogus' is not an input/);
-  await expectError({ ...good, sr: new ort.Tensor('float32', new Float32Array([16000]), []) }, 'SHAPE', /'sr' must be int64/);
-  await expectError({ ...good, state: new ort.Tensor('float32', new Float32Array(256), [2, 128]) }, 'SHAPE', /'state' must have rank 3/);
-  await expectError({ ...good, state: new ort.Tensor('float32', new Float32Array(2 * 64), [2, 1, 64]) }, 'SHAPE', /'state' dim 2 must be 128/);
+  await expectError(
+    { ...good, sr: new ort.Tensor('float32', new Float32Array([16000]), []) },
+    'SHAPE',
+    /'sr' must be int64/,
+  );
+  await expectError(
+    { ...good, state: new ort.Tensor('float32', new Float32Array(256), [2, 128]) },
+    'SHAPE',
+    /'state' must have rank 3/,
+  );
+  await expectError(
+    { ...good, state: new ort.Tensor('float32', new Float32Array(2 * 64), [2, 1, 64]) },
+    'SHAPE',
+    /'state' dim 2 must be 128/,
+  );
   const out = await session.run(good);
   assert.ok(out.output.data[0] >= 0 && out.output.data[0] <= 1);
   await session.dispose();
@@ -52,7 +64,10 @@ test('bad feeds give typed errors naming the input, and the session still works'
 
 test('a truncated model rejects with TRUNCATED before onnxruntime sees it', async () => {
   const bytes = await modelBytes('silero_vad_v5');
-  await assert.rejects(load(bytes.subarray(0, bytes.length - 1000), { ort }), (e) => e instanceof OrtkeepError && e.code === 'TRUNCATED');
+  await assert.rejects(
+    load(bytes.subarray(0, bytes.length - 1000), { ort }),
+    (e) => e instanceof OrtkeepError && e.code === 'TRUNCATED',
+  );
 });
 
 test('integrity: a matching sha256 loads, a wrong one is refused', async () => {
@@ -78,8 +93,10 @@ test('integrity as SRI reads it: the strongest algorithm present decides, any of
   s = await load(bytes, { ort, memory: false, integrity: `${sri('sha384', wrong)} ${sri('sha384', bytes)}` });
   await s.dispose();
   // a wrong sha512 beside a right sha256: refused
-  await assert.rejects(load(bytes, { ort, memory: false, integrity: `${sri('sha256', bytes)} ${sri('sha512', wrong)}` }),
-    (e) => e instanceof OrtkeepError && e.code === 'INTEGRITY');
+  await assert.rejects(
+    load(bytes, { ort, memory: false, integrity: `${sri('sha256', bytes)} ${sri('sha512', wrong)}` }),
+    (e) => e instanceof OrtkeepError && e.code === 'INTEGRITY',
+  );
 });
 
 test('sources: Node paths (relative, absolute) and file: URLs read the file; wrong kinds are typed errors', async () => {
@@ -98,7 +115,10 @@ test('sources: Node paths (relative, absolute) and file: URLs read the file; wro
       assert.equal(s.info.source.sha256, a.info.source.sha256);
       await s.dispose();
     }
-    await assert.rejects(load('does/not/exist.onnx', { ort }), (e) => e instanceof OrtkeepError && e.code === 'NETWORK');
+    await assert.rejects(
+      load('does/not/exist.onnx', { ort }),
+      (e) => e instanceof OrtkeepError && e.code === 'NETWORK',
+    );
   } finally {
     process.chdir(cwd);
   }

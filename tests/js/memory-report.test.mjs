@@ -14,19 +14,36 @@ import { REPO_ROOT } from '../../scripts/static-server.mjs';
 
 const SCRIPT = path.join(REPO_ROOT, 'scripts/measure-shared-weight.mjs');
 const FIXTURE = path.join(REPO_ROOT, 'tests/fixtures/make_shared_weight.py');
-const one = (level, control) => JSON.parse(execFileSync(process.execPath, [SCRIPT, '--one', level, ...(control ? ['--control'] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+const one = (level, control) =>
+  JSON.parse(
+    execFileSync(process.execPath, [SCRIPT, '--one', level, ...(control ? ['--control'] : [])], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  );
 
-test('shared initializers duplicated by the optimizer: session.info.memory measures more growth at \'all\' than at \'disabled\' and names them; the control does not warn', () => {
+test("shared initializers duplicated by the optimizer: session.info.memory measures more growth at 'all' than at 'disabled' and names them; the control does not warn", () => {
   execFileSync('/usr/bin/python3', [FIXTURE, path.join(REPO_ROOT, 'build/shared-weight.onnx'), '2048']);
-  execFileSync('/usr/bin/python3', [FIXTURE, path.join(REPO_ROOT, 'build/shared-weight-control.onnx'), '2048', '--control']);
+  execFileSync('/usr/bin/python3', [
+    FIXTURE,
+    path.join(REPO_ROOT, 'build/shared-weight-control.onnx'),
+    '2048',
+    '--control',
+  ]);
   const shared = one('all', false);
   assert.equal(shared.initializerBytes, 16 << 20);
-  assert.deepEqual(shared.sharedInitializers.map((s) => s.name), ['W']);
+  assert.deepEqual(
+    shared.sharedInitializers.map((s) => s.name),
+    ['W'],
+  );
   assert.ok(shared.wasmAfter > shared.wasmBefore);
   assert.ok(shared.growth > 1.5 * shared.initializerBytes, `grew ${shared.growth}`);
   assert.deepEqual(shared.events, ['memory-growth']);
   const disabled = one('disabled', false);
-  assert.ok(disabled.growth < shared.growth, `the optimizer's copies: ${disabled.growth} at disabled vs ${shared.growth} at all`);
+  assert.ok(
+    disabled.growth < shared.growth,
+    `the optimizer's copies: ${disabled.growth} at disabled vs ${shared.growth} at all`,
+  );
   const control = one('all', true);
   assert.deepEqual(control.sharedInitializers, []);
   assert.deepEqual(control.events, []);

@@ -13,14 +13,23 @@ const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'
 test('a browser bundle of the package has no Node built-ins; a Node bundle keeps them', async () => {
   const bundle = async (platform) => {
     const r = await build({
-      entryPoints: [path.join(REPO_ROOT, 'js/index.js')], bundle: true, format: 'esm', platform,
-      external: ['onnxruntime-web'], write: false, logLevel: 'silent', metafile: true,
+      entryPoints: [path.join(REPO_ROOT, 'js/index.js')],
+      bundle: true,
+      format: 'esm',
+      platform,
+      external: ['onnxruntime-web'],
+      write: false,
+      logLevel: 'silent',
+      metafile: true,
     });
     return { text: r.outputFiles[0].text, inputs: Object.keys(r.metafile.inputs) };
   };
   const browser = await bundle('browser');
   assert.doesNotMatch(browser.text, /["']node:[a-z/]+["']/);
-  assert.ok(browser.inputs.some((f) => f.endsWith('js/platform/browser.js')), browser.inputs.join(' '));
+  assert.ok(
+    browser.inputs.some((f) => f.endsWith('js/platform/browser.js')),
+    browser.inputs.join(' '),
+  );
   const node = await bundle('node');
   assert.match(node.text, /["']node:fs\/promises["']/);
 });

@@ -39,20 +39,30 @@ test('three un-awaited runs, the caller refills one buffer right after run(): ea
   const shared = new Float32Array(512);
   const state = new Float32Array(2 * 128);
   const sr = new BigInt64Array([16000n]);
-  const fill = (seed) => { for (let i = 0; i < shared.length; i++) shared[i] = Math.sin(i * 0.01 * seed) * 0.5; };
+  const fill = (seed) => {
+    for (let i = 0; i < shared.length; i++) shared[i] = Math.sin(i * 0.01 * seed) * 0.5;
+  };
   const promises = [];
   const expected = [];
   for (const seed of [1, 2, 3]) {
     fill(seed);
-    expected.push(await reference.run({
-      input: new ort.Tensor('float32', shared.slice(), [1, 512]),
-      state: new ort.Tensor('float32', state.slice(), [2, 1, 128]),
-      sr: new ort.Tensor('int64', sr.slice(), []),
-    }));
+    expected.push(
+      await reference.run({
+        input: new ort.Tensor('float32', shared.slice(), [1, 512]),
+        state: new ort.Tensor('float32', state.slice(), [2, 1, 128]),
+        sr: new ort.Tensor('int64', sr.slice(), []),
+      }),
+    );
   }
   for (const seed of [1, 2, 3]) {
     fill(seed);
-    promises.push(session.run({ input: { data: shared, dims: [1, 512] }, state: { data: state, dims: [2, 1, 128] }, sr: { data: sr, dims: [] } }));
+    promises.push(
+      session.run({
+        input: { data: shared, dims: [1, 512] },
+        state: { data: state, dims: [2, 1, 128] },
+        sr: { data: sr, dims: [] },
+      }),
+    );
     shared.fill(99); // refilled before any run completes
   }
   const results = await Promise.all(promises);
@@ -77,10 +87,18 @@ test('typed-array, string, NaN, negative and huge dims on the first run: typed e
     // the C pool's verdicts, worded by JS: which dim, what it got
     [[1, 3, 48, 2 ** 40], 'LIMIT', /dim 3 is 1099511627776; the largest the pool allocates is 2147483647/],
     [[1, -3, 48, 192], 'BAD_FEED', /dim 1 is negative/],
-    [[1, 3, 48, 191], 'BAD_FEED', /has 27648 elements but dims \[1, 3, 48, 191\] need 27504 elements \(110592 of 110016 bytes of float32\)/],
+    [
+      [1, 3, 48, 191],
+      'BAD_FEED',
+      /has 27648 elements but dims \[1, 3, 48, 191\] need 27504 elements \(110592 of 110016 bytes of float32\)/,
+    ],
   ];
   for (const [dims, code, message] of cases) {
-    await assert.rejects(session.run({ x: { data, dims } }), (e) => e instanceof OrtkeepError && e.code === code && /input 'x'/.test(e.message) && message.test(e.message), String(dims));
+    await assert.rejects(
+      session.run({ x: { data, dims } }),
+      (e) => e instanceof OrtkeepError && e.code === code && /input 'x'/.test(e.message) && message.test(e.message),
+      String(dims),
+    );
   }
   session.pool.check();
   for (const seed of [1, 2]) {
@@ -93,7 +111,7 @@ test('typed-array, string, NaN, negative and huge dims on the first run: typed e
   await reference.release();
 });
 
-test('debug: one line per pool decision (create, take, destroy), none for the steady-state reuse; the load machine\'s lines come first', async () => {
+test("debug: one line per pool decision (create, take, destroy), none for the steady-state reuse; the load machine's lines come first", async () => {
   const bytes = await modelBytes('ppocr_v2_cls');
   const lines = [];
   const session = await load(bytes, { ort, debug: (line) => lines.push(line) });

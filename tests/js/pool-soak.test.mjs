@@ -18,7 +18,11 @@ import { REAL_MODELS } from '../models.mjs';
 const memories = [];
 const OriginalMemory = WebAssembly.Memory;
 WebAssembly.Memory = new Proxy(OriginalMemory, {
-  construct(target, args) { const m = new target(...args); memories.push(m); return m; },
+  construct(target, args) {
+    const m = new target(...args);
+    memories.push(m);
+    return m;
+  },
 });
 for (const name of ['instantiate', 'instantiateStreaming']) {
   const original = WebAssembly[name];
@@ -48,15 +52,22 @@ test('wasm EP: a decoder loop with outputs kept and fed back equals plain onnxru
   for (let step = 0; step < 12; step++) {
     const x = Float32Array.from({ length: 8 }, (_, i) => Math.sin(step * 3 + i));
     const r = await reference.run({
-      x: new ort.Tensor('float32', x, [1, 8]), state_in: new ort.Tensor('float32', refState, [1, 8]),
+      x: new ort.Tensor('float32', x, [1, 8]),
+      state_in: new ort.Tensor('float32', refState, [1, 8]),
       past: new ort.Tensor('float32', refPast, [1, step + 1, 8]),
     });
-    const o = await session.run({
-      x: { data: x, dims: [1, 8] },
-      state_in: kept?.state_out ?? { data: new Float32Array(8), dims: [1, 8] },
-      past: kept?.present ?? { data: new Float32Array(8), dims: [1, 1, 8] },
-    }, { keep: ['state_out', 'present'] });
-    if (kept) { session.pool.release(kept.state_out); session.pool.release(kept.present); }
+    const o = await session.run(
+      {
+        x: { data: x, dims: [1, 8] },
+        state_in: kept?.state_out ?? { data: new Float32Array(8), dims: [1, 8] },
+        past: kept?.present ?? { data: new Float32Array(8), dims: [1, 1, 8] },
+      },
+      { keep: ['state_out', 'present'] },
+    );
+    if (kept) {
+      session.pool.release(kept.state_out);
+      session.pool.release(kept.present);
+    }
     kept = o;
     assert.deepEqual([...o.y.data], [...r.y.data]);
     assert.deepEqual([...o.present.data], [...r.present.data]);
@@ -77,11 +88,16 @@ test('wasm EP soak: 10,000 runs of a real model hold memory flat', async () => {
   const reference = await ort.InferenceSession.create(bytes);
   const input = new Float32Array(16 * 96);
   const feeds = { 'x.1': { data: input, dims: [1, 16, 96] } };
-  const fill = (k) => { for (let i = 0; i < input.length; i++) input[i] = Math.sin(k + i * 0.01); };
+  const fill = (k) => {
+    for (let i = 0; i < input.length; i++) input[i] = Math.sin(k + i * 0.01);
+  };
   const ortMemories = () => memories.filter((m) => m.buffer !== core.m.HEAPU8.buffer);
   const heaps = () => ({ core: core.m.HEAPU8.length, ort: ortMemories().reduce((n, m) => n + m.buffer.byteLength, 0) });
 
-  for (let k = 0; k < 200; k++) { fill(k); await session.run(feeds); }
+  for (let k = 0; k < 200; k++) {
+    fill(k);
+    await session.run(feeds);
+  }
   gc();
   const before = { ...heaps(), js: process.memoryUsage().heapUsed, stats: session.pool.stats() };
   const t0 = performance.now();
@@ -96,10 +112,12 @@ test('wasm EP soak: 10,000 runs of a real model hold memory flat', async () => {
   const ms = (performance.now() - t0) / 10000;
   gc();
   const after = { ...heaps(), js: process.memoryUsage().heapUsed, stats: session.pool.stats() };
-  console.log(`# soak (${ortMemories().length} ORT memories): ${ms.toFixed(3)} ms/run; core heap ${before.core} -> ${after.core} B; ort heap ${before.ort} -> ${after.ort} B; JS heapUsed ${(before.js / 1e6).toFixed(1)} -> ${(after.js / 1e6).toFixed(1)} MB; pool creates ${before.stats.creates} -> ${after.stats.creates}, reuses ${after.stats.reuses}`);
-  assert.ok(ortMemories().length >= 1 && before.ort > 0, 'found onnxruntime-web\'s wasm memory');
-  assert.equal(after.core, before.core, 'our core\'s wasm heap did not grow');
-  assert.equal(after.ort, before.ort, 'onnxruntime-web\'s wasm heap did not grow');
+  console.log(
+    `# soak (${ortMemories().length} ORT memories): ${ms.toFixed(3)} ms/run; core heap ${before.core} -> ${after.core} B; ort heap ${before.ort} -> ${after.ort} B; JS heapUsed ${(before.js / 1e6).toFixed(1)} -> ${(after.js / 1e6).toFixed(1)} MB; pool creates ${before.stats.creates} -> ${after.stats.creates}, reuses ${after.stats.reuses}`,
+  );
+  assert.ok(ortMemories().length >= 1 && before.ort > 0, "found onnxruntime-web's wasm memory");
+  assert.equal(after.core, before.core, "our core's wasm heap did not grow");
+  assert.equal(after.ort, before.ort, "onnxruntime-web's wasm heap did not grow");
   assert.ok(after.js - before.js < 8e6, `JS heap grew ${(after.js - before.js) / 1e6} MB`);
   assert.equal(after.stats.creates, before.stats.creates, 'no pool tensor created in steady state');
   assert.equal(after.stats.reuses - before.stats.reuses, 10000);

@@ -12,10 +12,25 @@ import { REPO_ROOT } from '../../scripts/static-server.mjs';
 const run = promisify(execFile);
 const tsc = path.join(REPO_ROOT, 'node_modules/.bin/tsc');
 
-for (const [module, resolution] of [['esnext', 'bundler'], ['node16', 'node16']]) {
+for (const [module, resolution] of [
+  ['esnext', 'bundler'],
+  ['node16', 'node16'],
+]) {
   test(`tests/types/consumer.ts compiles with --strict, moduleResolution ${resolution}`, async () => {
-    const args = ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--lib', 'es2022,dom',
-      '--module', module, '--moduleResolution', resolution, 'tests/types/consumer.ts'];
+    const args = [
+      '--noEmit',
+      '--strict',
+      '--skipLibCheck',
+      '--target',
+      'es2022',
+      '--lib',
+      'es2022,dom',
+      '--module',
+      module,
+      '--moduleResolution',
+      resolution,
+      'tests/types/consumer.ts',
+    ];
     const r = await run(tsc, args, { cwd: REPO_ROOT }).catch((e) => e);
     assert.equal(r.code ?? 0, 0, `${r.stdout ?? ''}${r.stderr ?? ''}`);
   });

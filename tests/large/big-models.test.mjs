@@ -17,7 +17,9 @@ const MODELS = [
 ];
 const LIMIT = 8 << 20;
 
-before(() => { for (const m of MODELS) makeBigModel([m.dir, m.mb, m.files]); });
+before(() => {
+  for (const m of MODELS) makeBigModel([m.dir, m.mb, m.files]);
+});
 after(() => env.reset?.().catch(() => {}));
 
 /** Loads, checks four rows of each table against the generator's formula, reports the tier and timings. */
@@ -33,7 +35,8 @@ function loadAndCheck(page, url) {
     const bad = [];
     for (const [name, t] of Object.entries(out)) {
       const n = t.dims[1];
-      const tableRows = s.info.model.externalData.find((e) => e.initializer === `table${name.slice(1)}`).length / (n * 4);
+      const tableRows =
+        s.info.model.externalData.find((e) => e.initializer === `table${name.slice(1)}`).length / (n * 4);
       ids.forEach((id, i) => {
         const r = Number(id) % tableRows;
         for (const c of [0, 1, 511, 1023]) {
@@ -42,7 +45,12 @@ function loadAndCheck(page, url) {
         }
       });
     }
-    const info = { tier: s.info.cache.tier, stored: s.info.cache.stored, timings: s.info.cache.timings, warnings: s.info.warnings };
+    const info = {
+      tier: s.info.cache.tier,
+      stored: s.info.cache.stored,
+      timings: s.info.cache.timings,
+      warnings: s.info.warnings,
+    };
     await s.dispose();
     return { ms, info, bad: bad.slice(0, 5), outputs: Object.keys(out).length, core: core.memoryBytes() };
   }, url);
@@ -60,7 +68,10 @@ for (const m of MODELS) {
     assert.equal(cold.outputs, m.files);
     assert.equal(cold.info.tier, 'network');
     assert.equal(cold.info.stored, true, JSON.stringify(cold.info));
-    assert.deepEqual(files.map((f) => env.server.count(f)), files.map(() => 1));
+    assert.deepEqual(
+      files.map((f) => env.server.count(f)),
+      files.map(() => 1),
+    );
 
     await env.restart();
     env.server.resetCounts();
@@ -70,11 +81,17 @@ for (const m of MODELS) {
     await page.close();
     assert.deepEqual(warm.bad, []);
     assert.equal(warm.info.tier, 'indexeddb');
-    assert.deepEqual(files.map((f) => env.server.count(f)), files.map(() => 0), 'no request for the model or any data file');
+    assert.deepEqual(
+      files.map((f) => env.server.count(f)),
+      files.map(() => 0),
+      'no request for the model or any data file',
+    );
     assert.equal(list.length, 1);
     assert.equal(list[0].dataFiles.length, m.files);
     const mib = (n) => `${(n / 1048576).toFixed(1)} MiB`;
-    console.log(`# ${m.name}: cold ${(cold.ms / 1000).toFixed(1)} s, warm ${(warm.ms / 1000).toFixed(1)} s (read ${(warm.info.timings.readMs / 1000).toFixed(1)} s + data ${((warm.info.timings.dataMs ?? 0) / 1000).toFixed(1)} s + create ${(warm.info.timings.createMs / 1000).toFixed(1)} s); core wasm memory cold ${mib(cold.core)}, warm ${mib(warm.core)}`);
+    console.log(
+      `# ${m.name}: cold ${(cold.ms / 1000).toFixed(1)} s, warm ${(warm.ms / 1000).toFixed(1)} s (read ${(warm.info.timings.readMs / 1000).toFixed(1)} s + data ${((warm.info.timings.dataMs ?? 0) / 1000).toFixed(1)} s + create ${(warm.info.timings.createMs / 1000).toFixed(1)} s); core wasm memory cold ${mib(cold.core)}, warm ${mib(warm.core)}`,
+    );
     assert.ok(cold.core < LIMIT, `core after the cold load: ${mib(cold.core)}`);
     assert.ok(warm.core < LIMIT, `core after the warm load: ${mib(warm.core)}`);
   });

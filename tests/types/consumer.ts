@@ -12,11 +12,16 @@ export async function demo(signal: AbortSignal): Promise<number> {
     signal,
     debug: (line: string) => console.log(line),
     onProgress: ({ loaded, total, phase }) => console.log(phase, loaded, total),
-    onWarning: ({ code }) => { const c: WarningCode = code; console.log(c); },
+    onWarning: ({ code }) => {
+      const c: WarningCode = code;
+      console.log(c);
+    },
     persist: true,
     chunkSize: 1 << 20,
     forms: { bundle: 'jsep', probe: { inputDims: { input: [1, 256] } } },
-    onEvent: (e) => { if (e.type === 'form-escalated') console.log(e.from, e.to, e.reason); },
+    onEvent: (e) => {
+      if (e.type === 'form-escalated') console.log(e.from, e.to, e.reason);
+    },
   };
   const session: Session = await load('/models/det.onnx', options);
   const info: CacheInfo | null = session.info.cache;
@@ -25,7 +30,9 @@ export async function demo(signal: AbortSignal): Promise<number> {
   const check = info?.timings.checkMs ?? 0;
   const report: ModelReport = await inspect(new Uint8Array(8));
   const entries = await cache.list();
-  const verified = entries.filter((e) => e.form !== 'original' && e.status === 'verified').map((e) => (e.createMs ?? 0) / (e.originalCreateMs ?? 1));
+  const verified = entries
+    .filter((e) => e.form !== 'original' && e.status === 'verified')
+    .map((e) => (e.createMs ?? 0) / (e.originalCreateMs ?? 1));
   const ready = await session.formsReady;
   console.log(verified, ready.stored, session.info.form.chosen, session.info.form.level);
   const total = entries.reduce((n, e) => n + e.bytes, 0);
@@ -46,16 +53,27 @@ export async function demo(signal: AbortSignal): Promise<number> {
       if (code === 'CACHE_UNAVAILABLE' || code === 'INVALID_SOURCE' || code === 'CORE_LOAD') console.log(e.offset);
     }
   }
-  return read + check + total + (est.quota ?? 0) + warned.length + report.totals.nodes + Number(deleted) + Number(persisted);
+  return (
+    read + check + total + (est.quota ?? 0) + warned.length + report.totals.nodes + Number(deleted) + Number(persisted)
+  );
 }
 
 // The flat option shape, and the drop-in entry (onnxruntime-web's types, ortkeep's sessions).
 import * as ortk from 'ortkeep/onnxruntime-web';
 
 export async function dropIn(bytes: ArrayBuffer): Promise<number> {
-  const flat: LoadOptions = { graphOptimizationLevel: 'basic', freeDimensionOverrides: { batch: 1 }, externalData: [{ path: 'w.bin', data: '/w.bin' }], cache: 'no-store' };
+  const flat: LoadOptions = {
+    graphOptimizationLevel: 'basic',
+    freeDimensionOverrides: { batch: 1 },
+    externalData: [{ path: 'w.bin', data: '/w.bin' }],
+    cache: 'no-store',
+  };
   const s1 = await load('/m.onnx', flat);
-  const options: ortk.InferenceSession.SessionOptions = { executionProviders: ['wasm'], logSeverityLevel: 3, integrity: 'sha256-x' };
+  const options: ortk.InferenceSession.SessionOptions = {
+    executionProviders: ['wasm'],
+    logSeverityLevel: 3,
+    integrity: 'sha256-x',
+  };
   const s2 = await ortk.InferenceSession.create(bytes, 0, bytes.byteLength, options);
   const out = await s2.run({ x: new ortk.Tensor('float32', [1], [1]) }, ['y'], { tag: 'demo' });
   const kept = await s1.run({ x: new Float32Array(1) }, { keep: ['y'], logSeverityLevel: 3 });

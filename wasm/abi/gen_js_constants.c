@@ -197,8 +197,7 @@ static void generate(out_buf *o_) {
     NUM(MAX_DIM, OK_POOL_MAX_DIM)
     NUM(MAX_SYMBOLS, OK_POOL_MAX_SYMBOLS)
     NUM(NONE, OK_POOL_NONE)
-    NUM(DEFAULT_BUDGET, OK_POOL_DEFAULT_BUDGET)
-    {
+    NUM(DEFAULT_BUDGET, OK_POOL_DEFAULT_BUDGET) {
         char line[128];
         snprintf(line, sizeof line, "  DIM_UNKNOWN: %lld,\n  DIM_SYMBOL_BASE: %lld,\n",
                  (long long)OK_POOL_DIM_UNKNOWN, (long long)OK_POOL_DIM_SYMBOL(0));
@@ -217,16 +216,19 @@ static void generate(out_buf *o_) {
     open_obj(&o, "POOL_REFUSAL_WORD", "the pool's refusal record: uint32 word index of each field");
     OK_POOL_REFUSAL_WORD_LIST(NUM)
     close_obj(&o);
-    open_obj(&o, "STAMP", "the normalization stamp (wasm/stamp.h): its tail's largest size, a field's longest");
+    open_obj(&o, "STAMP",
+             "the normalization stamp (wasm/stamp.h): its tail's largest size, a field's longest");
     NUM(MAX_TAIL, OK_STAMP_MAX_TAIL)
     NUM(MAX_FIELD, OK_STAMP_MAX_FIELD)
     close_obj(&o);
-#define DTYPE(code, name, bits)                                                   \
+#define DTYPE(code, name, bits)                                                                         \
     snprintf(line, sizeof line, "  %d: Object.freeze({ name: '%s', bits: %d }),\n", code, #name, bits); \
     put(&o, line);
     {
         char line[128];
-        open_obj(&o, "DTYPE", "the dtype table (OK_DTYPE_LIST): ONNX TensorProto code -> onnxruntime-web name, bits per element (0: no fixed size)");
+        open_obj(
+            &o, "DTYPE",
+            "the dtype table (OK_DTYPE_LIST): ONNX TensorProto code -> onnxruntime-web name, bits per element (0: no fixed size)");
         OK_DTYPE_LIST(DTYPE)
         close_obj(&o);
     }

@@ -53,8 +53,8 @@ OK_EXPORT ok_inspect_stream *ok_abi_inspect_stream_new(const char *sha256_hex) {
 }
 
 /* ok_inspect_stream_judge_for: the report's stamp gets C's verdict for this runtime. */
-OK_EXPORT int ok_abi_inspect_stream_judge_for(ok_inspect_stream *s, const char *ort,
-                                              const char *ep, const char *level) {
+OK_EXPORT int ok_abi_inspect_stream_judge_for(ok_inspect_stream *s, const char *ort, const char *ep,
+                                              const char *level) {
     return ok_inspect_stream_judge_for(s, ort, ep, level);
 }
 
@@ -110,16 +110,19 @@ OK_EXPORT char *ok_abi_inspect_ort(const uint8_t *buf, uint32_t len) {
  * length, written into out[0, cap), or 0 with last_error set. The caller
  * appends the tail to the artifact's bytes (no copy of the artifact here). */
 OK_EXPORT uint32_t ok_abi_stamp_encode(const char *producer, const char *ort, const char *ep,
-                                       const char *level, const char *source_hex,
-                                       const char *artifact_hex, uint8_t *out, uint32_t cap) {
+                                       const char *level, const char *source_hex, const char *artifact_hex,
+                                       uint8_t *out, uint32_t cap) {
     ok_stamp s;
     size_t len = 0;
     ok_status rc;
     clear_error();
     rc = ok_stamp_from_strings(&s, producer, ort, ep, level, source_hex, artifact_hex);
     if (rc != OK_OK) {
-        set_error(rc, rc == OK_ERR_LIMIT ? "a stamp field is longer than 64 bytes"
-                                         : "a stamp field is empty or holds ';', '=' or a control byte, or a digest is not 64 lowercase hex digits");
+        set_error(
+            rc,
+            rc == OK_ERR_LIMIT
+                ? "a stamp field is longer than 64 bytes"
+                : "a stamp field is empty or holds ';', '=' or a control byte, or a digest is not 64 lowercase hex digits");
         return 0;
     }
     rc = ok_stamp_encode(&s, out, cap, &len);
@@ -168,26 +171,46 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
         return NULL;
     }
     ok_jbuf_init(&b, 1u << 20);
-    jkey(&b, "{\"id\":"); ok_jbuf_u64(&b, e.id);
-    jkey(&b, ",\"state\":"); ok_jbuf_u64(&b, e.state);
-    jkey(&b, ",\"form\":"); ok_jbuf_u64(&b, e.form);
-    jkey(&b, ",\"flags\":"); ok_jbuf_u64(&b, e.flags);
-    jkey(&b, ",\"chunkSize\":"); ok_jbuf_u64(&b, e.chunk_size);
-    jkey(&b, ",\"chunkCount\":"); ok_jbuf_u64(&b, e.chunk_count);
-    jkey(&b, ",\"storedCount\":"); ok_jbuf_u64(&b, e.stored_count);
-    jkey(&b, ",\"refcount\":"); ok_jbuf_u64(&b, e.refcount);
-    jkey(&b, ",\"writing\":"); ok_jbuf_u64(&b, e.writing);
-    jkey(&b, ",\"integrityAlg\":"); ok_jbuf_u64(&b, e.integrity_alg);
-    jkey(&b, ",\"reportLen\":"); ok_jbuf_u64(&b, e.report_len);
-    jkey(&b, ",\"gen\":"); ok_jbuf_u64(&b, e.gen);
-    jkey(&b, ",\"totalSize\":"); ok_jbuf_u64(&b, e.total_size);
-    jkey(&b, ",\"storedBytes\":"); ok_jbuf_u64(&b, e.stored_bytes);
-    jkey(&b, ",\"lastUsed\":"); ok_jbuf_u64(&b, e.last_used);
-    jkey(&b, ",\"hitCount\":"); ok_jbuf_u64(&b, e.hit_count);
-    jkey(&b, ",\"formStatus\":"); ok_jbuf_u64(&b, e.form_status);
-    jkey(&b, ",\"formReason\":"); ok_jbuf_u64(&b, e.form_reason);
-    jkey(&b, ",\"createUs\":"); ok_jbuf_u64(&b, e.create_us);
-    jkey(&b, ",\"origCreateUs\":"); ok_jbuf_u64(&b, e.orig_create_us);
+    jkey(&b, "{\"id\":");
+    ok_jbuf_u64(&b, e.id);
+    jkey(&b, ",\"state\":");
+    ok_jbuf_u64(&b, e.state);
+    jkey(&b, ",\"form\":");
+    ok_jbuf_u64(&b, e.form);
+    jkey(&b, ",\"flags\":");
+    ok_jbuf_u64(&b, e.flags);
+    jkey(&b, ",\"chunkSize\":");
+    ok_jbuf_u64(&b, e.chunk_size);
+    jkey(&b, ",\"chunkCount\":");
+    ok_jbuf_u64(&b, e.chunk_count);
+    jkey(&b, ",\"storedCount\":");
+    ok_jbuf_u64(&b, e.stored_count);
+    jkey(&b, ",\"refcount\":");
+    ok_jbuf_u64(&b, e.refcount);
+    jkey(&b, ",\"writing\":");
+    ok_jbuf_u64(&b, e.writing);
+    jkey(&b, ",\"integrityAlg\":");
+    ok_jbuf_u64(&b, e.integrity_alg);
+    jkey(&b, ",\"reportLen\":");
+    ok_jbuf_u64(&b, e.report_len);
+    jkey(&b, ",\"gen\":");
+    ok_jbuf_u64(&b, e.gen);
+    jkey(&b, ",\"totalSize\":");
+    ok_jbuf_u64(&b, e.total_size);
+    jkey(&b, ",\"storedBytes\":");
+    ok_jbuf_u64(&b, e.stored_bytes);
+    jkey(&b, ",\"lastUsed\":");
+    ok_jbuf_u64(&b, e.last_used);
+    jkey(&b, ",\"hitCount\":");
+    ok_jbuf_u64(&b, e.hit_count);
+    jkey(&b, ",\"formStatus\":");
+    ok_jbuf_u64(&b, e.form_status);
+    jkey(&b, ",\"formReason\":");
+    ok_jbuf_u64(&b, e.form_reason);
+    jkey(&b, ",\"createUs\":");
+    ok_jbuf_u64(&b, e.create_us);
+    jkey(&b, ",\"origCreateUs\":");
+    ok_jbuf_u64(&b, e.orig_create_us);
     jkey(&b, ",\"sourceSha256\":");
     if ((e.form != OK_FORM_ORIGINAL || (e.flags & OK_EF_PART)) && e.source_sha256) {
         ok_hex(e.source_sha256, 32, hex);
@@ -195,13 +218,20 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
     } else {
         ok_jbuf_puts(&b, "null");
     }
-    jkey(&b, ",\"owner\":"); ok_jbuf_u64(&b, e.owner);
-    jkey(&b, ",\"location\":"); jstr(&b, e.location ? e.location : "");
-    jkey(&b, ",\"key\":"); jstr(&b, e.key);
-    jkey(&b, ",\"url\":"); jstr(&b, e.url);
-    jkey(&b, ",\"etag\":"); jstr(&b, e.etag);
-    jkey(&b, ",\"lastModified\":"); jstr(&b, e.last_modified);
-    jkey(&b, ",\"name\":"); jstr(&b, e.name);
+    jkey(&b, ",\"owner\":");
+    ok_jbuf_u64(&b, e.owner);
+    jkey(&b, ",\"location\":");
+    jstr(&b, e.location ? e.location : "");
+    jkey(&b, ",\"key\":");
+    jstr(&b, e.key);
+    jkey(&b, ",\"url\":");
+    jstr(&b, e.url);
+    jkey(&b, ",\"etag\":");
+    jstr(&b, e.etag);
+    jkey(&b, ",\"lastModified\":");
+    jstr(&b, e.last_modified);
+    jkey(&b, ",\"name\":");
+    jstr(&b, e.name);
     jkey(&b, ",\"sha256\":");
     if (e.sha256 && e.state == OK_ENTRY_COMMITTED) {
         ok_hex(e.sha256, 32, hex);
@@ -215,12 +245,10 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
 
 /* ok_load_new with the parameters flat (no struct of pointers across the
  * boundary). Returns the load, or NULL with last_error set. */
-OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw,
-                                   const char *url, const char *page_url,
-                                   const char *integrity, uint32_t mode,
-                                   uint32_t chunk_size, uint32_t flags, uint64_t now,
-                                   uint64_t bytes_len, const char *form_ctx,
-                                   uint32_t form, const uint8_t *source_sha256,
+OK_EXPORT ok_load *ok_abi_load_new(ok_cache *c, uint32_t source, const char *raw, const char *url,
+                                   const char *page_url, const char *integrity, uint32_t mode,
+                                   uint32_t chunk_size, uint32_t flags, uint64_t now, uint64_t bytes_len,
+                                   const char *form_ctx, uint32_t form, const uint8_t *source_sha256,
                                    const char *part, uint32_t facts, ok_load *owner) {
     ok_load_params p;
     ok_load *l = NULL;
@@ -261,24 +289,42 @@ OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
         return NULL;
     }
     ok_jbuf_init(&b, 1u << 16);
-    jkey(&b, "{\"state\":"); ok_jbuf_u64(&b, i.state);
-    jkey(&b, ",\"tier\":"); ok_jbuf_u64(&b, i.tier);
-    jkey(&b, ",\"stored\":"); ok_jbuf_puts(&b, i.stored ? "true" : "false");
-    jkey(&b, ",\"total\":"); ok_jbuf_u64(&b, i.total);
-    jkey(&b, ",\"received\":"); ok_jbuf_u64(&b, i.received);
-    jkey(&b, ",\"resumedFrom\":"); ok_jbuf_u64(&b, i.resumed_from);
-    jkey(&b, ",\"fetches\":"); ok_jbuf_u64(&b, i.fetches);
-    jkey(&b, ",\"resumes\":"); ok_jbuf_u64(&b, i.resumes);
-    jkey(&b, ",\"refetches\":"); ok_jbuf_u64(&b, i.refetches);
-    jkey(&b, ",\"key\":"); jstr(&b, i.key);
-    jkey(&b, ",\"lockName\":"); jstr(&b, i.lock_name);
-    jkey(&b, ",\"form\":"); ok_jbuf_u64(&b, i.form);
-    jkey(&b, ",\"formStatus\":"); ok_jbuf_u64(&b, i.form_status);
-    jkey(&b, ",\"formReason\":"); ok_jbuf_u64(&b, i.form_reason);
-    jkey(&b, ",\"nextForm\":"); ok_jbuf_u64(&b, i.next_form);
-    jkey(&b, ",\"createUs\":"); ok_jbuf_u64(&b, i.create_us);
-    jkey(&b, ",\"origCreateUs\":"); ok_jbuf_u64(&b, i.orig_create_us);
-    jkey(&b, ",\"sourceTotal\":"); ok_jbuf_u64(&b, i.source_total);
+    jkey(&b, "{\"state\":");
+    ok_jbuf_u64(&b, i.state);
+    jkey(&b, ",\"tier\":");
+    ok_jbuf_u64(&b, i.tier);
+    jkey(&b, ",\"stored\":");
+    ok_jbuf_puts(&b, i.stored ? "true" : "false");
+    jkey(&b, ",\"total\":");
+    ok_jbuf_u64(&b, i.total);
+    jkey(&b, ",\"received\":");
+    ok_jbuf_u64(&b, i.received);
+    jkey(&b, ",\"resumedFrom\":");
+    ok_jbuf_u64(&b, i.resumed_from);
+    jkey(&b, ",\"fetches\":");
+    ok_jbuf_u64(&b, i.fetches);
+    jkey(&b, ",\"resumes\":");
+    ok_jbuf_u64(&b, i.resumes);
+    jkey(&b, ",\"refetches\":");
+    ok_jbuf_u64(&b, i.refetches);
+    jkey(&b, ",\"key\":");
+    jstr(&b, i.key);
+    jkey(&b, ",\"lockName\":");
+    jstr(&b, i.lock_name);
+    jkey(&b, ",\"form\":");
+    ok_jbuf_u64(&b, i.form);
+    jkey(&b, ",\"formStatus\":");
+    ok_jbuf_u64(&b, i.form_status);
+    jkey(&b, ",\"formReason\":");
+    ok_jbuf_u64(&b, i.form_reason);
+    jkey(&b, ",\"nextForm\":");
+    ok_jbuf_u64(&b, i.next_form);
+    jkey(&b, ",\"createUs\":");
+    ok_jbuf_u64(&b, i.create_us);
+    jkey(&b, ",\"origCreateUs\":");
+    ok_jbuf_u64(&b, i.orig_create_us);
+    jkey(&b, ",\"sourceTotal\":");
+    ok_jbuf_u64(&b, i.source_total);
     jkey(&b, ",\"sha256\":");
     if (i.has_sha256) {
         ok_hex(i.sha256, 32, hex);
@@ -296,8 +342,8 @@ OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
 #include "host_policy.h"
 
 /* The memory tier's key (ok_session_share_key), or NULL with last_error set. */
-OK_EXPORT char *ok_abi_session_share_key(const char *source_key, const char *integrity,
-                                         const char *eps_json, const char *options_json) {
+OK_EXPORT char *ok_abi_session_share_key(const char *source_key, const char *integrity, const char *eps_json,
+                                         const char *options_json) {
     size_t n;
     char *out;
     clear_error();

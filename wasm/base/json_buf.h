@@ -10,8 +10,8 @@
 typedef struct ok_jbuf {
     char *p;
     size_t len, cap;
-    size_t max;  /* cap on len; beyond it failed = OK_ERR_LIMIT */
-    int failed;  /* 0, OK_ERR_NOMEM or OK_ERR_LIMIT */
+    size_t max; /* cap on len; beyond it failed = OK_ERR_LIMIT */
+    int failed; /* 0, OK_ERR_NOMEM or OK_ERR_LIMIT */
 } ok_jbuf;
 
 void ok_jbuf_init(ok_jbuf *b, size_t max);

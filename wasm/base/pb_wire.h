@@ -19,12 +19,7 @@
 
 #include "ok_error.h"
 
-enum {
-    OK_PB_VARINT = 0,
-    OK_PB_FIXED64 = 1,
-    OK_PB_LEN = 2,
-    OK_PB_FIXED32 = 5
-};
+enum { OK_PB_VARINT = 0, OK_PB_FIXED64 = 1, OK_PB_LEN = 2, OK_PB_FIXED32 = 5 };
 
 /* Names used only to write error messages ("graph.node"): fields[n] names
  * field n (NULL or n >= nfields reads as "field n"). */
@@ -52,13 +47,11 @@ typedef struct ok_pb_field {
     size_t tag_off; /* where the tag started, for error messages */
 } ok_pb_field;
 
-ok_pb_reader ok_pb_sub(const uint8_t *buf, size_t start, size_t end,
-                       const ok_pb_msg *msg);
+ok_pb_reader ok_pb_sub(const uint8_t *buf, size_t start, size_t end, const ok_pb_msg *msg);
 
 /* Reads a varint at *pos (< end), advancing *pos. Errors: OK_ERR_TRUNCATED
  * (runs past end), OK_ERR_BAD_VARINT (more than 10 bytes or > 64 bits). */
-int ok_pb_varint(const uint8_t *buf, size_t end, size_t *pos, uint64_t *out,
-                 ok_error *err);
+int ok_pb_varint(const uint8_t *buf, size_t end, size_t *pos, uint64_t *out, ok_error *err);
 
 /* Reads the next tag and its payload. Wire types 3, 4 (groups, which ONNX
  * never uses), 6, 7 and field number 0 are OK_ERR_BAD_WIRE_TYPE. */
@@ -66,8 +59,7 @@ int ok_pb_next(ok_pb_reader *r, ok_pb_field *f, ok_error *err);
 
 /* Fails with OK_ERR_BAD_WIRE_TYPE unless f->wire == wire (a known field sent
  * with the wrong type would otherwise be misread). */
-int ok_pb_expect(const ok_pb_reader *r, const ok_pb_field *f, uint32_t wire,
-                 ok_error *err);
+int ok_pb_expect(const ok_pb_reader *r, const ok_pb_field *f, uint32_t wire, ok_error *err);
 
 /* Fills err (when not NULL) with code, offset and a printf-style message,
  * and returns code. Shared so every part of the reader words errors alike. */
@@ -78,7 +70,6 @@ int ok_pb_fail(ok_error *err, int code, size_t offset, const char *fmt, ...)
     ;
 
 /* Name of field `number` of r's message for messages, e.g. "graph.node". */
-void ok_pb_field_name(const ok_pb_msg *msg, uint32_t number, char *out,
-                      size_t cap);
+void ok_pb_field_name(const ok_pb_msg *msg, uint32_t number, char *out, size_t cap);
 
 #endif

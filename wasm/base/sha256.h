@@ -18,11 +18,11 @@
  * ok_sha256 would collide with the one-shot function ok_sha256(), since C
  * puts typedefs and functions in one namespace; struct tags are separate. */
 typedef struct ok_sha256 {
-    uint32_t h[8];      /* chaining value */
-    uint64_t total;     /* message bytes fed so far (spec caps at 2^64 bits) */
-    uint32_t buffered;  /* bytes held in buf, always < 64 between calls */
-    uint32_t pad_;      /* keeps buf 8-byte aligned; no meaning */
-    uint8_t buf[64];    /* partial block */
+    uint32_t h[8];     /* chaining value */
+    uint64_t total;    /* message bytes fed so far (spec caps at 2^64 bits) */
+    uint32_t buffered; /* bytes held in buf, always < 64 between calls */
+    uint32_t pad_;     /* keeps buf 8-byte aligned; no meaning */
+    uint8_t buf[64];   /* partial block */
 } ok_sha256_ctx;
 
 size_t ok_sha256_state_size(void);

@@ -34,12 +34,12 @@ static const uint64_t K[80] = {
 
 /* 5.3.5: square roots of the first eight primes; 5.3.4: of the ninth
  * through sixteenth (SHA-384). */
-static const uint64_t IV512[8] = {
-    0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull, 0xa54ff53a5f1d36f1ull,
-    0x510e527fade682d1ull, 0x9b05688c2b3e6c1full, 0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull};
-static const uint64_t IV384[8] = {
-    0xcbbb9d5dc1059ed8ull, 0x629a292a367cd507ull, 0x9159015a3070dd17ull, 0x152fecd8f70e5939ull,
-    0x67332667ffc00b31ull, 0x8eb44a8768581511ull, 0xdb0c2e0d64f98fa7ull, 0x47b5481dbefa4fa4ull};
+static const uint64_t IV512[8] = {0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull,
+                                  0xa54ff53a5f1d36f1ull, 0x510e527fade682d1ull, 0x9b05688c2b3e6c1full,
+                                  0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull};
+static const uint64_t IV384[8] = {0xcbbb9d5dc1059ed8ull, 0x629a292a367cd507ull, 0x9159015a3070dd17ull,
+                                  0x152fecd8f70e5939ull, 0x67332667ffc00b31ull, 0x8eb44a8768581511ull,
+                                  0xdb0c2e0d64f98fa7ull, 0x47b5481dbefa4fa4ull};
 
 #define ROTR(x, n) (((x) >> (n)) | ((x) << (64 - (n))))
 #define CH(x, y, z) (((x) & ((y) ^ (z))) ^ (z))
@@ -50,9 +50,8 @@ static const uint64_t IV384[8] = {
 #define SSIG1(x) (ROTR(x, 19) ^ ROTR(x, 61) ^ ((x) >> 6))
 
 static uint64_t load_be64(const uint8_t *p) {
-    return ((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) |
-           ((uint64_t)p[3] << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) |
-           ((uint64_t)p[6] << 8) | (uint64_t)p[7];
+    return ((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) | ((uint64_t)p[3] << 32) |
+           ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) | ((uint64_t)p[6] << 8) | (uint64_t)p[7];
 }
 
 static void store_be64(uint8_t *p, uint64_t v) {
@@ -60,20 +59,18 @@ static void store_be64(uint8_t *p, uint64_t v) {
 }
 
 /* Round t (0..79) with schedule word w; the caller rotates a..h. */
-#define ROUND(a, b, c, d, e, f, g, h, t, w)                            \
-    do {                                                               \
-        uint64_t t1_ = (h) + BSIG1(e) + CH(e, f, g) + K[t] + (w);      \
-        (d) += t1_;                                                    \
-        (h) = t1_ + BSIG0(a) + MAJ(a, b, c);                           \
+#define ROUND(a, b, c, d, e, f, g, h, t, w)                       \
+    do {                                                          \
+        uint64_t t1_ = (h) + BSIG1(e) + CH(e, f, g) + K[t] + (w); \
+        (d) += t1_;                                               \
+        (h) = t1_ + BSIG0(a) + MAJ(a, b, c);                      \
     } while (0)
 
 /* W[t] for t >= 16, computed in place in the 16-word ring. */
-#define SCHED(t)                                                                \
-    (W[(t)&15] += SSIG1(W[((t) - 2) & 15]) + W[((t) - 7) & 15] +              \
-                  SSIG0(W[((t) - 15) & 15]))
+#define SCHED(t) (W[(t)&15] += SSIG1(W[((t)-2) & 15]) + W[((t)-7) & 15] + SSIG0(W[((t)-15) & 15]))
 
-#define EIGHT_ROUNDS(t, WX)                                 \
-    do {                                                    \
+#define EIGHT_ROUNDS(t, WX)                                  \
+    do {                                                     \
         ROUND(a, b, c, d, e, f, g, h, (t) + 0, WX((t) + 0)); \
         ROUND(h, a, b, c, d, e, f, g, (t) + 1, WX((t) + 1)); \
         ROUND(g, h, a, b, c, d, e, f, (t) + 2, WX((t) + 2)); \
@@ -98,8 +95,14 @@ static void compress(uint64_t st[8], const uint8_t *p, size_t nblocks) {
             EIGHT_ROUNDS(t, SCHED);
             EIGHT_ROUNDS(t + 8, SCHED);
         }
-        st[0] += a; st[1] += b; st[2] += c; st[3] += d;
-        st[4] += e; st[5] += f; st[6] += g; st[7] += h;
+        st[0] += a;
+        st[1] += b;
+        st[2] += c;
+        st[3] += d;
+        st[4] += e;
+        st[5] += f;
+        st[6] += g;
+        st[7] += h;
         p += 128;
     }
 }
@@ -162,10 +165,8 @@ size_t ok_sha512_final(struct ok_sha512 *s, uint8_t *out) {
     compress(s->h, s->buf, 1);
     /* SHA-384 keeps the leftmost 384 bits: the first six words. */
     for (uint32_t i = 0; i < len / 8; i++) store_be64(out + 8 * i, s->h[i]);
-    if (len == OK_SHA384_DIGEST_SIZE)
-        ok_sha384_init(s);
-    else
-        ok_sha512_init(s);
+    if (len == OK_SHA384_DIGEST_SIZE) ok_sha384_init(s);
+    else ok_sha512_init(s);
     return len;
 }
 

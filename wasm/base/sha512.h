@@ -22,12 +22,12 @@
 /* The type is `struct ok_sha512` (alias ok_sha512_ctx): a typedef named
  * ok_sha512 would collide with the one-shot function, as in sha256.h. */
 typedef struct ok_sha512 {
-    uint64_t h[8];        /* chaining value */
-    uint64_t total;       /* message bytes fed so far (the bit length is total * 8,
+    uint64_t h[8];       /* chaining value */
+    uint64_t total;      /* message bytes fed so far (the bit length is total * 8,
                            * written as the spec's 128-bit field) */
-    uint32_t buffered;    /* bytes held in buf, always < 128 between calls */
-    uint32_t digest_len;  /* 64 (SHA-512) or 48 (SHA-384), set by init */
-    uint8_t buf[128];     /* partial block */
+    uint32_t buffered;   /* bytes held in buf, always < 128 between calls */
+    uint32_t digest_len; /* 64 (SHA-512) or 48 (SHA-384), set by init */
+    uint8_t buf[128];    /* partial block */
 } ok_sha512_ctx;
 
 /* sizeof(struct ok_sha512), for JS to allocate one in wasm memory. */

@@ -135,8 +135,8 @@ static uint64_t len_0(const uint8_t *secret, uint64_t seed) {
 }
 
 static uint64_t len_1to3(const uint8_t *p, size_t n, const uint8_t *secret, uint64_t seed) {
-    uint32_t combined = (uint32_t)p[n - 1] | ((uint32_t)n << 8) | ((uint32_t)p[0] << 16) |
-                        ((uint32_t)p[n >> 1] << 24);
+    uint32_t combined =
+        (uint32_t)p[n - 1] | ((uint32_t)n << 8) | ((uint32_t)p[0] << 16) | ((uint32_t)p[n >> 1] << 24);
     uint64_t value = ((uint64_t)(rd32(secret) ^ rd32(secret + 4)) + seed) ^ combined;
     return avalanche_xxh64(value);
 }
@@ -208,22 +208,21 @@ static const uint64_t acc_init[8] = {P32_3, P64_1, P64_2, P64_3, P64_4, P32_2, P
  * 32x32->64 products are an extmul_low and an extmul_high (gathering per
  * vector took twice the shuffles and measured ~25% slower in V8). The
  * "acc[i ^ 1] += stripe[i]" swap is a 64-bit lane shuffle. */
-static void accumulate(uint64_t acc[8], const uint8_t *p, size_t nstripes,
-                       const uint8_t *secret) {
+static void accumulate(uint64_t acc[8], const uint8_t *p, size_t nstripes, const uint8_t *secret) {
     v128_t a0 = wasm_v128_load(acc), a1 = wasm_v128_load(acc + 2);
     v128_t a2 = wasm_v128_load(acc + 4), a3 = wasm_v128_load(acc + 6);
     for (size_t n = 0; n < nstripes; n++, p += STRIPE, secret += 8) {
-#define OK_XXH3_PAIR(a, b, off)                                                   \
-    do {                                                                          \
-        v128_t da_ = wasm_v128_load(p + (off)), db_ = wasm_v128_load(p + (off) + 16); \
-        v128_t ka_ = wasm_v128_xor(da_, wasm_v128_load(secret + (off)));          \
-        v128_t kb_ = wasm_v128_xor(db_, wasm_v128_load(secret + (off) + 16));     \
-        v128_t lo_ = wasm_i32x4_shuffle(ka_, kb_, 0, 2, 4, 6);                    \
-        v128_t hi_ = wasm_i32x4_shuffle(ka_, kb_, 1, 3, 5, 7);                    \
-        (a) = wasm_i64x2_add((a), wasm_i64x2_add(wasm_u64x2_extmul_low_u32x4(lo_, hi_), \
-                                                 wasm_i64x2_shuffle(da_, da_, 1, 0))); \
-        (b) = wasm_i64x2_add((b), wasm_i64x2_add(wasm_u64x2_extmul_high_u32x4(lo_, hi_), \
-                                                 wasm_i64x2_shuffle(db_, db_, 1, 0))); \
+#define OK_XXH3_PAIR(a, b, off)                                                                              \
+    do {                                                                                                     \
+        v128_t da_ = wasm_v128_load(p + (off)), db_ = wasm_v128_load(p + (off) + 16);                        \
+        v128_t ka_ = wasm_v128_xor(da_, wasm_v128_load(secret + (off)));                                     \
+        v128_t kb_ = wasm_v128_xor(db_, wasm_v128_load(secret + (off) + 16));                                \
+        v128_t lo_ = wasm_i32x4_shuffle(ka_, kb_, 0, 2, 4, 6);                                               \
+        v128_t hi_ = wasm_i32x4_shuffle(ka_, kb_, 1, 3, 5, 7);                                               \
+        (a) = wasm_i64x2_add(                                                                                \
+            (a), wasm_i64x2_add(wasm_u64x2_extmul_low_u32x4(lo_, hi_), wasm_i64x2_shuffle(da_, da_, 1, 0))); \
+        (b) = wasm_i64x2_add((b), wasm_i64x2_add(wasm_u64x2_extmul_high_u32x4(lo_, hi_),                     \
+                                                 wasm_i64x2_shuffle(db_, db_, 1, 0)));                       \
     } while (0)
         OK_XXH3_PAIR(a0, a1, 0);
         OK_XXH3_PAIR(a2, a3, 32);
@@ -249,8 +248,7 @@ static void scramble(uint64_t acc[8], const uint8_t *secret) {
 /* The accumulators are copied to a local array: the input is bytes, which
  * may alias acc, so the compiler would otherwise reload and store acc[] at
  * every step. */
-static void accumulate(uint64_t acc[8], const uint8_t *p, size_t nstripes,
-                       const uint8_t *secret) {
+static void accumulate(uint64_t acc[8], const uint8_t *p, size_t nstripes, const uint8_t *secret) {
     uint64_t a[8];
     memcpy(a, acc, sizeof a);
     for (size_t n = 0; n < nstripes; n++, p += STRIPE, secret += 8) {
@@ -276,8 +274,8 @@ static void scramble(uint64_t acc[8], const uint8_t *secret) {
 
 /* Feeds nstripes whole stripes, scrambling after each 16th stripe of a
  * block. Callers guarantee input follows the last of them (see top). */
-static void consume_stripes(uint64_t acc[8], uint32_t *stripes, const uint8_t *p,
-                            size_t nstripes, const uint8_t *secret) {
+static void consume_stripes(uint64_t acc[8], uint32_t *stripes, const uint8_t *p, size_t nstripes,
+                            const uint8_t *secret) {
     while (nstripes) {
         size_t take = STRIPES_PER_BLOCK - *stripes;
         if (take > nstripes) take = nstripes;
@@ -338,10 +336,8 @@ void ok_xxh3_reset(ok_xxh3_state *s, uint64_t seed) {
     s->buffered = 0;
     s->stripes = 0;
     memset(s->buf, 0, sizeof s->buf);
-    if (seed)
-        derive_secret(s->secret, seed);
-    else
-        memcpy(s->secret, default_secret, sizeof s->secret);
+    if (seed) derive_secret(s->secret, seed);
+    else memcpy(s->secret, default_secret, sizeof s->secret);
 }
 
 /* Input collects in buf + 64 until more than OK_XXH3_BUFFER_SIZE bytes have
@@ -363,8 +359,7 @@ void ok_xxh3_update(ok_xxh3_state *s, const void *data, size_t n) {
         memcpy(s->buf + STRIPE + s->buffered, p, take);
         p += take;
         n -= take; /* > 0: input follows the buffered stripes */
-        consume_stripes(s->acc, &s->stripes, s->buf + STRIPE, OK_XXH3_BUFFER_SIZE / STRIPE,
-                        s->secret);
+        consume_stripes(s->acc, &s->stripes, s->buf + STRIPE, OK_XXH3_BUFFER_SIZE / STRIPE, s->secret);
         memcpy(s->buf, s->buf + OK_XXH3_BUFFER_SIZE, STRIPE);
         s->buffered = 0;
     }

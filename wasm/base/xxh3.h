@@ -27,11 +27,11 @@
  * size is known at compile time and the struct can live on the stack or in
  * wasm memory. */
 typedef struct ok_xxh3_state {
-    uint64_t acc[8];          /* long-input accumulators */
-    uint64_t total;           /* bytes fed so far */
+    uint64_t acc[8]; /* long-input accumulators */
+    uint64_t total;  /* bytes fed so far */
     uint64_t seed;
-    uint32_t buffered;        /* bytes at buf + 64, 0..OK_XXH3_BUFFER_SIZE */
-    uint32_t stripes;         /* stripes consumed in the current block, 0..15 */
+    uint32_t buffered; /* bytes at buf + 64, 0..OK_XXH3_BUFFER_SIZE */
+    uint32_t stripes;  /* stripes consumed in the current block, 0..15 */
     /* buf[0..64) holds the 64 input bytes just before buf + 64 once any
      * stripe has been consumed: the final stripe may straddle them. */
     uint8_t buf[64 + OK_XXH3_BUFFER_SIZE];

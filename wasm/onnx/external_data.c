@@ -8,7 +8,9 @@ int ok_external_in_folder(const uint8_t *s, size_t n) {
     /* a scheme: letter (letter | digit | + . -)* ':' */
     if (is_alpha(s[0])) {
         size_t i = 1;
-        while (i < n && (is_alpha(s[i]) || (s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '.' || s[i] == '-')) i++;
+        while (i < n &&
+               (is_alpha(s[i]) || (s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '.' || s[i] == '-'))
+            i++;
         if (i < n && s[i] == ':') return 0;
     }
     size_t seg = 0; /* start of the current segment */
@@ -16,7 +18,8 @@ int ok_external_in_folder(const uint8_t *s, size_t n) {
         if (i < n && (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\')) return 0;
         if (i < n && s[i] != '/') continue;
         size_t len = i - seg;
-        if (len == 0 || (len == 1 && s[seg] == '.') || (len == 2 && s[seg] == '.' && s[seg + 1] == '.')) return 0;
+        if (len == 0 || (len == 1 && s[seg] == '.') || (len == 2 && s[seg] == '.' && s[seg + 1] == '.'))
+            return 0;
         seg = i + 1;
     }
     return 1;

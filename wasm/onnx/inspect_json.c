@@ -71,9 +71,7 @@ static long group_keys(kentry *keys, uint32_t n, kgroup *groups) {
     return (long)ng;
 }
 
-static void put_span(ok_jbuf *b, const ok_model *m, ok_span s) {
-    ok_jbuf_str(b, m->buf + s.off, s.len);
-}
+static void put_span(ok_jbuf *b, const ok_model *m, ok_span s) { ok_jbuf_str(b, m->buf + s.off, s.len); }
 
 static int put_opsets(ok_jbuf *b, const ok_model *m) {
     kentry *keys = NULL;
@@ -99,8 +97,8 @@ static int put_opsets(ok_jbuf *b, const ok_model *m) {
     ok_jbuf_puts(b, "{");
     for (long i = 0; i < ng; i++) {
         const ok_opset *o = &m->opsets[groups[i].first];
-        int dflt = o->domain.len == 0 ||
-                   (o->domain.len == 7 && memcmp(m->buf + o->domain.off, "ai.onnx", 7) == 0);
+        int dflt =
+            o->domain.len == 0 || (o->domain.len == 7 && memcmp(m->buf + o->domain.off, "ai.onnx", 7) == 0);
         if (i) ok_jbuf_puts(b, ",");
         if (dflt) ok_jbuf_puts(b, "\"\"");
         else put_span(b, m, o->domain);
@@ -176,8 +174,8 @@ static void put_values(ok_jbuf *b, const ok_model *m, int outputs) {
     ok_jbuf_puts(b, "]");
 }
 
-int ok_inspect_json(const ok_model *m, const char *sha256_hex, char **json_out,
-                    size_t *json_len, ok_error *err) {
+int ok_inspect_json(const ok_model *m, const char *sha256_hex, char **json_out, size_t *json_len,
+                    ok_error *err) {
     ok_jbuf b;
     ok_totals t;
     uint64_t max;
@@ -261,7 +259,8 @@ int ok_inspect_json(const ok_model *m, const char *sha256_hex, char **json_out,
         ok_jbuf_puts(&b, ",\"location\":");
         put_span(&b, m, in->ext_location);
         ok_jbuf_puts(&b, ok_external_in_folder(m->buf + in->ext_location.off, in->ext_location.len)
-                             ? ",\"inFolder\":true" : ",\"inFolder\":false");
+                             ? ",\"inFolder\":true"
+                             : ",\"inFolder\":false");
         ok_jbuf_puts(&b, ",\"offset\":");
         ok_jbuf_u64(&b, in->ext_offset);
         ok_jbuf_puts(&b, ",\"length\":");
@@ -286,8 +285,7 @@ int ok_inspect_json(const ok_model *m, const char *sha256_hex, char **json_out,
         } else {
             ok_jbuf_puts(&b, ",");
         }
-        ok_jbuf_str(&b, (const uint8_t *)m->graphs[s->graph].path,
-                    m->graphs[s->graph].path_len);
+        ok_jbuf_str(&b, (const uint8_t *)m->graphs[s->graph].path, m->graphs[s->graph].path_len);
         if (end) ok_jbuf_puts(&b, "]}");
     }
     ok_jbuf_puts(&b, "],\"inputs\":");
@@ -307,7 +305,6 @@ int ok_inspect_json(const ok_model *m, const char *sha256_hex, char **json_out,
 fail:
     ok_jbuf_free(&b);
     if (rc == OK_ERR_LIMIT)
-        return ok_pb_fail(err, rc, 0, "limit: JSON report exceeds %llu bytes",
-                          (unsigned long long)max);
+        return ok_pb_fail(err, rc, 0, "limit: JSON report exceeds %llu bytes", (unsigned long long)max);
     return ok_pb_fail(err, OK_ERR_NOMEM, 0, "out of memory");
 }

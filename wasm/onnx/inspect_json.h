@@ -12,7 +12,7 @@
  * into "sha256" as given. On success *json_out is a malloc'd NUL-terminated
  * string (free with free()) of *json_len bytes. Errors: OK_ERR_INVALID_ARG,
  * OK_ERR_NOMEM, OK_ERR_LIMIT (report beyond 64 MiB + 16 x model size). */
-int ok_inspect_json(const ok_model *m, const char *sha256_hex, char **json_out,
-                    size_t *json_len, ok_error *err);
+int ok_inspect_json(const ok_model *m, const char *sha256_hex, char **json_out, size_t *json_len,
+                    ok_error *err);
 
 #endif

@@ -15,8 +15,8 @@ struct ok_inspect_stream {
     ok_onnx_stream *reader; /* NULL once ended */
     int hash;               /* 1: hash the fed bytes here */
     struct ok_sha256 sha;
-    char hex[65];           /* the caller's hash, or the one computed */
-    int failed;             /* sticky: the first error */
+    char hex[65]; /* the caller's hash, or the one computed */
+    int failed;   /* sticky: the first error */
     uint64_t fail_off;
     ok_error fail;
     int ended;
@@ -26,10 +26,9 @@ struct ok_inspect_stream {
     char ort[OK_STAMP_MAX_FIELD + 1], ep[OK_STAMP_MAX_FIELD + 1], level[OK_STAMP_MAX_FIELD + 1];
 };
 
-int ok_inspect_stream_judge_for(ok_inspect_stream *s, const char *ort, const char *ep,
-                                const char *level) {
-    if (!s || !ort || !ep || !level || strlen(ort) > OK_STAMP_MAX_FIELD ||
-        strlen(ep) > OK_STAMP_MAX_FIELD || strlen(level) > OK_STAMP_MAX_FIELD)
+int ok_inspect_stream_judge_for(ok_inspect_stream *s, const char *ort, const char *ep, const char *level) {
+    if (!s || !ort || !ep || !level || strlen(ort) > OK_STAMP_MAX_FIELD || strlen(ep) > OK_STAMP_MAX_FIELD ||
+        strlen(level) > OK_STAMP_MAX_FIELD)
         return OK_ERR_INVALID_ARG;
     if (s->fed || s->ended) return OK_ERR_STATE;
     strcpy(s->ort, ort);
@@ -80,15 +79,15 @@ int ok_inspect_stream_new(const char *sha256_hex, ok_inspect_stream **out, ok_er
     if (s->hash) {
         ok_sha256_init(&s->sha);
         ok_stamp_tracker_init(&s->stamp);
-    }
-    else memcpy(s->hex, sha256_hex, 65);
+    } else memcpy(s->hex, sha256_hex, 65);
     *out = s;
     return ok(err);
 }
 
 int ok_inspect_stream_feed(ok_inspect_stream *s, const uint8_t *p, size_t n, ok_error *err) {
     ok_error e;
-    if (!s || (!p && n)) return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "invalid argument to ok_inspect_stream_feed");
+    if (!s || (!p && n))
+        return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "invalid argument to ok_inspect_stream_feed");
     if (s->failed) return report(s, err);
     if (s->ended) return ok_pb_fail(err, OK_ERR_STATE, 0, "state: feed after ok_inspect_stream_end");
     if (ok_onnx_stream_feed(s->reader, p, n, &e) != OK_OK)
@@ -166,7 +165,8 @@ int ok_inspect_stream_end(ok_inspect_stream *s, char **json, size_t *json_len, o
     int rc;
     if (json) *json = NULL;
     if (json_len) *json_len = 0;
-    if (!s || !json) return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "invalid argument to ok_inspect_stream_end");
+    if (!s || !json)
+        return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "invalid argument to ok_inspect_stream_end");
     if (s->failed) return report(s, err);
     if (s->ended) return ok_pb_fail(err, OK_ERR_STATE, 0, "state: ok_inspect_stream_end called twice");
     s->ended = 1;
@@ -198,9 +198,7 @@ uint64_t ok_inspect_stream_error_offset(const ok_inspect_stream *s) {
     return s && s->failed ? s->fail_off : 0;
 }
 
-uint64_t ok_inspect_stream_consumed(const ok_inspect_stream *s) {
-    return s ? s->fed : 0;
-}
+uint64_t ok_inspect_stream_consumed(const ok_inspect_stream *s) { return s ? s->fed : 0; }
 
 void ok_inspect_stream_free(ok_inspect_stream *s) {
     if (!s) return;

@@ -45,8 +45,7 @@ int ok_inspect_stream_end(ok_inspect_stream *s, char **json, size_t *json_len, o
  * (intact and for these), "foreign" (intact, for others), "stale" or
  * "malformed". Before the first feed. OK_ERR_INVALID_ARG for a NULL or a
  * value longer than OK_STAMP_MAX_FIELD bytes; OK_ERR_STATE once fed. */
-int ok_inspect_stream_judge_for(ok_inspect_stream *s, const char *ort, const char *ep,
-                                const char *level);
+int ok_inspect_stream_judge_for(ok_inspect_stream *s, const char *ort, const char *ep, const char *level);
 
 /* Where the error applies, 64-bit (0 when none or not a byte position). */
 uint64_t ok_inspect_stream_error_offset(const ok_inspect_stream *s);

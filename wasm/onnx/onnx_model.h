@@ -81,12 +81,12 @@ typedef struct ok_initializer {
     int32_t data_type;
     uint32_t dim_first; /* into ok_model.dims */
     uint32_t ndims;
-    uint64_t bytes;     /* logical byte size (see rules above) */
-    int has_raw;        /* raw_data present: raw is its payload */
-    ok_span raw;        /* into buf: the one-shot reader only ({0,0} when streamed) */
+    uint64_t bytes;      /* logical byte size (see rules above) */
+    int has_raw;         /* raw_data present: raw is its payload */
+    ok_span raw;         /* into buf: the one-shot reader only ({0,0} when streamed) */
     uint64_t raw_offset; /* raw_data payload as a byte range of the model */
     uint64_t raw_length;
-    int is_external;    /* data_location == EXTERNAL */
+    int is_external; /* data_location == EXTERNAL */
     ok_span ext_location;
     uint64_t ext_offset;
     uint64_t ext_length; /* 0 = to the end of the file */
@@ -135,11 +135,11 @@ typedef struct ok_model {
     int64_t ir_version;
     int64_t model_version;
     ok_span producer_name, producer_version, domain;
-    ok_opset *opsets;   /* in file order, duplicates as written */
+    ok_opset *opsets; /* in file order, duplicates as written */
     uint32_t n_opsets;
-    ok_kv *metadata;    /* in file order */
+    ok_kv *metadata; /* in file order */
     uint32_t n_metadata;
-    ok_graph *graphs;   /* pre-order; graphs[0] is main */
+    ok_graph *graphs; /* pre-order; graphs[0] is main */
     uint32_t n_graphs;
     ok_initializer *inits; /* grouped by graph, in graph order */
     uint32_t n_inits;

@@ -10,9 +10,18 @@
 
 static int expected_wire(uint64_t field) {
     switch (field) {
-    case 1: case 5: return 0;
-    case 2: case 3: case 4: case 6: case 7: case 8:
-    case 14: case 20: case 25: case 26: return 2;
+    case 1:
+    case 5: return 0;
+    case 2:
+    case 3:
+    case 4:
+    case 6:
+    case 7:
+    case 8:
+    case 14:
+    case 20:
+    case 25:
+    case 26: return 2;
     default: return -1;
     }
 }
@@ -48,7 +57,7 @@ int ok_onnx_prefix_plausible(const uint8_t *p, size_t n) {
         if (r <= 0) return r == 0;
         if ((tag & 7) == 2) {
             if (v > (uint64_t)1 << 40) return 0; /* no field is a terabyte */
-            if (v >= n - i) return 1;             /* runs past what we have */
+            if (v >= n - i) return 1;            /* runs past what we have */
             i += (size_t)v;
         }
     }

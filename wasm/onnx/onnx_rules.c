@@ -12,21 +12,31 @@
 #include "pb_wire.h"
 
 /* Field names, for error messages only. */
-static const char *const model_f[] = {
-    NULL, "ir_version", "producer_name", "producer_version", "domain",
-    "model_version", "doc_string", "graph", "opset_import", NULL, NULL, NULL,
-    NULL, NULL, "metadata_props"};
+static const char *const model_f[] = {NULL,
+                                      "ir_version",
+                                      "producer_name",
+                                      "producer_version",
+                                      "domain",
+                                      "model_version",
+                                      "doc_string",
+                                      "graph",
+                                      "opset_import",
+                                      NULL,
+                                      NULL,
+                                      NULL,
+                                      NULL,
+                                      NULL,
+                                      "metadata_props"};
 static const char *const graph_f[] = {
-    NULL, "node", "name", NULL, NULL, "initializer", NULL, NULL, NULL, NULL,
-    "doc_string", "input", "output", "value_info", NULL, "sparse_initializer"};
-static const char *const node_f[] = {NULL, "input", "output", "name",
-                                     "op_type", "attribute", "doc_string",
-                                     "domain"};
-static const char *const attr_f[] = {NULL, "name", NULL, NULL, NULL, NULL, "g",
-                                     NULL, NULL, NULL, NULL, "graphs"};
-static const char *const tensor_f[] = {
-    NULL, "dims", "data_type", NULL, NULL, NULL, NULL, NULL, "name",
-    "raw_data", NULL, NULL, NULL, "external_data", "data_location"};
+    NULL, "node", "name",       NULL,    NULL,     "initializer", NULL, NULL,
+    NULL, NULL,   "doc_string", "input", "output", "value_info",  NULL, "sparse_initializer"};
+static const char *const node_f[] = {NULL,      "input",     "output",     "name",
+                                     "op_type", "attribute", "doc_string", "domain"};
+static const char *const attr_f[] = {NULL, "name", NULL, NULL, NULL, NULL,
+                                     "g",  NULL,   NULL, NULL, NULL, "graphs"};
+static const char *const tensor_f[] = {NULL,           "dims", "data_type", NULL, NULL, NULL, NULL,
+                                       NULL,           "name", "raw_data",  NULL, NULL, NULL, "external_data",
+                                       "data_location"};
 static const char *const kv_f[] = {NULL, "key", "value"};
 static const char *const opset_f[] = {NULL, "domain", "version"};
 static const char *const vi_f[] = {NULL, "name", "type"};
@@ -36,7 +46,8 @@ static const char *const shape_f[] = {NULL, "dim"};
 static const char *const dim_f[] = {NULL, "dim_value", "dim_param"};
 static const char *const sparse_f[] = {NULL, "values"};
 
-#define MSG(n, f) {n, f, (uint32_t)(sizeof f / sizeof f[0])}
+#define MSG(n, f) \
+    { n, f, (uint32_t)(sizeof f / sizeof f[0]) }
 /* Shared by both readers (onnx_rules.h), so both word their errors alike. */
 const ok_pb_msg ok_onnx_msg_model = MSG("model", model_f);
 const ok_pb_msg ok_onnx_msg_graph = MSG("graph", graph_f);
@@ -57,14 +68,29 @@ typedef ok_onnx_ref ref_entry;
 
 unsigned ok_onnx_dtype_bits(int32_t t) {
     switch (t) {
-    case 1: case 6: case 12: return 32;           /* FLOAT INT32 UINT32 */
-    case 2: case 3: case 9: return 8;             /* UINT8 INT8 BOOL */
-    case 4: case 5: case 10: case 16: return 16;  /* (U)INT16 FLOAT16 BFLOAT16 */
-    case 7: case 11: case 13: case 14: return 64; /* INT64 DOUBLE UINT64 COMPLEX64 */
-    case 15: return 128;                          /* COMPLEX128 */
-    case 17: case 18: case 19: case 20: return 8; /* FLOAT8 variants */
-    case 21: case 22: case 23: return 4;          /* UINT4 INT4 FLOAT4E2M1 */
-    default: return 0;                            /* UNDEFINED STRING unknown */
+    case 1:
+    case 6:
+    case 12: return 32; /* FLOAT INT32 UINT32 */
+    case 2:
+    case 3:
+    case 9: return 8; /* UINT8 INT8 BOOL */
+    case 4:
+    case 5:
+    case 10:
+    case 16: return 16; /* (U)INT16 FLOAT16 BFLOAT16 */
+    case 7:
+    case 11:
+    case 13:
+    case 14: return 64;  /* INT64 DOUBLE UINT64 COMPLEX64 */
+    case 15: return 128; /* COMPLEX128 */
+    case 17:
+    case 18:
+    case 19:
+    case 20: return 8; /* FLOAT8 variants */
+    case 21:
+    case 22:
+    case 23: return 4; /* UINT4 INT4 FLOAT4E2M1 */
+    default: return 0; /* UNDEFINED STRING unknown */
     }
 }
 
@@ -119,9 +145,8 @@ static int pair_cmp(const void *a, const void *b) {
     return 0;
 }
 
-int ok_onnx_resolve_scopes(ok_model *m, const uint8_t *buf, const ok_onnx_def *defs,
-                           uint32_t n_defs, const ok_onnx_ref *refs, uint32_t n_refs,
-                           ok_error *err) {
+int ok_onnx_resolve_scopes(ok_model *m, const uint8_t *buf, const ok_onnx_def *defs, uint32_t n_defs,
+                           const ok_onnx_ref *refs, uint32_t n_refs, ok_error *err) {
     uint32_t cap = 16, mask, *slots, npairs = 0, pcap = 0, keep = 0;
     ok_shared_ref *pairs = NULL;
     int rc = OK_OK;
@@ -147,8 +172,7 @@ int ok_onnx_resolve_scopes(ok_model *m, const uint8_t *buf, const ok_onnx_def *d
             e = &defs[s];
             if (e->graph == d->graph && e->name.len == d->name.len &&
                 memcmp(buf + e->name.off, buf + d->name.off, d->name.len) == 0) {
-                if (e->init == OK_ONNX_NONE && d->init != OK_ONNX_NONE)
-                    slots[h & mask] = i;
+                if (e->init == OK_ONNX_NONE && d->init != OK_ONNX_NONE) slots[h & mask] = i;
                 break;
             }
         }

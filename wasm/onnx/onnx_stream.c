@@ -51,9 +51,7 @@ int ok_osr_s_realloc(ok_onnx_stream *s, void **p, size_t old, size_t n) {
 
 /* ---- errors ------------------------------------------------------------- */
 
-static void vformat(char *out, const char *fmt, va_list ap) {
-    vsnprintf(out, 192, fmt, ap);
-}
+static void vformat(char *out, const char *fmt, va_list ap) { vsnprintf(out, 192, fmt, ap); }
 
 /* A final error: sticky. */
 int ok_osr_sfatal(ok_onnx_stream *s, int code, uint64_t off, const char *fmt, ...) {
@@ -70,7 +68,7 @@ int ok_osr_sfatal(ok_onnx_stream *s, int code, uint64_t off, const char *fmt, ..
 int ok_osr_heap_fail(ok_onnx_stream *s, int rc) {
     if (rc == OK_ERR_LIMIT)
         return ok_osr_sfatal(s, rc, s->pos, "limit at byte %llu: reading needs more than %llu bytes of heap",
-                      (unsigned long long)s->pos, (unsigned long long)s->lim.max_heap);
+                             (unsigned long long)s->pos, (unsigned long long)s->lim.max_heap);
     return ok_osr_sfatal(s, OK_ERR_NOMEM, s->pos, "out of memory");
 }
 
@@ -148,7 +146,8 @@ static void clear(ok_error *err) {
 
 int ok_onnx_stream_feed(ok_onnx_stream *s, const uint8_t *p, size_t n, ok_error *err) {
     clear(err);
-    if (!s || (!p && n)) return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "invalid argument to ok_onnx_stream_feed");
+    if (!s || (!p && n))
+        return ok_pb_fail(err, OK_ERR_INVALID_ARG, 0, "invalid argument to ok_onnx_stream_feed");
     if (s->failed) return report(s, err);
     if (s->ended) return ok_pb_fail(err, OK_ERR_STATE, 0, "state: feed after ok_onnx_stream_end");
     if (ok_osr_feed(s, p, n) > 0) return report(s, err);
@@ -172,32 +171,34 @@ int ok_onnx_stream_end(ok_onnx_stream *s, ok_model **out, ok_error *err) {
         const frame *f = &s->fr[1];
         char fname[96];
         ok_pb_field_name(&ok_onnx_msg_model, f->number, fname, sizeof fname);
-        ok_osr_sfatal(s, OK_ERR_TRUNCATED, f->lenpos, "truncated at byte %llu: %s length %llu runs past end %llu",
-               (unsigned long long)f->lenpos, fname, (unsigned long long)f->len,
-               (unsigned long long)s->pos);
+        ok_osr_sfatal(
+            s, OK_ERR_TRUNCATED, f->lenpos, "truncated at byte %llu: %s length %llu runs past end %llu",
+            (unsigned long long)f->lenpos, fname, (unsigned long long)f->len, (unsigned long long)s->pos);
         return report(s, err);
     }
     if (s->vn) {
         ok_osr_sfatal(s, OK_ERR_TRUNCATED, s->vstart, "truncated at byte %llu: varint runs past end %llu",
-               (unsigned long long)s->vstart, (unsigned long long)s->pos);
+                      (unsigned long long)s->vstart, (unsigned long long)s->pos);
         return report(s, err);
     }
     if (s->st == ST_SKIP && s->skip_fixed) {
         char fname[96];
         ok_pb_field_name(&ok_onnx_msg_model, s->fnum, fname, sizeof fname);
-        ok_osr_sfatal(s, OK_ERR_TRUNCATED, s->fixed_at, "truncated at byte %llu: %s fixed%u runs past end %llu",
-               (unsigned long long)s->fixed_at, fname, s->fwire == OK_PB_FIXED64 ? 64u : 32u,
-               (unsigned long long)s->pos);
+        ok_osr_sfatal(s, OK_ERR_TRUNCATED, s->fixed_at,
+                      "truncated at byte %llu: %s fixed%u runs past end %llu",
+                      (unsigned long long)s->fixed_at, fname, s->fwire == OK_PB_FIXED64 ? 64u : 32u,
+                      (unsigned long long)s->pos);
         return report(s, err);
     }
     if (s->st == ST_VAL || s->st == ST_LEN) { /* a tag with no value yet */
         ok_osr_sfatal(s, OK_ERR_TRUNCATED, s->pos, "truncated at byte %llu: varint runs past end %llu",
-               (unsigned long long)s->pos, (unsigned long long)s->pos);
+                      (unsigned long long)s->pos, (unsigned long long)s->pos);
         return report(s, err);
     }
     if (!s->has_graph) {
-        ok_osr_sfatal(s, OK_ERR_NOT_ONNX, 0, "not onnx: %llu bytes parse as protobuf but hold no ModelProto.graph",
-               (unsigned long long)s->pos);
+        ok_osr_sfatal(s, OK_ERR_NOT_ONNX, 0,
+                      "not onnx: %llu bytes parse as protobuf but hold no ModelProto.graph",
+                      (unsigned long long)s->pos);
         return report(s, err);
     }
     if (s->gerr.code) {
@@ -228,9 +229,7 @@ void ok_onnx_stream_free(ok_onnx_stream *s) {
 
 uint64_t ok_onnx_stream_consumed(const ok_onnx_stream *s) { return s ? s->pos : 0; }
 
-uint64_t ok_onnx_stream_error_offset(const ok_onnx_stream *s) {
-    return s && s->failed ? s->fail_off : 0;
-}
+uint64_t ok_onnx_stream_error_offset(const ok_onnx_stream *s) { return s && s->failed ? s->fail_off : 0; }
 
 uint64_t ok_onnx_stream_heap(const ok_onnx_stream *s, uint64_t *peak) {
     if (peak) *peak = s ? s->peak : 0;

@@ -12,29 +12,51 @@
 int ok_osr_on_scalar(ok_onnx_stream *s) {
     int k = container(s), rc;
     uint64_t v = s->v;
-#define EXPECT_(w)                          \
-    do {                                    \
+#define EXPECT_(w)                                   \
+    do {                                             \
         if ((rc = ok_osr_expect(s, (w)))) return rc; \
     } while (0)
     switch (k) {
     case K_MODEL:
         switch (s->fnum) {
-        case 1: EXPECT_(OK_PB_VARINT); s->ir_version = (int64_t)v; break;
-        case 5: EXPECT_(OK_PB_VARINT); s->model_version = (int64_t)v; break;
-        case 2: case 3: case 4: case 6: case 7: case 8: case 14: EXPECT_(OK_PB_LEN); break;
+        case 1:
+            EXPECT_(OK_PB_VARINT);
+            s->ir_version = (int64_t)v;
+            break;
+        case 5:
+            EXPECT_(OK_PB_VARINT);
+            s->model_version = (int64_t)v;
+            break;
+        case 2:
+        case 3:
+        case 4:
+        case 6:
+        case 7:
+        case 8:
+        case 14: EXPECT_(OK_PB_LEN); break;
         default: break;
         }
         break;
     case K_OPSET:
         if (s->fnum == 1) EXPECT_(OK_PB_LEN);
-        else if (s->fnum == 2) { EXPECT_(OK_PB_VARINT); s->co.version = (int64_t)v; }
+        else if (s->fnum == 2) {
+            EXPECT_(OK_PB_VARINT);
+            s->co.version = (int64_t)v;
+        }
         break;
     case K_KV:
         if (s->fnum == 1 || s->fnum == 2) EXPECT_(OK_PB_LEN);
         break;
     case K_GRAPH:
         switch (s->fnum) {
-        case 1: case 2: case 5: case 10: case 11: case 12: case 13: case 15: EXPECT_(OK_PB_LEN); break;
+        case 1:
+        case 2:
+        case 5:
+        case 10:
+        case 11:
+        case 12:
+        case 13:
+        case 15: EXPECT_(OK_PB_LEN); break;
         default: break;
         }
         break;
@@ -50,9 +72,17 @@ int ok_osr_on_scalar(ok_onnx_stream *s) {
             if (s->fwire == OK_PB_VARINT) return ok_osr_push_dim(s, v);
             EXPECT_(OK_PB_LEN);
             break;
-        case 2: EXPECT_(OK_PB_VARINT); s->ct.t.data_type = (int32_t)v; break;
-        case 8: case 9: case 13: EXPECT_(OK_PB_LEN); break;
-        case 14: EXPECT_(OK_PB_VARINT); s->location = v; break;
+        case 2:
+            EXPECT_(OK_PB_VARINT);
+            s->ct.t.data_type = (int32_t)v;
+            break;
+        case 8:
+        case 9:
+        case 13: EXPECT_(OK_PB_LEN); break;
+        case 14:
+            EXPECT_(OK_PB_VARINT);
+            s->location = v;
+            break;
         default: break;
         }
         break;
@@ -70,8 +100,10 @@ int ok_osr_on_scalar(ok_onnx_stream *s) {
         else if (s->fnum == 4 || s->fnum == 5 || s->fnum == 8 || s->fnum == 9) goto reset_type;
         break;
     case K_TTYPE:
-        if (s->fnum == 1) { EXPECT_(OK_PB_VARINT); s->cv.elem_type = (int32_t)v; }
-        else if (s->fnum == 2) EXPECT_(OK_PB_LEN);
+        if (s->fnum == 1) {
+            EXPECT_(OK_PB_VARINT);
+            s->cv.elem_type = (int32_t)v;
+        } else if (s->fnum == 2) EXPECT_(OK_PB_LEN);
         break;
     case K_SHAPE:
         if (s->fnum == 1) EXPECT_(OK_PB_LEN);
@@ -104,8 +136,11 @@ int ok_osr_on_len(ok_onnx_stream *s) {
     switch (k) {
     case K_MODEL:
         switch (s->fnum) {
-        case 1: case 5: return ok_osr_expect(s, OK_PB_VARINT);
-        case 2: case 3: case 4: return ok_osr_capture(s);
+        case 1:
+        case 5: return ok_osr_expect(s, OK_PB_VARINT);
+        case 2:
+        case 3:
+        case 4: return ok_osr_capture(s);
         case 7:
             s->has_graph = 1;
             s->gerr.code = 0;
@@ -125,8 +160,7 @@ int ok_osr_on_len(ok_onnx_stream *s) {
         if (s->fnum == 1) return ok_osr_capture(s);
         if (s->fnum == 2) return ok_osr_expect(s, OK_PB_VARINT);
         return OK_OK;
-    case K_KV:
-        return s->fnum == 1 || s->fnum == 2 ? ok_osr_capture(s) : OK_OK;
+    case K_KV: return s->fnum == 1 || s->fnum == 2 ? ok_osr_capture(s) : OK_OK;
     case K_GRAPH: {
         sgraph *g = &s->g[f->sid];
         switch (s->fnum) {
@@ -153,7 +187,8 @@ int ok_osr_on_len(ok_onnx_stream *s) {
             s->sp_name = empty_span();
             ok_osr_descend(s, K_SPARSE)->sid = f->sid;
             return OK_OK;
-        case 11: case 12:
+        case 11:
+        case 12:
             memset(&s->cv, 0, sizeof s->cv);
             s->cv.graph = f->sid;
             s->cv.is_output = s->fnum == 12;
@@ -165,8 +200,11 @@ int ok_osr_on_len(ok_onnx_stream *s) {
     }
     case K_NODE:
         switch (s->fnum) {
-        case 1: case 2: return s->remain ? ok_osr_capture(s) : OK_OK;
-        case 3: case 4: case 7: return ok_osr_capture(s);
+        case 1:
+        case 2: return s->remain ? ok_osr_capture(s) : OK_OK;
+        case 3:
+        case 4:
+        case 7: return ok_osr_capture(s);
         case 5: {
             uint32_t sid = f->sid;
             nf = ok_osr_descend(s, K_ATTR);
@@ -215,7 +253,8 @@ int ok_osr_on_len(ok_onnx_stream *s) {
     case K_TENSOR:
         switch (s->fnum) {
         case 1: ok_osr_descend(s, K_PACKED); return OK_OK;
-        case 2: case 14: return ok_osr_expect(s, OK_PB_VARINT);
+        case 2:
+        case 14: return ok_osr_expect(s, OK_PB_VARINT);
         case 8: return ok_osr_capture(s);
         case 9:
             s->ct.t.has_raw = 1;
@@ -231,8 +270,7 @@ int ok_osr_on_len(ok_onnx_stream *s) {
     case K_SPARSE:
         if (s->fnum == 1) ok_osr_descend(s, K_SVALS);
         return OK_OK;
-    case K_SVALS:
-        return s->fnum == 8 ? ok_osr_capture(s) : OK_OK;
+    case K_SVALS: return s->fnum == 8 ? ok_osr_capture(s) : OK_OK;
     case K_VINFO:
         if (s->fnum == 1) return ok_osr_capture(s);
         if (s->fnum == 2) ok_osr_descend(s, K_TYPE);
@@ -258,7 +296,6 @@ int ok_osr_on_len(ok_onnx_stream *s) {
         if (s->fnum == 1) return ok_osr_expect(s, OK_PB_VARINT);
         if (s->fnum == 2) return ok_osr_capture(s);
         return OK_OK;
-    default:
-        return OK_OK;
+    default: return OK_OK;
     }
 }

@@ -15,9 +15,9 @@ typedef struct fin {
     uint32_t *order; /* model graph -> stream graph */
     uint32_t *kids;  /* children of each stream graph, grouped by parent */
     uint32_t *kfirst;
-    uint32_t *imap;  /* stream initializer -> model initializer */
+    uint32_t *imap;         /* stream initializer -> model initializer */
     uint32_t *stack, *spos; /* the pre-order walk's */
-    ok_onnx_def *defs; /* scoping, in model numbering */
+    ok_onnx_def *defs;      /* scoping, in model numbering */
     ok_onnx_ref *refs;
 } fin;
 
@@ -79,7 +79,10 @@ static int build_path(fin *f, uint32_t gi, uint64_t *path_bytes, uint64_t budget
         uint64_t u = sg->node_index;
         char d[24];
         int nd = 0;
-        do { d[nd++] = (char)('0' + u % 10); u /= 10; } while (u);
+        do {
+            d[nd++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
         lab[0] = '#';
         for (int i = 0; i < nd; i++) lab[1 + i] = d[nd - 1 - i];
         lp = s->arena + sg->lop.off;
@@ -92,7 +95,10 @@ static int build_path(fin *f, uint32_t gi, uint64_t *path_bytes, uint64_t budget
             char d[24];
             int nd = 0;
             uint64_t u = (uint64_t)sg->list_idx;
-            do { d[nd++] = (char)('0' + u % 10); u /= 10; } while (u);
+            do {
+                d[nd++] = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
             suffix[sl++] = '[';
             while (nd) suffix[sl++] = d[--nd];
             suffix[sl++] = ']';
@@ -100,8 +106,9 @@ static int build_path(fin *f, uint32_t gi, uint64_t *path_bytes, uint64_t budget
         n = pg->path_len + 1 + ll + slen + 1 + sg->attr.len + sl;
         *path_bytes += n;
         if (*path_bytes > budget)
-            return ok_osr_sfatal(s, OK_ERR_LIMIT, sg->off, "limit at byte %llu: graph paths exceed %llu bytes",
-                          (unsigned long long)sg->off, (unsigned long long)budget);
+            return ok_osr_sfatal(s, OK_ERR_LIMIT, sg->off,
+                                 "limit at byte %llu: graph paths exceed %llu bytes",
+                                 (unsigned long long)sg->off, (unsigned long long)budget);
         p = fin_alloc(f, n + 1, &rc);
         if (!p) return rc;
         memcpy(p, pg->path, pg->path_len);
@@ -218,7 +225,10 @@ static int fin_initializers(fin *f) {
     uint32_t n_live = 0, n_ldims = 0;
     if (rc) return rc;
     f->imap = fin_alloc(f, (size_t)s->n_in * 4 + 4, &rc);
-    if (rc) { s_free(s, cnt, ((size_t)ng + 1) * 4); return rc; }
+    if (rc) {
+        s_free(s, cnt, ((size_t)ng + 1) * 4);
+        return rc;
+    }
     memset(cnt, 0, ((size_t)ng + 1) * 4);
     for (uint32_t i = 0; i < s->n_in; i++) {
         uint32_t g = f->fid[s->in[i].t.graph];
@@ -234,7 +244,10 @@ static int fin_initializers(fin *f) {
     }
     m->inits = fin_alloc(f, (size_t)n_live * sizeof *m->inits + 1, &rc);
     m->dims = fin_alloc(f, (size_t)n_ldims * sizeof *m->dims + 1, &rc);
-    if (rc) { s_free(s, cnt, ((size_t)ng + 1) * 4); return rc; }
+    if (rc) {
+        s_free(s, cnt, ((size_t)ng + 1) * 4);
+        return rc;
+    }
     for (uint32_t i = 0; i < s->n_in; i++) {
         uint32_t g = f->fid[s->in[i].t.graph];
         f->imap[i] = OK_ONNX_NONE;
@@ -304,7 +317,10 @@ static int fin_values(fin *f) {
             m->graphs[g].value_count = cnt[g + 1] - cnt[g];
         }
         slot = fin_alloc(f, (size_t)n_live * 4 + 4, &rc);
-        if (rc) { s_free(s, cnt, ((size_t)ng + 1) * 4); return rc; }
+        if (rc) {
+            s_free(s, cnt, ((size_t)ng + 1) * 4);
+            return rc;
+        }
         for (uint32_t i = 0; i < s->n_vals; i++) {
             uint32_t g = f->fid[s->vals[i].graph];
             if (g != OK_ONNX_NONE) slot[cnt[g]++] = i;

@@ -11,7 +11,7 @@ int ok_osr_expect(ok_onnx_stream *s, uint32_t wire) {
     if (s->fwire == wire) return OK_OK;
     ok_pb_field_name(msg_of(container(s)), s->fnum, fname, sizeof fname);
     return ok_osr_serr(s, OK_ERR_BAD_WIRE_TYPE, s->ftag, "bad wire type %u at byte %llu: %s expects %u",
-                (unsigned)s->fwire, (unsigned long long)s->ftag, fname, (unsigned)wire);
+                       (unsigned)s->fwire, (unsigned long long)s->ftag, fname, (unsigned)wire);
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -22,7 +22,7 @@ static int grow(ok_onnx_stream *s, void **arr, uint32_t *cap, uint32_t n, size_t
     if (n < *cap) return OK_OK;
     if (n >= MAX_ENTRIES)
         return ok_osr_sfatal(s, OK_ERR_LIMIT, s->pos, "limit: more than %u entries in one list",
-                      (unsigned)MAX_ENTRIES);
+                             (unsigned)MAX_ENTRIES);
     ncap = *cap ? *cap * 2 : 16;
     if ((uint64_t)ncap * elsz > (uint64_t)SIZE_MAX) return ok_osr_heap_fail(s, OK_ERR_NOMEM);
     rc = ok_osr_s_realloc(s, arr, (size_t)*cap * elsz, (size_t)ncap * elsz);
@@ -104,10 +104,9 @@ int ok_osr_capture(ok_onnx_stream *s) {
     int rc;
     /* Pending like a wire error: a field cut short is TRUNCATED first. */
     if (n > s->lim.max_string)
-        return ok_osr_serr(s, OK_ERR_LIMIT, s->vstart,
-                      "limit at byte %llu: a string of %llu bytes (more than %llu)",
-                      (unsigned long long)s->vstart, (unsigned long long)n,
-                      (unsigned long long)s->lim.max_string);
+        return ok_osr_serr(
+            s, OK_ERR_LIMIT, s->vstart, "limit at byte %llu: a string of %llu bytes (more than %llu)",
+            (unsigned long long)s->vstart, (unsigned long long)n, (unsigned long long)s->lim.max_string);
     if (s->acap - s->alen < n) {
         size_t ncap = s->acap ? s->acap : 4096;
         while (ncap - s->alen < n) {
@@ -179,31 +178,29 @@ static int close_tensor(ok_onnx_stream *s, uint32_t sid) {
         int64_t d = s->dims[t->dim_first + i];
         if (d < 0)
             return ok_osr_serr(s, OK_ERR_LIMIT, off, "limit at byte %llu: initializer dim %lld is negative",
-                        (unsigned long long)off, (long long)d);
+                               (unsigned long long)off, (long long)d);
         if (d == 0) zero = 1;
     }
     for (uint32_t i = 0; !zero && i < t->ndims; i++) {
         uint64_t d = (uint64_t)s->dims[t->dim_first + i];
         if (n > (uint64_t)INT64_MAX / d)
             return ok_osr_serr(s, OK_ERR_LIMIT, off,
-                        "limit at byte %llu: initializer element count overflows",
-                        (unsigned long long)off);
+                               "limit at byte %llu: initializer element count overflows",
+                               (unsigned long long)off);
         n *= d;
     }
     if (zero) n = 0;
     if (ok_onnx_tensor_bytes(t->data_type, n, &t->bytes))
         return ok_osr_serr(s, OK_ERR_LIMIT, off, "limit at byte %llu: initializer byte size overflows",
-                    (unsigned long long)off);
+                           (unsigned long long)off);
     if (s->location == 1) {
         t->is_external = 1;
         t->ext_location = s->loc;
-        if ((s->has_eoff &&
-             !ok_onnx_parse_decimal(s->arena + s->eoff.off, s->eoff.len, &t->ext_offset)) ||
-            (s->has_elen &&
-             !ok_onnx_parse_decimal(s->arena + s->elen.off, s->elen.len, &t->ext_length)))
+        if ((s->has_eoff && !ok_onnx_parse_decimal(s->arena + s->eoff.off, s->eoff.len, &t->ext_offset)) ||
+            (s->has_elen && !ok_onnx_parse_decimal(s->arena + s->elen.off, s->elen.len, &t->ext_length)))
             return ok_osr_serr(s, OK_ERR_CORRUPT, off,
-                        "corrupt at byte %llu: external_data offset/length is not a decimal",
-                        (unsigned long long)off);
+                               "corrupt at byte %llu: external_data offset/length is not a decimal",
+                               (unsigned long long)off);
     }
     if ((rc = GROW(s, s->in, s->n_in, s->cap_in))) return rc;
     s->in[s->n_in] = *c;
@@ -295,8 +292,7 @@ int ok_osr_close_frame(ok_onnx_stream *s) {
         s->vdims[s->n_vdims++] = s->cd;
         s->cv.ndims++;
         return OK_OK;
-    default:
-        return OK_OK;
+    default: return OK_OK;
     }
 #undef f
 }

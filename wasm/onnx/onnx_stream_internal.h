@@ -13,8 +13,22 @@
 #include "pb_wire.h"
 
 enum { /* frame kinds */
-    K_MODEL, K_LEAF, K_GRAPH, K_NODE, K_ATTR, K_TENSOR, K_PACKED, K_KV,
-    K_OPSET, K_SPARSE, K_SVALS, K_VINFO, K_TYPE, K_TTYPE, K_SHAPE, K_DIM
+       K_MODEL,
+       K_LEAF,
+       K_GRAPH,
+       K_NODE,
+       K_ATTR,
+       K_TENSOR,
+       K_PACKED,
+       K_KV,
+       K_OPSET,
+       K_SPARSE,
+       K_SVALS,
+       K_VINFO,
+       K_TYPE,
+       K_TTYPE,
+       K_SHAPE,
+       K_DIM
 };
 
 enum { ST_TAG, ST_VAL, ST_LEN, ST_SKIP, ST_CAP };
@@ -28,13 +42,13 @@ typedef struct eslot {
 
 typedef struct frame {
     uint8_t kind;
-    uint32_t number;  /* field number in the parent */
-    uint64_t start;   /* payload offset */
-    uint64_t end;     /* one past the payload */
-    uint64_t lenpos;  /* where the length varint began */
+    uint32_t number; /* field number in the parent */
+    uint64_t start;  /* payload offset */
+    uint64_t end;    /* one past the payload */
+    uint64_t lenpos; /* where the length varint began */
     uint64_t len;
-    uint32_t sid;     /* GRAPH/NODE/ATTR: the stream graph it belongs to */
-    uint64_t index;   /* NODE: index in its graph */
+    uint32_t sid;         /* GRAPH/NODE/ATTR: the stream graph it belongs to */
+    uint64_t index;       /* NODE: index in its graph */
     uint32_t first_child; /* NODE/ATTR: first stream graph started inside */
     uint64_t attr_seq;    /* ATTR */
     int64_t list_next;    /* ATTR: next AttributeProto.graphs index */
@@ -183,7 +197,8 @@ static inline const ok_pb_msg *msg_of(int kind) {
     case K_GRAPH: return &ok_onnx_msg_graph;
     case K_NODE: return &ok_onnx_msg_node;
     case K_ATTR: return &ok_onnx_msg_attr;
-    case K_TENSOR: case K_SVALS: return &ok_onnx_msg_tensor;
+    case K_TENSOR:
+    case K_SVALS: return &ok_onnx_msg_tensor;
     case K_KV: return &ok_onnx_msg_kv;
     case K_OPSET: return &ok_onnx_msg_opset;
     case K_SPARSE: return &ok_onnx_msg_sparse;
@@ -226,7 +241,6 @@ int ok_osr_on_string(ok_onnx_stream *s);
 int ok_osr_close_frame(ok_onnx_stream *s);
 
 /* ---- fields (onnx_stream_fields.c) --------------------------------------- */
-
 
 int ok_osr_on_scalar(ok_onnx_stream *s);
 /* A LEN field whose length (s->remain) fits its message: descend into it,

@@ -8,16 +8,14 @@
 
 /* ---- the feed loop ------------------------------------------------------ */
 
-static int fname_err(ok_onnx_stream *s, int code, uint64_t off, const char *what,
-                     uint64_t a, uint64_t end) {
+static int fname_err(ok_onnx_stream *s, int code, uint64_t off, const char *what, uint64_t a, uint64_t end) {
     char fname[96];
     ok_pb_field_name(msg_of(container(s)), s->fnum, fname, sizeof fname);
     if (what[0] == 'l')
         return ok_osr_serr(s, code, off, "truncated at byte %llu: %s length %llu runs past end %llu",
-                    (unsigned long long)off, fname, (unsigned long long)a,
-                    (unsigned long long)end);
+                           (unsigned long long)off, fname, (unsigned long long)a, (unsigned long long)end);
     return ok_osr_serr(s, code, off, "truncated at byte %llu: %s fixed%u runs past end %llu",
-                (unsigned long long)off, fname, (unsigned)a, (unsigned long long)end);
+                       (unsigned long long)off, fname, (unsigned)a, (unsigned long long)end);
 }
 
 /* A complete tag in s->v. */
@@ -27,8 +25,8 @@ static int on_tag(ok_onnx_stream *s) {
     s->ftag = s->vstart;
     if ((tag >> 3) == 0 || (tag >> 3) > 0x1fffffffu)
         return ok_osr_serr(s, OK_ERR_BAD_WIRE_TYPE, s->ftag, "bad tag at byte %llu in %s: field number %llu",
-                    (unsigned long long)s->ftag, msg_of(container(s))->name,
-                    (unsigned long long)(tag >> 3));
+                           (unsigned long long)s->ftag, msg_of(container(s))->name,
+                           (unsigned long long)(tag >> 3));
     s->fnum = (uint32_t)(tag >> 3);
     s->fwire = (uint32_t)(tag & 7);
     switch (s->fwire) {
@@ -48,7 +46,7 @@ static int on_tag(ok_onnx_stream *s) {
     default:
         ok_pb_field_name(msg_of(container(s)), s->fnum, fname, sizeof fname);
         return ok_osr_serr(s, OK_ERR_BAD_WIRE_TYPE, s->ftag, "bad wire type %u at byte %llu: %s",
-                    (unsigned)s->fwire, (unsigned long long)s->ftag, fname);
+                           (unsigned)s->fwire, (unsigned long long)s->ftag, fname);
     }
 }
 
@@ -76,12 +74,11 @@ static int on_length(ok_onnx_stream *s) {
      * never trust that alone. */
     if (s->depth + 1 >= OK_ONNX_STREAM_MAX_FRAMES)
         return ok_osr_sfatal(s, OK_ERR_TOO_DEEP, s->pos, "too deep at byte %llu: more than %d open messages",
-                      (unsigned long long)s->pos, OK_ONNX_STREAM_MAX_FRAMES);
+                             (unsigned long long)s->pos, OK_ONNX_STREAM_MAX_FRAMES);
     if (s->depth + 2 > s->fr_cap) {
-        uint32_t ncap = s->fr_cap * 2 > OK_ONNX_STREAM_MAX_FRAMES ? OK_ONNX_STREAM_MAX_FRAMES
-                                                                   : s->fr_cap * 2;
+        uint32_t ncap = s->fr_cap * 2 > OK_ONNX_STREAM_MAX_FRAMES ? OK_ONNX_STREAM_MAX_FRAMES : s->fr_cap * 2;
         if ((rc = ok_osr_s_realloc(s, (void **)&s->fr, (size_t)s->fr_cap * sizeof(frame),
-                            (size_t)ncap * sizeof(frame))))
+                                   (size_t)ncap * sizeof(frame))))
             return ok_osr_heap_fail(s, rc);
         s->fr_cap = ncap;
     }
@@ -113,12 +110,11 @@ int ok_osr_feed(ok_onnx_stream *s, const uint8_t *p, size_t n) {
         }
         /* A varint (tag, value, length or packed dim) under way at the end
          * of its message runs past it: known without the next byte. */
-        if ((s->vn || s->st == ST_VAL || s->st == ST_LEN) && s->depth > 0 &&
-            s->pos >= s->fr[s->depth].end) {
+        if ((s->vn || s->st == ST_VAL || s->st == ST_LEN) && s->depth > 0 && s->pos >= s->fr[s->depth].end) {
             uint64_t at = s->vn ? s->vstart : s->pos;
             s->vn = 0;
             rc = ok_osr_serr(s, OK_ERR_TRUNCATED, at, "truncated at byte %llu: varint runs past end %llu",
-                      (unsigned long long)at, (unsigned long long)s->fr[s->depth].end);
+                             (unsigned long long)at, (unsigned long long)s->fr[s->depth].end);
             if (rc > 0) return rc;
             continue;
         }
@@ -164,8 +160,8 @@ int ok_osr_feed(ok_onnx_stream *s, const uint8_t *p, size_t n) {
             s->pos++;
             if (s->vshift == 63 && (b & 0x7e)) {
                 s->vn = 0;
-                rc = ok_osr_serr(s, OK_ERR_BAD_VARINT, s->vstart, "bad varint at byte %llu: overflows 64 bits",
-                          (unsigned long long)s->vstart);
+                rc = ok_osr_serr(s, OK_ERR_BAD_VARINT, s->vstart,
+                                 "bad varint at byte %llu: overflows 64 bits", (unsigned long long)s->vstart);
                 break;
             }
             s->v |= (uint64_t)(b & 0x7f) << s->vshift;
@@ -174,8 +170,8 @@ int ok_osr_feed(ok_onnx_stream *s, const uint8_t *p, size_t n) {
                 if (s->vshift > 63) {
                     s->vn = 0;
                     rc = ok_osr_serr(s, OK_ERR_BAD_VARINT, s->vstart,
-                              "bad varint at byte %llu: longer than 10 bytes",
-                              (unsigned long long)s->vstart);
+                                     "bad varint at byte %llu: longer than 10 bytes",
+                                     (unsigned long long)s->vstart);
                 }
                 break;
             }

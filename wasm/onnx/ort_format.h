@@ -11,10 +11,10 @@
 #include "ok_error.h"
 
 typedef struct ok_ort_info {
-    char ort_version[32];    /* InferenceSession.ort_version: the ORT format version ("" if absent) */
-    int64_t ir_version;      /* Model.ir_version */
-    char producer_name[64];  /* Model.producer_name, truncated to fit */
-    int has_graph;           /* Model.graph present (always 1 on success) */
+    char ort_version[32];   /* InferenceSession.ort_version: the ORT format version ("" if absent) */
+    int64_t ir_version;     /* Model.ir_version */
+    char producer_name[64]; /* Model.producer_name, truncated to fit */
+    int has_graph;          /* Model.graph present (always 1 on success) */
 } ok_ort_info;
 
 /* OK_OK and *info filled, or: EMPTY; TRUNCATED (an offset or length runs

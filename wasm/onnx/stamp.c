@@ -46,8 +46,8 @@ static size_t write_value(const ok_stamp *s, char *v) {
     char src[65], art[65];
     ok_hex(s->source, 32, src);
     ok_hex(s->artifact, 32, art);
-    const char *parts[] = {"v=1;producer=", s->producer, ";ort=", s->ort, ";ep=", s->ep,
-                           ";level=", s->level, ";source=", src, ";artifact=", art};
+    const char *parts[] = {"v=1;producer=", s->producer, ";ort=",    s->ort, ";ep=",       s->ep,
+                           ";level=",       s->level,    ";source=", src,    ";artifact=", art};
     size_t n = 0;
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
         size_t k = strlen(parts[i]);
@@ -120,7 +120,8 @@ static size_t bounded_len(const char *s, size_t max) {
 ok_status ok_stamp_from_strings(ok_stamp *out, const char *producer, const char *ort, const char *ep,
                                 const char *level, const char *source_hex, const char *artifact_hex) {
     const char *fields[] = {producer, ort, ep, level};
-    char *dst[] = {out ? out->producer : NULL, out ? out->ort : NULL, out ? out->ep : NULL, out ? out->level : NULL};
+    char *dst[] = {out ? out->producer : NULL, out ? out->ort : NULL, out ? out->ep : NULL,
+                   out ? out->level : NULL};
     if (!out || !source_hex || !artifact_hex) return OK_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < 4; i++) {
@@ -170,7 +171,7 @@ ok_status ok_stamp_parse(const char *value, size_t n, ok_stamp *out) {
         default: break;
         }
         if (!ok) return OK_ERR_NOT_ONNX;
-        at = end + (end < n); /* past the ';' */
+        at = end + (end < n);                           /* past the ';' */
         if (end < n && at == n) return OK_ERR_NOT_ONNX; /* a trailing ';' */
     }
     return seen == (1u << NKEYS) - 1 ? OK_OK : OK_ERR_NOT_ONNX;
@@ -204,8 +205,8 @@ int ok_stamp_find(const uint8_t *model, size_t n, size_t *start, const char **va
     return 1;
 }
 
-int ok_stamp_judge(const ok_stamp *s, const uint8_t prefix_sha256[32], const char *ort,
-                   const char *ep, const char *level) {
+int ok_stamp_judge(const ok_stamp *s, const uint8_t prefix_sha256[32], const char *ort, const char *ep,
+                   const char *level) {
     if (memcmp(s->artifact, prefix_sha256, 32) != 0) return OK_STAMP_STALE;
     if (!ort || !ep || !level || strcmp(s->ort, ort) != 0 || strcmp(s->ep, ep) != 0 ||
         strcmp(s->level, level) != 0)
@@ -213,8 +214,8 @@ int ok_stamp_judge(const ok_stamp *s, const uint8_t prefix_sha256[32], const cha
     return OK_STAMP_VALID;
 }
 
-int ok_stamp_check(const uint8_t *model, size_t n, const char *ort, const char *ep,
-                   const char *level, ok_stamp *out) {
+int ok_stamp_check(const uint8_t *model, size_t n, const char *ort, const char *ep, const char *level,
+                   ok_stamp *out) {
     size_t start, vn;
     const char *v;
     ok_stamp s;
@@ -296,9 +297,7 @@ void ok_stamp_tracker_feed(ok_stamp_tracker *t, const uint8_t *p, size_t n,
             } else if (t->wire == OK_PB_LEN) t->state = T_LEN;
             else t->broken = 1;
             break;
-        case T_VARINT:
-            field_done(t);
-            break;
+        case T_VARINT: field_done(t); break;
         case T_LEN:
             t->remaining = v;
             /* a candidate: field 14 with a one-byte tag (the snapshot above) and room to keep */
@@ -307,8 +306,7 @@ void ok_stamp_tracker_feed(ok_stamp_tracker *t, const uint8_t *p, size_t n,
             if (v) t->state = T_SKIP;
             else field_done(t);
             break;
-        default:
-            t->broken = 1;
+        default: t->broken = 1;
         }
     }
 }

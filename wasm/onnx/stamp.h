@@ -28,11 +28,11 @@
 /* The tail's largest size: tag + lengths + key + value. */
 #define OK_STAMP_MAX_TAIL 512
 
-#define OK_STAMP_VERDICT_LIST(X)                                                        \
-    X(NONE, 0)      /* no stamp: the model's last field is not one */                   \
-    X(VALID, 1)     /* ours, intact, for this onnxruntime version, EP and level */      \
-    X(STALE, 2)     /* the artifact digest no longer matches: rewritten since */        \
-    X(FOREIGN, 3)   /* intact, but for another onnxruntime version, EP or level */      \
+#define OK_STAMP_VERDICT_LIST(X)                                                   \
+    X(NONE, 0)      /* no stamp: the model's last field is not one */              \
+    X(VALID, 1)     /* ours, intact, for this onnxruntime version, EP and level */ \
+    X(STALE, 2)     /* the artifact digest no longer matches: rewritten since */   \
+    X(FOREIGN, 3)   /* intact, but for another onnxruntime version, EP or level */ \
     X(MALFORMED, 4) /* the key is there, the value does not parse */
 enum ok_stamp_verdict {
 #define OK_STAMP_VERDICT_ENUM_(name, value) OK_STAMP_##name = value,
@@ -75,8 +75,8 @@ int ok_stamp_find(const uint8_t *model, size_t n, size_t *start, const char **va
 
 /* The verdict on a stamp found at the end of a model whose bytes before it
  * hash to prefix_sha256, for the running ort/ep/level. */
-int ok_stamp_judge(const ok_stamp *s, const uint8_t prefix_sha256[32], const char *ort,
-                   const char *ep, const char *level);
+int ok_stamp_judge(const ok_stamp *s, const uint8_t prefix_sha256[32], const char *ort, const char *ep,
+                   const char *level);
 
 /* The stamp of a model that streams past, in the pass that hashes it: the
  * caller feeds every byte in order with the SHA-256 state its own hash had
@@ -86,19 +86,19 @@ int ok_stamp_judge(const ok_stamp *s, const uint8_t prefix_sha256[32], const cha
  * bytes before it (hashing at most one piece's head again). No allocation;
  * a model whose top level does not parse has no stamp. */
 typedef struct ok_stamp_tracker {
-    uint64_t pos;          /* bytes fed */
-    int state;             /* internal */
-    int broken;            /* the top level did not parse: no stamp */
-    uint64_t acc;          /* varint being read */
+    uint64_t pos; /* bytes fed */
+    int state;    /* internal */
+    int broken;   /* the top level did not parse: no stamp */
+    uint64_t acc; /* varint being read */
     uint32_t shift;
     uint32_t field, wire;
-    uint64_t remaining;    /* payload bytes of the current field left */
-    int snap;              /* the current field's tag was metadata_props in one byte */
-    int keep;              /* the current field is a candidate: buffer it */
+    uint64_t remaining;        /* payload bytes of the current field left */
+    int snap;                  /* the current field's tag was metadata_props in one byte */
+    int keep;                  /* the current field is a candidate: buffer it */
     struct ok_sha256 cand_sha; /* hash state at the candidate's first byte */
     uint8_t cand[OK_STAMP_MAX_TAIL];
     size_t cand_len;
-    int last_is_cand;      /* the last complete field is the candidate */
+    int last_is_cand; /* the last complete field is the candidate */
     struct ok_sha256 last_sha;
     uint8_t last[OK_STAMP_MAX_TAIL];
     size_t last_len;
@@ -114,7 +114,7 @@ void ok_stamp_tracker_feed(ok_stamp_tracker *t, const uint8_t *p, size_t n,
 int ok_stamp_tracker_end(const ok_stamp_tracker *t, ok_stamp *out);
 
 /* All of it on a whole model; *out gets the stamp when one parses. */
-int ok_stamp_check(const uint8_t *model, size_t n, const char *ort, const char *ep,
-                   const char *level, ok_stamp *out);
+int ok_stamp_check(const uint8_t *model, size_t n, const char *ort, const char *ep, const char *level,
+                   ok_stamp *out);
 
 #endif

@@ -20,8 +20,7 @@ ok_status ok_pool_declare_runtime(ok_pool *p, int kind, uint32_t index, int32_t 
                                   const int64_t *dims) {
     ok_status rc = okp_begin_call(p);
     if (rc || (rc = okp_check_slot(p, kind, index))) return rc;
-    if (dtype < -1 || rank < -1 || rank > OK_POOL_MAX_RANK || (rank > 0 && !dims))
-        return OK_ERR_INVALID_ARG;
+    if (dtype < -1 || rank < -1 || rank > OK_POOL_MAX_RANK || (rank > 0 && !dims)) return OK_ERR_INVALID_ARG;
     uint32_t n_sym = 0;
     for (int32_t i = 0; i < rank; i++) {
         if (dims[i] < OK_POOL_DIM_SYMBOL(OK_POOL_MAX_SYMBOLS - 1)) return OK_ERR_INVALID_ARG;
@@ -93,7 +92,8 @@ int okp_predict(const ok_pool *p, uint32_t index, int64_t *dims) {
     return 1;
 }
 
-uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank) {
+uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims,
+                             int32_t rank) {
     const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
     int learned = 0;
     for (int32_t i = 0; i < rank && i < s->decl_rank; i++) learned |= unbound_symbol(p, s->decl[i]);

@@ -39,20 +39,17 @@ static int alloc_allowed(void) {
     return 1;
 }
 
-static void *pool_calloc(size_t n, size_t size) {
-    return alloc_allowed() ? calloc(n ? n : 1, size) : NULL;
-}
+static void *pool_calloc(size_t n, size_t size) { return alloc_allowed() ? calloc(n ? n : 1, size) : NULL; }
 
-static void *pool_realloc(void *q, size_t size) {
-    return alloc_allowed() ? realloc(q, size) : NULL;
-}
+static void *pool_realloc(void *q, size_t size) { return alloc_allowed() ? realloc(q, size) : NULL; }
 
 /* ---- sizes ---- */
 
 /* ONNX TensorProto.DataType -> bits per element; 0 = no fixed size. */
 int okp_dtype_bits(int32_t dtype) {
     switch (dtype) {
-#define OK_DTYPE_BITS_(code, name, bits) case code: return bits;
+#define OK_DTYPE_BITS_(code, name, bits) \
+    case code: return bits;
         OK_DTYPE_LIST(OK_DTYPE_BITS_)
 #undef OK_DTYPE_BITS_
     default: return 0;
@@ -108,9 +105,7 @@ static uint32_t live_entries(const ok_pool *p) {
     return n;
 }
 
-static int quarantined(const ok_pool *p, const tensor *t) {
-    return p->run_open && t->run_used == p->run_id;
-}
+static int quarantined(const ok_pool *p, const tensor *t) { return p->run_open && t->run_used == p->run_id; }
 
 /* Reserve room so the mutation that follows cannot fail: one new entry if
  * want_entry, and enough action records for any eviction cascade. */
@@ -194,8 +189,7 @@ void okp_evict(ok_pool *p) {
         tensor *old = NULL;
         for (uint32_t i = 0; i < p->n_t; i++) {
             tensor *t = &p->t[i];
-            if (t->handle && t->state == T_FREE && !quarantined(p, t) &&
-                (!old || t->tick < old->tick))
+            if (t->handle && t->state == T_FREE && !quarantined(p, t) && (!old || t->tick < old->tick))
                 old = t;
         }
         if (!old) break;
@@ -228,8 +222,8 @@ int okp_unpin(ok_pool *p, uint32_t kind, uint32_t index) {
     return 1;
 }
 
-static void pin(ok_pool *p, tensor *t, uint32_t kind, uint32_t index, int32_t dtype,
-                const int64_t *dims, int32_t rank) {
+static void pin(ok_pool *p, tensor *t, uint32_t kind, uint32_t index, int32_t dtype, const int64_t *dims,
+                int32_t rank) {
     slot *s = &p->slots[kind][index];
     t->state = T_PINNED;
     t->slot_kind = kind;
@@ -257,14 +251,13 @@ static int same_desc(const tensor *t, int32_t dtype, const int64_t *dims, int32_
 
 /* Best fit: smallest capacity that fits, newest on ties (so the tensor a
  * re-pin just released comes straight back when its class still fits). */
-static tensor *pick_free(ok_pool *p, const slot *s, int backend, int32_t dtype,
-                         const int64_t *dims, int32_t rank, uint64_t need) {
+static tensor *pick_free(ok_pool *p, const slot *s, int backend, int32_t dtype, const int64_t *dims,
+                         int32_t rank, uint64_t need) {
     uint64_t cls = ok_pool_size_class(need + p->headroom); /* headroom: a growing output's next steps */
     tensor *best = NULL;
     for (uint32_t i = 0; i < p->n_t; i++) {
         tensor *t = &p->t[i];
-        if (!t->handle || t->state != T_FREE || t->backend != backend || quarantined(p, t))
-            continue;
+        if (!t->handle || t->state != T_FREE || t->backend != backend || quarantined(p, t)) continue;
         if (backend == OK_BACKEND_WEBGPU && t->handle == s->last_handle && need != s->last_bytes)
             continue; /* see "Re-binding" in tensor_pool.h */
         if (backend == OK_BACKEND_WEBNN) {
@@ -272,8 +265,7 @@ static tensor *pick_free(ok_pool *p, const slot *s, int backend, int32_t dtype,
         } else if (t->cap < need || t->cap > cls) {
             continue;
         }
-        if (!best || t->cap < best->cap || (t->cap == best->cap && t->tick > best->tick))
-            best = t;
+        if (!best || t->cap < best->cap || (t->cap == best->cap && t->tick > best->tick)) best = t;
     }
     return best;
 }
@@ -309,8 +301,8 @@ ok_status okp_check_slot(const ok_pool *p, int kind, uint32_t index) {
 
 /* The declaration's verdict: dtype and rank for every slot, and for inputs
  * (whose dims the caller chose) every fixed dim too. */
-static ok_status check_decl(ok_pool *p, int kind, uint32_t index, int32_t dtype,
-                            const int64_t *dims, int32_t rank) {
+static ok_status check_decl(ok_pool *p, int kind, uint32_t index, int32_t dtype, const int64_t *dims,
+                            int32_t rank) {
     const slot *s = &p->slots[kind][index];
     uint32_t k = (uint32_t)kind;
     if (s->decl_dtype >= 0 && s->decl_dtype != dtype)
@@ -329,8 +321,8 @@ static ok_status check_decl(ok_pool *p, int kind, uint32_t index, int32_t dtype,
 }
 
 /* Sizes any request must have, then its bytes. */
-static ok_status check_sizes(ok_pool *p, uint32_t kind, uint32_t index, int32_t dtype,
-                             const int64_t *dims, int32_t rank, uint64_t *need) {
+static ok_status check_sizes(ok_pool *p, uint32_t kind, uint32_t index, int32_t dtype, const int64_t *dims,
+                             int32_t rank, uint64_t *need) {
     if (!okp_dtype_bits(dtype))
         return refuse(p, OK_ERR_INVALID_ARG, OK_REFUSE_NO_SIZE, kind, index, OK_POOL_NONE, 0, dtype);
     if (rank < 0 || (rank > 0 && !dims)) return OK_ERR_INVALID_ARG;
@@ -340,16 +332,16 @@ static ok_status check_sizes(ok_pool *p, uint32_t kind, uint32_t index, int32_t 
         if (dims[i] < 0)
             return refuse(p, OK_ERR_INVALID_ARG, OK_REFUSE_NEGATIVE, kind, index, (uint32_t)i, 0, dims[i]);
         if (dims[i] > OK_POOL_MAX_DIM)
-            return refuse(p, OK_ERR_LIMIT, OK_REFUSE_TOO_BIG, kind, index, (uint32_t)i, OK_POOL_MAX_DIM, dims[i]);
+            return refuse(p, OK_ERR_LIMIT, OK_REFUSE_TOO_BIG, kind, index, (uint32_t)i, OK_POOL_MAX_DIM,
+                          dims[i]);
     }
     if (ok_pool_tensor_bytes(dtype, dims, rank, need))
         return refuse(p, OK_ERR_LIMIT, OK_REFUSE_TOO_BIG, kind, index, OK_POOL_NONE, (int64_t)MAX_BYTES, -1);
     return OK_OK;
 }
 
-static ok_status check_request(ok_pool *p, int kind, uint32_t index, int backend,
-                               int32_t dtype, const int64_t *dims, int32_t rank,
-                               uint64_t *need) {
+static ok_status check_request(ok_pool *p, int kind, uint32_t index, int backend, int32_t dtype,
+                               const int64_t *dims, int32_t rank, uint64_t *need) {
     ok_status rc = okp_check_slot(p, kind, index);
     if (rc) return rc;
     if (backend < 0 || backend >= OK_BACKEND_COUNT) return OK_ERR_INVALID_ARG;
@@ -583,22 +575,22 @@ static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend,
     return place(p, kind, index, backend, dtype, dims, rank, need);
 }
 
-ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype,
-                        const int64_t *dims, int32_t rank) {
+ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                        int32_t rank) {
     ok_status rc = request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank);
     if (!rc) bind_symbols(p, index, dims, rank);
     return rc;
 }
 
-ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype,
-                       const int64_t *dims, int32_t rank, uint64_t data_bytes) {
+ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                       int32_t rank, uint64_t data_bytes) {
     uint64_t need;
     ok_status rc = okp_begin_call(p);
     if (rc) return rc;
     if ((rc = check_request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, &need))) return rc;
     if (need != data_bytes)
-        return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DATA, OK_SLOT_INPUT, index, OK_POOL_NONE,
-                      (int64_t)need, (int64_t)data_bytes);
+        return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DATA, OK_SLOT_INPUT, index, OK_POOL_NONE, (int64_t)need,
+                      (int64_t)data_bytes);
     if (backend == OK_BACKEND_WEBGPU && (dtype == 7 || dtype == 9) && need <= OK_POOL_CPU_INPUT_BYTES)
         backend = OK_BACKEND_CPU; /* see ok_pool_feed in tensor_pool.h */
     if ((rc = place(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, need))) return rc;
@@ -621,8 +613,8 @@ ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend) {
     return OK_OK;
 }
 
-ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype,
-                         const int64_t *dims, int32_t rank) {
+ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                         int32_t rank) {
     return request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank);
 }
 
@@ -655,8 +647,8 @@ ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle) {
     return OK_OK;
 }
 
-ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backend,
-                                int32_t dtype, const int64_t *dims, int32_t rank) {
+ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backend, int32_t dtype,
+                                const int64_t *dims, int32_t rank) {
     uint64_t need;
     ok_status rc = okp_begin_call(p);
     if (rc) return rc;
@@ -674,8 +666,8 @@ ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backen
     return OK_OK;
 }
 
-ok_status ok_pool_adopt(ok_pool *p, uint32_t index, int backend, int32_t dtype,
-                        const int64_t *dims, int32_t rank, uint64_t capacity) {
+ok_status ok_pool_adopt(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                        int32_t rank, uint64_t capacity) {
     uint64_t need;
     ok_status rc = okp_begin_call(p);
     if (rc) return rc;
@@ -786,8 +778,7 @@ ok_status ok_pool_check(const ok_pool *p) {
             fr[t->backend] += t->cap;
             if (!quarantined(p, t)) evictable += t->cap;
             break;
-        default:
-            return OK_ERR_CORRUPT;
+        default: return OK_ERR_CORRUPT;
         }
         if (t->state != T_PINNED && t->slot_kind != OK_POOL_NONE) return OK_ERR_CORRUPT;
     }

@@ -52,12 +52,15 @@
 
 /* X(NAME, value): the lists JS reads too (js/core-constants.js is generated
  * from them by wasm/gen_constants.c). */
-#define OK_BACKEND_LIST(X) X(CPU, 0) X(WEBGPU, 1) X(WEBNN, 2)
+#define OK_BACKEND_LIST(X) \
+    X(CPU, 0)              \
+    X(WEBGPU, 1)           \
+    X(WEBNN, 2)
 enum {
 #define OK_BACKEND_ENUM_(name, value) OK_BACKEND_##name = value,
     OK_BACKEND_LIST(OK_BACKEND_ENUM_)
 #undef OK_BACKEND_ENUM_
-    OK_BACKEND_COUNT = 3
+        OK_BACKEND_COUNT = 3
 };
 enum { OK_SLOT_INPUT = 0, OK_SLOT_OUTPUT = 1 };
 #define OK_POOL_NONE 0xFFFFFFFFu
@@ -68,24 +71,30 @@ enum { OK_SLOT_INPUT = 0, OK_SLOT_OUTPUT = 1 };
 
 /* X(FIELD, word): the uint32 word of each field of an action record (the
  * layout above); js/core-constants.js carries it as POOL_ACTION_WORD. */
-#define OK_POOL_ACTION_WORD_LIST(X)                                                 \
-    X(OP, 0) X(HANDLE, 1) X(SLOT_KIND, 2) X(SLOT_INDEX, 3) X(BACKEND, 4) X(GENERATION, 5) \
-    X(BYTES_LO, 6) X(BYTES_HI, 7)
+#define OK_POOL_ACTION_WORD_LIST(X) \
+    X(OP, 0)                        \
+    X(HANDLE, 1)                    \
+    X(SLOT_KIND, 2)                 \
+    X(SLOT_INDEX, 3)                \
+    X(BACKEND, 4)                   \
+    X(GENERATION, 5)                \
+    X(BYTES_LO, 6)                  \
+    X(BYTES_HI, 7)
 enum {
 #define OK_POOL_AW_ENUM_(name, value) OK_POOL_AW_##name = value,
     OK_POOL_ACTION_WORD_LIST(OK_POOL_AW_ENUM_)
 #undef OK_POOL_AW_ENUM_
 };
 
-#define OK_POOL_OP_LIST(X)                                                          \
-    X(CREATE, 1)   /* create tensor `handle` of `bytes` on backend, then write/bind it */   \
-    X(REUSE, 2)    /* the slot's pinned tensor still fits: write in place, bind same object */ \
+#define OK_POOL_OP_LIST(X)                                                                       \
+    X(CREATE, 1)   /* create tensor `handle` of `bytes` on backend, then write/bind it */        \
+    X(REUSE, 2)    /* the slot's pinned tensor still fits: write in place, bind same object */   \
     X(TAKE, 3)     /* re-pin free tensor `handle` (capacity `bytes`) to the slot, write, bind */ \
-    X(DESTROY, 4)  /* destroy `handle` and drop it from the map */                        \
-    X(BIND, 5)     /* kept `handle` is now bound to the input slot (no device work) */    \
-    X(EXTERNAL, 6) /* map `handle` -> the caller's tensor, bound to the slot */           \
-    X(FORGET, 7)   /* drop external `handle` from the map; do NOT destroy it */           \
-    X(ADOPT, 8)    /* map `handle` -> the tensor ORT allocated for the output slot */     \
+    X(DESTROY, 4)  /* destroy `handle` and drop it from the map */                               \
+    X(BIND, 5)     /* kept `handle` is now bound to the input slot (no device work) */           \
+    X(EXTERNAL, 6) /* map `handle` -> the caller's tensor, bound to the slot */                  \
+    X(FORGET, 7)   /* drop external `handle` from the map; do NOT destroy it */                  \
+    X(ADOPT, 8)    /* map `handle` -> the tensor ORT allocated for the output slot */            \
     X(KEEP, 9)     /* `handle` left its output pin; the caller owns it until release */
 enum ok_pool_op {
 #define OK_POOL_OP_ENUM_(name, value) OK_POOL_##name = value,
@@ -94,16 +103,16 @@ enum ok_pool_op {
 };
 
 /* Stats, per backend: ok_pool_stats() returns OK_POOL_STAT_COUNT uint64. */
-#define OK_POOL_STAT_LIST(X)                                                        \
-    X(CREATES, 0)      /* CREATE actions */                                              \
-    X(REUSES, 1)       /* REUSE actions (steady state) */                                \
-    X(REPINS, 2)       /* a slot's pool tensor moved off its pin for a new one */        \
-    X(DESTROYS, 3)     /* DESTROY actions */                                             \
-    X(TAKES, 4)        /* TAKE actions (served from the free list) */                    \
-    X(ADOPTS, 5)       /* ADOPT actions */                                               \
-    X(BYTES_HELD, 6)   /* capacity of live pool tensors: pinned + kept + free */         \
-    X(BYTES_FREE, 7)   /* capacity of free-list tensors */                               \
-    X(LIVE_TENSORS, 8) /* live pool tensors (external ones not counted) */          \
+#define OK_POOL_STAT_LIST(X)                                                            \
+    X(CREATES, 0)      /* CREATE actions */                                             \
+    X(REUSES, 1)       /* REUSE actions (steady state) */                               \
+    X(REPINS, 2)       /* a slot's pool tensor moved off its pin for a new one */       \
+    X(DESTROYS, 3)     /* DESTROY actions */                                            \
+    X(TAKES, 4)        /* TAKE actions (served from the free list) */                   \
+    X(ADOPTS, 5)       /* ADOPT actions */                                              \
+    X(BYTES_HELD, 6)   /* capacity of live pool tensors: pinned + kept + free */        \
+    X(BYTES_FREE, 7)   /* capacity of free-list tensors */                              \
+    X(LIVE_TENSORS, 8) /* live pool tensors (external ones not counted) */              \
     X(RETRIES, 9)      /* runs refused with preallocated outputs, run again adopting */ \
     X(DISTRUSTED, 10)  /* declared dims an adopted result proved wrong (now unknown) */ \
     X(PLACEMENT, 11)   /* OK_PLACE_*: where inputs and outputs are kept (see PLACEMENT) */
@@ -111,7 +120,7 @@ enum ok_pool_stat {
 #define OK_POOL_STAT_ENUM_(name, value) OK_STAT_##name = value,
     OK_POOL_STAT_LIST(OK_POOL_STAT_ENUM_)
 #undef OK_POOL_STAT_ENUM_
-    OK_POOL_STAT_COUNT = 12
+        OK_POOL_STAT_COUNT = 12
 };
 
 typedef struct ok_pool ok_pool;
@@ -160,22 +169,28 @@ ok_status ok_pool_set_budget(ok_pool *p, uint64_t budget); /* may DESTROY */
 #define OK_POOL_REFUSAL_WORDS 8
 /* X(FIELD, word): the uint32 word of each field of the refusal record;
  * generated for JS as POOL_REFUSAL_WORD. */
-#define OK_POOL_REFUSAL_WORD_LIST(X)                                                \
-    X(REASON, 0) X(SLOT_KIND, 1) X(SLOT_INDEX, 2) X(DIM, 3) X(EXPECTED_LO, 4)        \
-    X(EXPECTED_HI, 5) X(GOT_LO, 6) X(GOT_HI, 7)
+#define OK_POOL_REFUSAL_WORD_LIST(X) \
+    X(REASON, 0)                     \
+    X(SLOT_KIND, 1)                  \
+    X(SLOT_INDEX, 2)                 \
+    X(DIM, 3)                        \
+    X(EXPECTED_LO, 4)                \
+    X(EXPECTED_HI, 5)                \
+    X(GOT_LO, 6)                     \
+    X(GOT_HI, 7)
 enum {
 #define OK_POOL_RW_ENUM_(name, value) OK_POOL_RW_##name = value,
     OK_POOL_REFUSAL_WORD_LIST(OK_POOL_RW_ENUM_)
 #undef OK_POOL_RW_ENUM_
 };
-#define OK_POOL_REFUSAL_LIST(X)                                                         \
-    X(NONE, 0)                                                                          \
-    X(DTYPE, 1)    /* expected dtype, got dtype (OK_ERR_SHAPE) */                       \
-    X(RANK, 2)     /* expected rank, got rank (OK_ERR_SHAPE) */                         \
-    X(DIM, 3)      /* at dim: expected size, got size (OK_ERR_SHAPE) */                 \
-    X(DATA, 4)     /* expected data bytes, got bytes (OK_ERR_SHAPE) */                  \
-    X(TOO_BIG, 5)  /* at dim (NONE: the byte size): limit, got (OK_ERR_LIMIT) */        \
-    X(NEGATIVE, 6) /* at dim: got a negative size (OK_ERR_INVALID_ARG) */               \
+#define OK_POOL_REFUSAL_LIST(X)                                                  \
+    X(NONE, 0)                                                                   \
+    X(DTYPE, 1)    /* expected dtype, got dtype (OK_ERR_SHAPE) */                \
+    X(RANK, 2)     /* expected rank, got rank (OK_ERR_SHAPE) */                  \
+    X(DIM, 3)      /* at dim: expected size, got size (OK_ERR_SHAPE) */          \
+    X(DATA, 4)     /* expected data bytes, got bytes (OK_ERR_SHAPE) */           \
+    X(TOO_BIG, 5)  /* at dim (NONE: the byte size): limit, got (OK_ERR_LIMIT) */ \
+    X(NEGATIVE, 6) /* at dim: got a negative size (OK_ERR_INVALID_ARG) */        \
     X(NO_SIZE, 7)  /* got a dtype with no fixed size, e.g. string (OK_ERR_INVALID_ARG) */
 enum ok_pool_refusal_reason {
 #define OK_POOL_REFUSAL_ENUM_(name, value) OK_REFUSE_##name = value,
@@ -185,13 +200,30 @@ enum ok_pool_refusal_reason {
 
 /* The one dtype table: X(ONNX TensorProto code, onnxruntime-web name, bits per
  * element); bits 0 = no fixed size. js/core-constants.js carries it as DTYPE. */
-#define OK_DTYPE_LIST(X)                                                             \
-    X(1, float32, 32) X(2, uint8, 8) X(3, int8, 8) X(4, uint16, 16) X(5, int16, 16)   \
-    X(6, int32, 32) X(7, int64, 64) X(8, string, 0) X(9, bool, 8) X(10, float16, 16)  \
-    X(11, float64, 64) X(12, uint32, 32) X(13, uint64, 64) X(14, complex64, 64)       \
-    X(15, complex128, 128) X(16, bfloat16, 16) X(17, float8e4m3fn, 8)                \
-    X(18, float8e4m3fnuz, 8) X(19, float8e5m2, 8) X(20, float8e5m2fnuz, 8)           \
-    X(21, uint4, 4) X(22, int4, 4) X(23, float4e2m1, 4)
+#define OK_DTYPE_LIST(X)     \
+    X(1, float32, 32)        \
+    X(2, uint8, 8)           \
+    X(3, int8, 8)            \
+    X(4, uint16, 16)         \
+    X(5, int16, 16)          \
+    X(6, int32, 32)          \
+    X(7, int64, 64)          \
+    X(8, string, 0)          \
+    X(9, bool, 8)            \
+    X(10, float16, 16)       \
+    X(11, float64, 64)       \
+    X(12, uint32, 32)        \
+    X(13, uint64, 64)        \
+    X(14, complex64, 64)     \
+    X(15, complex128, 128)   \
+    X(16, bfloat16, 16)      \
+    X(17, float8e4m3fn, 8)   \
+    X(18, float8e4m3fnuz, 8) \
+    X(19, float8e5m2, 8)     \
+    X(20, float8e5m2fnuz, 8) \
+    X(21, uint4, 4)          \
+    X(22, int4, 4)           \
+    X(23, float4e2m1, 4)
 
 ok_status ok_pool_declare(ok_pool *p, int kind, uint32_t index, int32_t dtype, int32_t rank,
                           const int64_t *dims);
@@ -212,8 +244,8 @@ ok_status ok_pool_run_end(ok_pool *p); /* may DESTROY (deferred eviction) */
 /* Ask for a pool tensor for a slot with these dtype+dims: one REUSE, TAKE or
  * CREATE for the slot (plus FORGET/DESTROY as the old binding requires). The
  * same call serves outputs whose shape is known (preallocation). */
-ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype,
-                        const int64_t *dims, int32_t rank);
+ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                        int32_t rank);
 /* ok_pool_input for CPU data of data_bytes bytes: refused (DATA) unless it
  * is exactly the tensor's size. Placement: on WebGPU, an int64 or bool input
  * of at most OK_POOL_CPU_INPUT_BYTES (a sample rate, a length, a step
@@ -222,25 +254,25 @@ ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype,
  * GPU costs it a download per run (a staging GPUBuffer and a sync), where a
  * CPU tensor costs at most a small upload. */
 #define OK_POOL_CPU_INPUT_BYTES 64
-ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype,
-                       const int64_t *dims, int32_t rank, uint64_t data_bytes);
+ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                       int32_t rank, uint64_t data_bytes);
 /* Output `index` for this run: when planned (see SHAPES), one REUSE, TAKE
  * or CREATE with the declared dtype and the resolved dims; otherwise OK_OK
  * with no action, and the caller adopts what onnxruntime allocates. */
 ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend);
-ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype,
-                         const int64_t *dims, int32_t rank);
+ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                         int32_t rank);
 /* Bind a KEPT handle to an input slot (chaining, no CPU round trip): BIND.
  * OK_ERR_IN_USE if it is pinned to another slot, OK_ERR_STATE if free,
  * OK_ERR_SHAPE if it disagrees with the slot's declaration. */
 ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle);
 /* Bind a caller-owned tensor to a slot: EXTERNAL with a new handle. */
-ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backend,
-                                int32_t dtype, const int64_t *dims, int32_t rank);
+ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backend, int32_t dtype,
+                                const int64_t *dims, int32_t rank);
 /* After ORT allocated an output itself: pin it, ADOPT with a new handle.
  * capacity = the buffer's real size in bytes, 0 = the exact tensor bytes. */
-ok_status ok_pool_adopt(ok_pool *p, uint32_t index, int backend, int32_t dtype,
-                        const int64_t *dims, int32_t rank, uint64_t capacity);
+ok_status ok_pool_adopt(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                        int32_t rank, uint64_t capacity);
 /* The output slot's tensor becomes KEPT (KEEP); the slot is left unpinned. */
 ok_status ok_pool_keep(ok_pool *p, uint32_t out_index);
 /* The caller is done with a KEPT handle: once no slot binds it, it goes to
@@ -303,7 +335,10 @@ int ok_pool_device_verdict(int wanted, int available, int chosen_by_caller, int 
  * a run made with `placement` (micros from its first binding to its last
  * readback); settled: that placement is the verdict now, untimed (the run
  * fed or kept device tensors: DEVICE; or the caller chose one). */
-#define OK_PLACE_LIST(X) X(UNDECIDED, 0) X(DEVICE, 1) X(CPU, 2)
+#define OK_PLACE_LIST(X) \
+    X(UNDECIDED, 0)      \
+    X(DEVICE, 1)         \
+    X(CPU, 2)
 enum {
 #define OK_PLACE_ENUM_(name, value) OK_PLACE_##name = value,
     OK_PLACE_LIST(OK_PLACE_ENUM_)

@@ -14,31 +14,31 @@
 enum { T_PINNED = 1, T_KEPT = 2, T_FREE = 3 };
 
 typedef struct tensor {
-    uint32_t handle;     /* 0: unused entry */
-    uint8_t state;       /* T_* */
+    uint32_t handle; /* 0: unused entry */
+    uint8_t state;   /* T_* */
     uint8_t backend;
-    uint8_t external;    /* caller-owned: never destroyed, never free-listed */
-    uint8_t caller_ref;  /* kept and not yet released */
+    uint8_t external;   /* caller-owned: never destroyed, never free-listed */
+    uint8_t caller_ref; /* kept and not yet released */
     int32_t dtype;
     int32_t rank;
-    uint32_t slot_kind;  /* when T_PINNED */
+    uint32_t slot_kind; /* when T_PINNED */
     uint32_t slot_index;
-    uint64_t cap;        /* bytes allocated on the device */
-    uint64_t tick;       /* when it entered the free list (LRU order) */
-    uint64_t run_used;   /* run id it was last handed out / bound in */
+    uint64_t cap;      /* bytes allocated on the device */
+    uint64_t tick;     /* when it entered the free list (LRU order) */
+    uint64_t run_used; /* run id it was last handed out / bound in */
     int64_t dims[OK_POOL_MAX_RANK];
 } tensor;
 
 typedef struct slot {
-    uint32_t handle;      /* pinned tensor, 0 = none */
-    uint32_t generation;  /* bumps whenever the binding or its dims change */
-    int32_t decl_dtype;   /* -1 = any */
-    int32_t decl_rank;    /* -1 = any */
-    uint32_t last_handle; /* the tensor last bound here, and with how many */
-    uint64_t last_bytes;  /* bytes (what onnxruntime-web registered) */
-    uint64_t planned_run; /* run id in which ok_pool_output_auto preallocated it */
-    uint8_t from_model;   /* declared by ok_pool_declare (the model's bytes) */
-    uint8_t suspect;      /* a run with it preallocated failed: adopt until one shows the truth */
+    uint32_t handle;         /* pinned tensor, 0 = none */
+    uint32_t generation;     /* bumps whenever the binding or its dims change */
+    int32_t decl_dtype;      /* -1 = any */
+    int32_t decl_rank;       /* -1 = any */
+    uint32_t last_handle;    /* the tensor last bound here, and with how many */
+    uint64_t last_bytes;     /* bytes (what onnxruntime-web registered) */
+    uint64_t planned_run;    /* run id in which ok_pool_output_auto preallocated it */
+    uint8_t from_model;      /* declared by ok_pool_declare (the model's bytes) */
+    uint8_t suspect;         /* a run with it preallocated failed: adopt until one shows the truth */
     uint8_t suspect_backend; /* where it was preallocated (the stats it counts in) */
     /* Per dim of an output, a symbol no input binds (a KV cache's past+1):
      * learned as "input rel_in-1's dim rel_dim + rel_off" from results;
@@ -48,32 +48,32 @@ typedef struct slot {
     uint8_t rel_seen[OK_POOL_MAX_RANK];
     int64_t rel_off[OK_POOL_MAX_RANK];
     int64_t rel_last_in[OK_POOL_MAX_RANK]; /* the input dim's value when last seen */
-    int64_t decl[OK_POOL_MAX_RANK]; /* declared dims: size, UNKNOWN, SYMBOL(s) */
+    int64_t decl[OK_POOL_MAX_RANK];        /* declared dims: size, UNKNOWN, SYMBOL(s) */
 } slot;
 
 enum { SYM_UNBOUND = 0, SYM_BOUND = 1, SYM_CONFLICT = 2 };
 
 struct ok_pool {
     tensor *t;
-    uint32_t n_t, cap_t;  /* entries in use (incl. holes) / allocated */
+    uint32_t n_t, cap_t; /* entries in use (incl. holes) / allocated */
     uint32_t *act;
     uint32_t n_act, cap_act; /* in records */
     slot *slots[2];
     uint32_t n_slots[2];
     uint64_t budget;
-    uint64_t clock;       /* free-list ticks */
+    uint64_t clock; /* free-list ticks */
     uint64_t run_id;
     int run_open;
     int disposed;
     uint32_t next_handle;
     uint64_t stats[OK_BACKEND_COUNT][OK_POOL_STAT_COUNT];
-    int64_t *sym_value;   /* per symbol id: its size in this run */
-    uint8_t *sym_state;   /* SYM_* */
-    uint32_t n_sym;       /* ids < n_sym are allocated */
+    int64_t *sym_value; /* per symbol id: its size in this run */
+    uint8_t *sym_state; /* SYM_* */
+    uint32_t n_sym;     /* ids < n_sym are allocated */
     uint32_t refusal[OK_POOL_REFUSAL_WORDS];
-    uint64_t headroom;    /* extra bytes the request being placed may grow into */
-    int placement;        /* OK_PLACE_*: the verdict, UNDECIDED while measuring */
-    uint32_t place_runs;  /* runs reported */
+    uint64_t headroom;                     /* extra bytes the request being placed may grow into */
+    int placement;                         /* OK_PLACE_*: the verdict, UNDECIDED while measuring */
+    uint32_t place_runs;                   /* runs reported */
     uint32_t place_us[2][OK_PLACE_TRIALS]; /* [0] CPU, [1] DEVICE timed runs */
     uint32_t place_n[2];
 };
@@ -94,7 +94,8 @@ ok_status okp_reserve_symbols(ok_pool *p, uint32_t n); /* symbol ids < n usable 
 /* pool_verdicts.c: output dims from learned relations (0: cannot), the
  * headroom a growing output gets, and learning from a result. */
 int okp_predict(const ok_pool *p, uint32_t index, int64_t *dims);
-uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank);
+uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims,
+                             int32_t rank);
 void okp_learn(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank);
 /* pool_verdicts.c: a result settles a suspect output slot. */
 void okp_settle_suspect(ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank);

@@ -10,7 +10,9 @@ onmessage = async ({ data: { url, model } }) => {
     const feeds = await import('/tests/browser/pages/feeds.js');
     const session = await ortkeep.load(url);
     const out = await session.run(feeds.FEEDS[model](ort, 1));
-    const outputs = Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { dims: t.dims, data: Array.from(t.data, Number) }]));
+    const outputs = Object.fromEntries(
+      Object.entries(out).map(([k, t]) => [k, { dims: t.dims, data: Array.from(t.data, Number) }]),
+    );
     await session.dispose();
     postMessage({ ok: true, outputs });
   } catch (e) {

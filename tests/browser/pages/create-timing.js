@@ -25,6 +25,10 @@ export async function interleavedCreateMs(ort, variants, rounds = 5) {
 /** One line: original@default, then each form with its ratio to the original. */
 export function timingLine(ms) {
   const base = ms.original;
-  return [`original@default ${base.toFixed(1)}`, ...Object.entries(ms).filter(([k]) => k !== 'original')
-    .map(([k, v]) => `.${k}@disabled ${v.toFixed(1)} (${(v / base).toFixed(2)}x)`)].join(', ');
+  return [
+    `original@default ${base.toFixed(1)}`,
+    ...Object.entries(ms)
+      .filter(([k]) => k !== 'original')
+      .map(([k, v]) => `.${k}@disabled ${v.toFixed(1)} (${(v / base).toFixed(2)}x)`),
+  ].join(', ');
 }

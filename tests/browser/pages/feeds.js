@@ -35,7 +35,12 @@ const sr = (ort) => new ort.Tensor('int64', BigInt64Array.from([16000n]), []);
 /** name → (ort, seed) → feeds */
 export const FEEDS = {
   silero_vad_v5: (ort, seed) => ({ input: audio(ort, 512, seed), state: zeros(ort, [2, 1, 128]), sr: sr(ort) }),
-  silero_vad_legacy: (ort, seed) => ({ input: audio(ort, 512, seed), sr: sr(ort), h: zeros(ort, [2, 1, 64]), c: zeros(ort, [2, 1, 64]) }),
+  silero_vad_legacy: (ort, seed) => ({
+    input: audio(ort, 512, seed),
+    sr: sr(ort),
+    h: zeros(ort, [2, 1, 64]),
+    c: zeros(ort, [2, 1, 64]),
+  }),
   ppocr_v4_det: (ort, seed) => ({ x: noise(ort, [1, 3, 64, 64], seed) }),
   ppocr_v2_cls: (ort, seed) => ({ x: noise(ort, [1, 3, 48, 192], seed) }),
   ppocr_v4_rec: (ort, seed) => ({ x: noise(ort, [1, 3, 48, 160], seed) }),

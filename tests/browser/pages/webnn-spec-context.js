@@ -18,7 +18,16 @@
 // test and sees only the MLContext interface.
 
 const BYTES = { float32: 4, float16: 2, int32: 4, uint32: 4, int64: 8, uint64: 8, int8: 1, uint8: 1 };
-const ARRAYS = { float32: Float32Array, float16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array };
+const ARRAYS = {
+  float32: Float32Array,
+  float16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
+};
 const MAX_DIM = 2 ** 31 - 1;
 
 export class SpecMLTensor {
@@ -33,7 +42,9 @@ export class SpecMLTensor {
     this.label = descriptor.label ?? '';
     this.bytes = bytes; // [[data]]: device memory, zero-initialized
   }
-  get destroyed() { return this.#destroyed; }
+  get destroyed() {
+    return this.#destroyed;
+  }
   /** Idempotent (spec: "destroy() … if already destroyed, return"). */
   destroy() {
     if (this.#destroyed) return;
@@ -81,10 +92,15 @@ export class SpecMLContext {
   writeTensor(tensor, source) {
     this.#check(tensor, 'writeTensor');
     if (!tensor.writable) throw new TypeError('writeTensor: the MLTensor is not writable');
-    const src = ArrayBuffer.isView(source) ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength) : new Uint8Array(source);
-    if (src.byteLength !== tensor.bytes.byteLength) throw new TypeError(`writeTensor: source has ${src.byteLength} bytes, the tensor ${tensor.bytes.byteLength}`);
+    const src = ArrayBuffer.isView(source)
+      ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength)
+      : new Uint8Array(source);
+    if (src.byteLength !== tensor.bytes.byteLength)
+      throw new TypeError(`writeTensor: source has ${src.byteLength} bytes, the tensor ${tensor.bytes.byteLength}`);
     const copy = src.slice();
-    this.#enqueue(() => { if (!tensor.destroyed) tensor.bytes.set(copy); });
+    this.#enqueue(() => {
+      if (!tensor.destroyed) tensor.bytes.set(copy);
+    });
   }
 
   /** readTensor(tensor) → Promise<ArrayBuffer>; readTensor(tensor, outputData) → Promise<undefined>. */
@@ -94,7 +110,8 @@ export class SpecMLContext {
       if (!tensor.readable) throw new TypeError('readTensor: the MLTensor is not readable');
       if (outputData !== undefined) {
         const n = ArrayBuffer.isView(outputData) ? outputData.byteLength : outputData.byteLength;
-        if (n < tensor.bytes.byteLength) throw new TypeError(`readTensor: outputData has ${n} bytes, the tensor ${tensor.bytes.byteLength}`);
+        if (n < tensor.bytes.byteLength)
+          throw new TypeError(`readTensor: outputData has ${n} bytes, the tensor ${tensor.bytes.byteLength}`);
       }
     } catch (e) {
       return Promise.reject(e);
@@ -102,7 +119,9 @@ export class SpecMLContext {
     return this.#enqueue(() => {
       if (tensor.destroyed) throw new TypeError('readTensor: the MLTensor was destroyed');
       if (outputData === undefined) return tensor.bytes.slice().buffer;
-      const dst = ArrayBuffer.isView(outputData) ? new Uint8Array(outputData.buffer, outputData.byteOffset, tensor.bytes.byteLength) : new Uint8Array(outputData, 0, tensor.bytes.byteLength);
+      const dst = ArrayBuffer.isView(outputData)
+        ? new Uint8Array(outputData.buffer, outputData.byteOffset, tensor.bytes.byteLength)
+        : new Uint8Array(outputData, 0, tensor.bytes.byteLength);
       dst.set(tensor.bytes);
       return undefined;
     });
@@ -174,7 +193,8 @@ export class SpecDispatchSession {
       const t = feeds[name];
       if (t.location === 'ml-tensor') {
         inputs[name] = t.mlTensor;
-      } else { // a CPU feed: ORT uploads it to a temporary MLTensor
+      } else {
+        // a CPU feed: ORT uploads it to a temporary MLTensor
         const tmp = await this.context.createTensor({ dataType: t.type, shape: [...t.dims], writable: true });
         this.context.writeTensor(tmp, t.data);
         temporaries.push(tmp);
@@ -182,9 +202,20 @@ export class SpecDispatchSession {
       }
     }
     // Output shapes of this run (a real WebNN graph is compiled for them).
-    const shapes = Object.fromEntries(Object.entries(await this.#compute(Object.fromEntries(await Promise.all(
-      Object.entries(inputs).map(async ([n, t]) => [n, { dataType: t.dataType, shape: t.shape, data: new ARRAYS[t.dataType](await this.#peek(t)) }]),
-    )))).map(([n, r]) => [n, r.dims]));
+    const shapes = Object.fromEntries(
+      Object.entries(
+        await this.#compute(
+          Object.fromEntries(
+            await Promise.all(
+              Object.entries(inputs).map(async ([n, t]) => [
+                n,
+                { dataType: t.dataType, shape: t.shape, data: new ARRAYS[t.dataType](await this.#peek(t)) },
+              ]),
+            ),
+          ),
+        ),
+      ).map(([n, r]) => [n, r.dims]),
+    );
     const outputs = {};
     const result = {};
     for (const name of this.outputNames) {
@@ -195,10 +226,16 @@ export class SpecDispatchSession {
         result[name] = f;
       } else {
         const type = this.cpu.outputMetadata?.find?.((m) => m.name === name)?.type ?? 'float32';
-        const t = await this.context.createTensor({ dataType: type, shape: shapes[name], readable: true, writable: true });
+        const t = await this.context.createTensor({
+          dataType: type,
+          shape: shapes[name],
+          readable: true,
+          writable: true,
+        });
         outputs[name] = t;
         result[name] = this.ort.Tensor.fromMLTensor(t, {
-          dataType: type, dims: shapes[name],
+          dataType: type,
+          dims: shapes[name],
           download: async () => new ARRAYS[type](await this.context.readTensor(t)),
           dispose: () => t.destroy(),
         });
@@ -215,5 +252,7 @@ export class SpecDispatchSession {
     return t.bytes.slice().buffer;
   }
 
-  async release() { await this.cpu.release(); }
+  async release() {
+    await this.cpu.release();
+  }
 }

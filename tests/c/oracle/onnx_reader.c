@@ -62,8 +62,7 @@ static int grow(reader *r, void **arr, uint32_t *cap, uint32_t n, size_t elsz) {
     void *p;
     if (n < *cap) return OK_OK;
     if (n >= MAX_ENTRIES)
-        return ok_pb_fail(r->err, OK_ERR_LIMIT, 0,
-                          "limit: more than %u entries in one list",
+        return ok_pb_fail(r->err, OK_ERR_LIMIT, 0, "limit: more than %u entries in one list",
                           (unsigned)MAX_ENTRIES);
     ncap = *cap ? *cap * 2 : 16;
     if ((uint64_t)ncap * elsz > (uint64_t)SIZE_MAX)
@@ -89,15 +88,15 @@ static int span_eq(const uint8_t *buf, ok_span s, const char *lit) {
 }
 
 /* A LEN field that must be LEN; shorthand used throughout. */
-#define NEXT(rd, pr, f)                                      \
-    do {                                                     \
-        int rc_ = ok_pb_next((pr), (f), (rd)->err);          \
-        if (rc_) return rc_;                                 \
+#define NEXT(rd, pr, f)                             \
+    do {                                            \
+        int rc_ = ok_pb_next((pr), (f), (rd)->err); \
+        if (rc_) return rc_;                        \
     } while (0)
-#define EXPECT(rd, pr, f, w)                                 \
-    do {                                                     \
-        int rc_ = ok_pb_expect((pr), (f), (w), (rd)->err);   \
-        if (rc_) return rc_;                                 \
+#define EXPECT(rd, pr, f, w)                               \
+    do {                                                   \
+        int rc_ = ok_pb_expect((pr), (f), (w), (rd)->err); \
+        if (rc_) return rc_;                               \
     } while (0)
 
 static int read_kv(reader *rd, size_t off, size_t end, ok_span *k, ok_span *v) {
@@ -158,8 +157,7 @@ static int read_tensor(reader *rd, uint32_t gi, size_t off, size_t end) {
                 EXPECT(rd, &pr, &f, OK_PB_LEN);
                 while (p < f.off + f.len) {
                     uint64_t v;
-                    if ((rc = ok_pb_varint(rd->buf, f.off + f.len, &p, &v, rd->err)))
-                        return rc;
+                    if ((rc = ok_pb_varint(rd->buf, f.off + f.len, &p, &v, rd->err))) return rc;
                     if ((rc = push_dim(rd, v))) return rc;
                 }
             }
@@ -192,8 +190,7 @@ static int read_tensor(reader *rd, uint32_t gi, size_t off, size_t end) {
             EXPECT(rd, &pr, &f, OK_PB_VARINT);
             location = f.value;
             break;
-        default:
-            break;
+        default: break;
         }
     }
     t.ndims = m->n_dims - t.dim_first;
@@ -202,30 +199,27 @@ static int read_tensor(reader *rd, uint32_t gi, size_t off, size_t end) {
         int64_t d = m->dims[t.dim_first + i];
         if (d < 0)
             return ok_pb_fail(rd->err, OK_ERR_LIMIT, off,
-                              "limit at byte %zu: initializer dim %lld is negative",
-                              off, (long long)d);
+                              "limit at byte %zu: initializer dim %lld is negative", off, (long long)d);
         if (d == 0) zero = 1;
     }
     for (uint32_t i = 0; !zero && i < t.ndims; i++) {
         uint64_t d = (uint64_t)m->dims[t.dim_first + i];
         if (n > (uint64_t)INT64_MAX / d)
             return ok_pb_fail(rd->err, OK_ERR_LIMIT, off,
-                              "limit at byte %zu: initializer element count overflows",
-                              off);
+                              "limit at byte %zu: initializer element count overflows", off);
         n *= d;
     }
     if (zero) n = 0;
     if (ok_onnx_tensor_bytes(t.data_type, n, &t.bytes))
-        return ok_pb_fail(rd->err, OK_ERR_LIMIT, off,
-                          "limit at byte %zu: initializer byte size overflows", off);
+        return ok_pb_fail(rd->err, OK_ERR_LIMIT, off, "limit at byte %zu: initializer byte size overflows",
+                          off);
     if (location == 1) { /* EXTERNAL */
         t.is_external = 1;
         t.ext_location = loc;
         if ((has_eoff && !ok_onnx_parse_decimal(rd->buf + eoff.off, eoff.len, &t.ext_offset)) ||
             (has_elen && !ok_onnx_parse_decimal(rd->buf + elen.off, elen.len, &t.ext_length)))
             return ok_pb_fail(rd->err, OK_ERR_CORRUPT, off,
-                              "corrupt at byte %zu: external_data offset/length is not a decimal",
-                              off);
+                              "corrupt at byte %zu: external_data offset/length is not a decimal", off);
     }
     if ((rc = GROW(rd, m->inits, m->n_inits, rd->cap_inits))) return rc;
     m->inits[m->n_inits] = t;
@@ -320,8 +314,7 @@ static int read_tensor_type(reader *rd, ok_value_info *v, size_t off, size_t end
 }
 
 /* ValueInfoProto of a graph input or output. */
-static int read_value_info(reader *rd, uint32_t gi, int is_output, size_t off,
-                           size_t end) {
+static int read_value_info(reader *rd, uint32_t gi, int is_output, size_t off, size_t end) {
     ok_model *m = rd->m;
     ok_pb_reader pr = ok_pb_sub(rd->buf, off, end, &VINFO);
     ok_pb_field f;
@@ -347,10 +340,8 @@ static int read_value_info(reader *rd, uint32_t gi, int is_output, size_t off,
                 NEXT(rd, &tr, &tf);
                 if (tf.number == 1) {
                     EXPECT(rd, &tr, &tf, OK_PB_LEN);
-                    if ((rc = read_tensor_type(rd, &v, tf.off, tf.off + tf.len)))
-                        return rc;
-                } else if (tf.number == 4 || tf.number == 5 || tf.number == 8 ||
-                           tf.number == 9) {
+                    if ((rc = read_tensor_type(rd, &v, tf.off, tf.off + tf.len))) return rc;
+                } else if (tf.number == 4 || tf.number == 5 || tf.number == 8 || tf.number == 9) {
                     /* Another member of the value oneof replaces tensor_type. */
                     v.elem_type = 0;
                     v.has_shape = 0;
@@ -387,9 +378,9 @@ static int read_node_names(reader *rd, uint32_t gi, size_t off, size_t end) {
             EXPECT(rd, &pr, &f, OK_PB_LEN);
             if (f.len && (rc = push_def(rd, gi, OK_ONNX_NONE, span_of(&f)))) return rc;
             break;
-        case 3: case 5: case 6:
-            EXPECT(rd, &pr, &f, OK_PB_LEN);
-            break;
+        case 3:
+        case 5:
+        case 6: EXPECT(rd, &pr, &f, OK_PB_LEN); break;
         case 4:
             EXPECT(rd, &pr, &f, OK_PB_LEN);
             op = span_of(&f);
@@ -398,8 +389,7 @@ static int read_node_names(reader *rd, uint32_t gi, size_t off, size_t end) {
             EXPECT(rd, &pr, &f, OK_PB_LEN);
             domain = span_of(&f);
             break;
-        default:
-            break;
+        default: break;
         }
     }
     if (domain.len == 0 || span_eq(rd->buf, domain, "ai.onnx")) {
@@ -410,27 +400,29 @@ static int read_node_names(reader *rd, uint32_t gi, size_t off, size_t end) {
     return OK_OK;
 }
 
-static int read_graph(reader *rd, size_t off, size_t end, uint32_t parent,
-                      uint32_t depth, char *path, size_t path_len);
+static int read_graph(reader *rd, size_t off, size_t end, uint32_t parent, uint32_t depth, char *path,
+                      size_t path_len);
 
 /* Builds parent/label.attr[idx] (idx < 0: no index) and reads the graph. */
-static int read_subgraph(reader *rd, uint32_t parent, const char *label,
-                         size_t label_len, ok_span attr, long idx,
-                         const ok_pb_field *gf) {
+static int read_subgraph(reader *rd, uint32_t parent, const char *label, size_t label_len, ok_span attr,
+                         long idx, const ok_pb_field *gf) {
     const ok_graph *pg = &rd->m->graphs[parent];
     char suffix[24];
     size_t slen = 0, n;
     char *p;
     if (pg->depth + 1 > OK_ONNX_MAX_GRAPH_DEPTH)
         return ok_pb_fail(rd->err, OK_ERR_TOO_DEEP, gf->off,
-                          "too deep at byte %zu: graph nesting exceeds %d levels",
-                          gf->off, OK_ONNX_MAX_GRAPH_DEPTH);
+                          "too deep at byte %zu: graph nesting exceeds %d levels", gf->off,
+                          OK_ONNX_MAX_GRAPH_DEPTH);
     if (idx >= 0) {
         /* Hand-rolled "[%ld]" keeps this file free of stdio. */
         char digits[20];
         int nd = 0;
         unsigned long u = (unsigned long)idx;
-        do { digits[nd++] = (char)('0' + u % 10); u /= 10; } while (u);
+        do {
+            digits[nd++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
         suffix[slen++] = '[';
         while (nd) suffix[slen++] = digits[--nd];
         suffix[slen++] = ']';
@@ -438,8 +430,7 @@ static int read_subgraph(reader *rd, uint32_t parent, const char *label,
     n = pg->path_len + 1 + label_len + 1 + attr.len + slen;
     rd->path_bytes += n;
     if (rd->path_bytes > rd->path_budget)
-        return ok_pb_fail(rd->err, OK_ERR_LIMIT, gf->off,
-                          "limit at byte %zu: graph paths exceed %llu bytes",
+        return ok_pb_fail(rd->err, OK_ERR_LIMIT, gf->off, "limit at byte %zu: graph paths exceed %llu bytes",
                           gf->off, (unsigned long long)rd->path_budget);
     p = malloc(n + 1);
     if (!p) return ok_pb_fail(rd->err, OK_ERR_NOMEM, gf->off, "out of memory");
@@ -454,8 +445,7 @@ static int read_subgraph(reader *rd, uint32_t parent, const char *label,
 }
 
 /* Pass 2 over a node: recurse into graph-valued attributes. */
-static int read_node_graphs(reader *rd, uint32_t gi, uint64_t index, size_t off,
-                            size_t end) {
+static int read_node_graphs(reader *rd, uint32_t gi, uint64_t index, size_t off, size_t end) {
     ok_pb_reader pr = ok_pb_sub(rd->buf, off, end, &NODE);
     ok_pb_field f;
     ok_span name = {off, 0}, op = {off, 0};
@@ -482,7 +472,10 @@ static int read_node_graphs(reader *rd, uint32_t gi, uint64_t index, size_t off,
         int nd = 0;
         uint64_t u = index;
         char *heap;
-        do { digits[nd++] = (char)('0' + u % 10); u /= 10; } while (u);
+        do {
+            digits[nd++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
         ll = op.len + 1 + (size_t)nd;
         heap = ll <= sizeof label ? label : malloc(ll);
         if (!heap) return ok_pb_fail(rd->err, OK_ERR_NOMEM, off, "out of memory");
@@ -519,15 +512,11 @@ static int read_node_graphs(reader *rd, uint32_t gi, uint64_t index, size_t off,
             }
         }
         if (rc) break;
-        if (has_g &&
-            (rc = read_subgraph(rd, gi, lp, ll, aname, -1, &g)))
-            break;
+        if (has_g && (rc = read_subgraph(rd, gi, lp, ll, aname, -1, &g))) break;
         ar = ok_pb_sub(rd->buf, f.off, f.off + f.len, &ATTR);
         while (ar.pos < ar.end) {
             if ((rc = ok_pb_next(&ar, &af, rd->err))) break;
-            if (af.number == 11 &&
-                (rc = read_subgraph(rd, gi, lp, ll, aname, gi_idx++, &af)))
-                break;
+            if (af.number == 11 && (rc = read_subgraph(rd, gi, lp, ll, aname, gi_idx++, &af))) break;
         }
     }
     if (lp != label && lp != (const char *)rd->buf + name.off) free((void *)lp);
@@ -535,8 +524,8 @@ static int read_node_graphs(reader *rd, uint32_t gi, uint64_t index, size_t off,
 }
 
 /* Takes ownership of path. */
-static int read_graph(reader *rd, size_t off, size_t end, uint32_t parent,
-                      uint32_t depth, char *path, size_t path_len) {
+static int read_graph(reader *rd, size_t off, size_t end, uint32_t parent, uint32_t depth, char *path,
+                      size_t path_len) {
     ok_model *m = rd->m;
     ok_pb_reader pr;
     ok_pb_field f;
@@ -584,16 +573,14 @@ static int read_graph(reader *rd, size_t off, size_t end, uint32_t parent,
             EXPECT(rd, &pr, &f, OK_PB_LEN);
             if ((rc = read_sparse(rd, gi, f.off, f.off + f.len))) return rc;
             break;
-        case 11: case 12:
+        case 11:
+        case 12:
             EXPECT(rd, &pr, &f, OK_PB_LEN);
-            if ((rc = read_value_info(rd, gi, f.number == 12, f.off, f.off + f.len)))
-                return rc;
+            if ((rc = read_value_info(rd, gi, f.number == 12, f.off, f.off + f.len))) return rc;
             break;
-        case 10: case 13:
-            EXPECT(rd, &pr, &f, OK_PB_LEN);
-            break;
-        default:
-            break;
+        case 10:
+        case 13: EXPECT(rd, &pr, &f, OK_PB_LEN); break;
+        default: break;
         }
     }
     m->graphs[gi].init_count = m->n_inits - m->graphs[gi].init_first;
@@ -609,7 +596,6 @@ static int read_graph(reader *rd, size_t off, size_t end, uint32_t parent,
     }
     return OK_OK;
 }
-
 
 static int read_model(reader *rd, size_t len) {
     ok_model *m = rd->m;
@@ -629,7 +615,10 @@ static int read_model(reader *rd, size_t len) {
             EXPECT(rd, &pr, &f, OK_PB_VARINT);
             m->model_version = (int64_t)f.value;
             break;
-        case 2: case 3: case 4: case 6:
+        case 2:
+        case 3:
+        case 4:
+        case 6:
             EXPECT(rd, &pr, &f, OK_PB_LEN);
             if (f.number == 2) m->producer_name = span_of(&f);
             else if (f.number == 3) m->producer_version = span_of(&f);
@@ -671,21 +660,17 @@ static int read_model(reader *rd, size_t len) {
             m->metadata[m->n_metadata++] = kv;
             break;
         }
-        default:
-            break;
+        default: break;
         }
     }
     if (!has_graph)
         return ok_pb_fail(rd->err, OK_ERR_NOT_ONNX, 0,
-                          "not onnx: %zu bytes parse as protobuf but hold no ModelProto.graph",
-                          len);
+                          "not onnx: %zu bytes parse as protobuf but hold no ModelProto.graph", len);
     path = malloc(5);
     if (!path) return ok_pb_fail(rd->err, OK_ERR_NOMEM, 0, "out of memory");
     memcpy(path, "main", 5);
-    if ((rc = read_graph(rd, graph.off, graph.off + graph.len, OK_ONNX_NONE, 0, path, 4)))
-        return rc;
-    return ok_onnx_resolve_scopes(m, rd->buf, rd->defs, rd->n_defs, rd->refs, rd->n_refs,
-                                  rd->err);
+    if ((rc = read_graph(rd, graph.off, graph.off + graph.len, OK_ONNX_NONE, 0, path, 4))) return rc;
+    return ok_onnx_resolve_scopes(m, rd->buf, rd->defs, rd->n_defs, rd->refs, rd->n_refs, rd->err);
 }
 
 int ok_onnx_read(const uint8_t *buf, size_t len, ok_model **out, ok_error *err) {

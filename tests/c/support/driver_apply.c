@@ -10,8 +10,7 @@
 #include "sha256.h"
 
 /* Carry out one action; returns 0, or -1 when the page "crashed". */
-int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
-             const uint8_t *data, fx_stream *s) {
+int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, fx_stream *s) {
     fx_db *d = pg->db;
     char name[128];
     uint64_t value = (uint64_t)a->value_lo | (uint64_t)a->value_hi << 32;
@@ -20,13 +19,10 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
     uint32_t i;
     fx_str(data, a->name_off, a->name_len, name, sizeof name);
     if (getenv("FX_TRACE"))
-        fprintf(stderr, "  action %u name=%s chunk=%u..%u value=%llu value2=%llu flags=%u\n",
-                a->type, name, a->chunk, a->chunk_end, (unsigned long long)value,
-                (unsigned long long)value2, a->flags);
+        fprintf(stderr, "  action %u name=%s chunk=%u..%u value=%llu value2=%llu flags=%u\n", a->type, name,
+                a->chunk, a->chunk_end, (unsigned long long)value, (unsigned long long)value2, a->flags);
     switch (a->type) {
-    case OK_ACT_LOCK:
-        FX_EV(ok_load_locked, l);
-        return 0;
+    case OK_ACT_LOCK: FX_EV(ok_load_locked, l); return 0;
     case OK_ACT_SYNC_INDEX:
         if (d->closed) {
             FX_EV(ok_load_io_failed, l, OK_IOFAIL_CLOSED);
@@ -38,33 +34,26 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
             return 0;
         }
         for (i = 0; i < d->index.n; i++)
-            FX_EV(ok_load_sync_record, l, d->index.v[i].name, strlen(d->index.v[i].name),
-                                d->index.v[i].bytes, d->index.v[i].len);
+            FX_EV(ok_load_sync_record, l, d->index.v[i].name, strlen(d->index.v[i].name), d->index.v[i].bytes,
+                  d->index.v[i].len);
         if (a->flags & OK_SYNC_CHUNK_NAMES)
             for (i = 0; i < d->chunks.n; i++)
-                FX_EV(ok_load_sync_chunk_name, l, d->chunks.v[i].name,
-                                        strlen(d->chunks.v[i].name));
+                FX_EV(ok_load_sync_chunk_name, l, d->chunks.v[i].name, strlen(d->chunks.v[i].name));
         FX_EV(ok_load_synced, l);
         return 0;
     case OK_ACT_ESTIMATE_QUOTA:
-        FX_EV(ok_load_quota, l, d->quota ? (db_used(d) > d->quota ? 0 : d->quota - db_used(d)) +
-                                      d->estimate_slack
-                                  : UINT64_MAX);
+        FX_EV(ok_load_quota, l,
+              d->quota ? (db_used(d) > d->quota ? 0 : d->quota - db_used(d)) + d->estimate_slack
+                       : UINT64_MAX);
         return 0;
-    case OK_ACT_FETCH:
-        fx_fetch(pg, l, a, data, s);
-        return 0;
+    case OK_ACT_FETCH: fx_fetch(pg, l, a, data, s); return 0;
     case OK_ACT_STREAM:
         /* the body is fed by the loop when the queue is empty */
         if (s->active) pg->buf_len = (size_t)value;
         s->streaming = s->active;
         return 0;
-    case OK_ACT_CANCEL_FETCH:
-        s->active = 0;
-        return 0;
-    case OK_ACT_WAIT:
-        FX_EV(ok_load_waited, l);
-        return 0;
+    case OK_ACT_CANCEL_FETCH: s->active = 0; return 0;
+    case OK_ACT_WAIT: FX_EV(ok_load_waited, l); return 0;
     case OK_ACT_ALLOC:
         free(pg->buf);
         pg->buf = NULL;
@@ -88,8 +77,7 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
                 if (r->len <= value) memcpy(pg->buf + i * value, r->bytes, r->len);
                 if (pg->buf_len < i * value + r->len) pg->buf_len = (size_t)(i * value + r->len);
             }
-            if (FX_EV(ok_load_chunk_read, l, i, r ? r->bytes : NULL, r ? r->len : 0) != OK_OK)
-                break;
+            if (FX_EV(ok_load_chunk_read, l, i, r ? r->bytes : NULL, r ? r->len : 0) != OK_OK) break;
         }
         return 0;
     case OK_ACT_READ_META: {
@@ -105,14 +93,12 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
     case OK_ACT_WRITE_MANIFEST:
     case OK_ACT_STORE_CHUNK:
     case OK_ACT_COMMIT: {
-        uint64_t adding = a->blob_len + a->aux_len +
-                          (a->type == OK_ACT_STORE_CHUNK ? value2 : 0);
+        uint64_t adding = a->blob_len + a->aux_len + (a->type == OK_ACT_STORE_CHUNK ? value2 : 0);
         int g;
         if (a->type == OK_ACT_COMMIT && (a->flags & OK_COMMIT_MORE)) {
             /* held for the group's one transaction */
             if (pg->n_group < FX_MAX_GROUP) {
-                fx_str(data, a->name_off, a->name_len, pg->group[pg->n_group].name,
-                       sizeof pg->group[0].name);
+                fx_str(data, a->name_off, a->name_len, pg->group[pg->n_group].name, sizeof pg->group[0].name);
                 pg->group[pg->n_group].len = a->blob_len;
                 pg->group[pg->n_group].bytes = fx_malloc(a->blob_len);
                 memcpy(pg->group[pg->n_group++].bytes, data + a->blob_off, a->blob_len);
@@ -129,8 +115,7 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         }
         if (a->type == OK_ACT_STORE_CHUNK)
             fs_put(&d->chunks, name, a->chunk, pg->buf + value, (size_t)value2);
-        if (a->type == OK_ACT_COMMIT && a->aux_len)
-            fs_put(&d->meta, name, 0, data + a->aux_off, a->aux_len);
+        if (a->type == OK_ACT_COMMIT && a->aux_len) fs_put(&d->meta, name, 0, data + a->aux_off, a->aux_len);
         for (g = 0; g < pg->n_group; g++)
             fs_put(&d->index, pg->group[g].name, 0, pg->group[g].bytes, pg->group[g].len);
         fx_group_clear(pg);
@@ -177,8 +162,7 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
             static const char rep[] = "{\"ort\":true}";
             if (value >= 8 && memcmp(pg->buf + 4, "ORTM", 4) == 0)
                 FX_EV(ok_load_validated, l, OK_OK, 0, (const uint8_t *)rep, sizeof rep - 1);
-            else
-                FX_EV(ok_load_validated, l, OK_ERR_NOT_ONNX, 0, NULL, 0);
+            else FX_EV(ok_load_validated, l, OK_ERR_NOT_ONNX, 0, NULL, 0);
             return 0;
         }
         if (ok_onnx_read(pg->buf, (size_t)value, &m, &err) != OK_OK) {
@@ -216,13 +200,12 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         pg->served = fx_malloc((size_t)value);
         memcpy(pg->served, pg->buf, (size_t)value);
         pg->served_len = (size_t)value;
-        FX_EV(ok_load_session_timed, l, 1,
-              value2 < OK_FORM_COUNT ? pg->create_us[value2] : 0);
+        FX_EV(ok_load_session_timed, l, 1, value2 < OK_FORM_COUNT ? pg->create_us[value2] : 0);
         return 0;
     case OK_ACT_VERIFY_FORM:
         pg->verifies++;
-        FX_EV(ok_load_form_verified, l, pg->verdict ? pg->verdict : OK_VERDICT_EQUAL,
-              pg->orig_create_us, pg->form_resample_us);
+        FX_EV(ok_load_form_verified, l, pg->verdict ? pg->verdict : OK_VERDICT_EQUAL, pg->orig_create_us,
+              pg->form_resample_us);
         return 0;
     case OK_ACT_NOTE:
         if (pg->n_notes < 16) {
@@ -231,9 +214,7 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
             pg->note_values[pg->n_notes++] = value2;
         }
         return 0;
-    case OK_ACT_RELEASE_SESSION:
-        pg->released++;
-        return 0;
+    case OK_ACT_RELEASE_SESSION: pg->released++; return 0;
     case OK_ACT_WARN:
         if (pg->n_warns < 64) pg->warns[pg->n_warns++] = (uint32_t)value;
         return 0;
@@ -248,7 +229,6 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a,
         pg->fail_reason = a->flags;
         pg->fail_number = value2;
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }

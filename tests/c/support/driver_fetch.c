@@ -19,8 +19,7 @@ void buf_ensure(fx_page *pg, size_t n) {
     }
 }
 
-const char *fx_str(const uint8_t *d, uint32_t off, uint32_t len,
-                   char *tmp, size_t cap) {
+const char *fx_str(const uint8_t *d, uint32_t off, uint32_t len, char *tmp, size_t cap) {
     if (len >= cap) len = (uint32_t)cap - 1;
     if (len) memcpy(tmp, d + off, len);
     tmp[len] = 0;
@@ -28,8 +27,7 @@ const char *fx_str(const uint8_t *d, uint32_t off, uint32_t len,
 }
 
 /* Answer a FETCH: the response headers, and the body to stream. */
-void fx_fetch(fx_page *pg, ok_load *l, const ok_action *a,
-              const uint8_t *data, fx_stream *s) {
+void fx_fetch(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, fx_stream *s) {
     fx_server *sv = pg->srv;
     int n = sv->n_req;
     fx_reply r = (n < FX_MAX_REQ && sv->planned[n]) ? sv->plan[n] : sv->every;
@@ -50,8 +48,7 @@ void fx_fetch(fx_page *pg, ok_load *l, const ok_action *a,
     }
     sv->n_req++;
     memset(s, 0, sizeof *s);
-    if (r.fetch_fails ||
-        (r.refuse_preflight && (a->flags & OK_FETCH_CONDITIONAL))) {
+    if (r.fetch_fails || (r.refuse_preflight && (a->flags & OK_FETCH_CONDITIONAL))) {
         FX_EV(ok_load_fetch_failed, l);
         return;
     }
@@ -62,18 +59,16 @@ void fx_fetch(fx_page *pg, ok_load *l, const ok_action *a,
     if (a->flags & OK_FETCH_CONDITIONAL) {
         char *inm = n < FX_MAX_REQ ? sv->req[n].inm : tmp;
         char *ims = n < FX_MAX_REQ ? sv->req[n].ims : tmp;
-        if ((inm[0] && etag && strcmp(inm, etag) == 0) ||
-            (!inm[0] && ims[0] && lm && strcmp(ims, lm) == 0)) {
-            FX_EV(ok_load_response, l, 304, r.cors ? OK_RESP_CORS : OK_RESP_BASIC, NULL,
-                             NULL, NULL, NULL, r.cors ? NULL : etag, lm);
+        if ((inm[0] && etag && strcmp(inm, etag) == 0) || (!inm[0] && ims[0] && lm && strcmp(ims, lm) == 0)) {
+            FX_EV(ok_load_response, l, 304, r.cors ? OK_RESP_CORS : OK_RESP_BASIC, NULL, NULL, NULL, NULL,
+                  r.cors ? NULL : etag, lm);
             return;
         }
     }
     end = len;
     if (r.status) {
         /* an error page; the machine never streams it */
-        FX_EV(ok_load_response, l, r.status, OK_RESP_BASIC, "9", NULL, NULL,
-                         "text/plain", NULL, NULL);
+        FX_EV(ok_load_response, l, r.status, OK_RESP_BASIC, "9", NULL, NULL, "text/plain", NULL, NULL);
         return;
     }
     if ((a->flags & OK_FETCH_RANGE) && !r.ignore_range && from < len) {
@@ -85,16 +80,13 @@ void fx_fetch(fx_page *pg, ok_load *l, const ok_action *a,
     }
     if (r.short_by && (size_t)r.short_by < end - start) end -= (size_t)r.short_by;
     /* gzip: Content-Length counts encoded bytes (here: two thirds) */
-    snprintf(cl, sizeof cl, "%llu",
-             (unsigned long long)(len - start - (r.gzip ? (len - start) / 3 : 0)));
+    snprintf(cl, sizeof cl, "%llu", (unsigned long long)(len - start - (r.gzip ? (len - start) / 3 : 0)));
     if (status == 206)
         snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)start,
                  (unsigned long long)(len - 1), (unsigned long long)len);
-    FX_EV(ok_load_response, l, status, r.cors ? OK_RESP_CORS : OK_RESP_BASIC,
-                     r.chunked ? NULL : cl, r.gzip && !r.cors ? "gzip" : NULL,
-                     status == 206 && !r.cors ? cr : NULL,
-                     r.html ? "text/html; charset=utf-8" : "application/octet-stream",
-                     r.cors ? NULL : etag, lm);
+    FX_EV(ok_load_response, l, status, r.cors ? OK_RESP_CORS : OK_RESP_BASIC, r.chunked ? NULL : cl,
+          r.gzip && !r.cors ? "gzip" : NULL, status == 206 && !r.cors ? cr : NULL,
+          r.html ? "text/html; charset=utf-8" : "application/octet-stream", r.cors ? NULL : etag, lm);
     s->active = 1;
     s->body = body;
     s->start = start;

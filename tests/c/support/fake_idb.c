@@ -16,8 +16,7 @@ fx_rec *fs_find(fx_store *s, const char *name, uint32_t idx) {
     return NULL;
 }
 
-void fs_put(fx_store *s, const char *name, uint32_t idx,
-            const uint8_t *b, size_t len) {
+void fs_put(fx_store *s, const char *name, uint32_t idx, const uint8_t *b, size_t len) {
     fx_rec *r = fs_find(s, name, idx);
     if (!r) {
         if (s->n == s->cap) {
@@ -48,10 +47,8 @@ void fs_del_at(fx_store *s, size_t i) {
 void fs_del(fx_store *s, const char *name, uint32_t from, uint32_t to) {
     size_t i = 0;
     while (i < s->n) {
-        if (strcmp(s->v[i].name, name) == 0 && s->v[i].idx >= from && s->v[i].idx < to)
-            fs_del_at(s, i);
-        else
-            i++;
+        if (strcmp(s->v[i].name, name) == 0 && s->v[i].idx >= from && s->v[i].idx < to) fs_del_at(s, i);
+        else i++;
     }
 }
 
@@ -68,9 +65,7 @@ uint64_t fs_bytes(const fx_store *s) {
     return b;
 }
 
-uint64_t db_used(const fx_db *d) {
-    return fs_bytes(&d->index) + fs_bytes(&d->meta) + fs_bytes(&d->chunks);
-}
+uint64_t db_used(const fx_db *d) { return fs_bytes(&d->index) + fs_bytes(&d->meta) + fs_bytes(&d->chunks); }
 
 void db_free(fx_db *d) {
     fs_free(&d->index);
@@ -102,16 +97,13 @@ int fx_store_serves(fx_db *d, const uint8_t *bytes, size_t len) {
         ok_manifest m;
         uint32_t k;
         uint64_t at = 0;
-        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK)
-            return 0;
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK) return 0;
         if (m.state == OK_ENTRY_COMMITTED) {
             if (m.total_size != len) ok = 0;
             for (k = 0; k < m.chunk_count && ok; k++) {
                 fx_rec *r = fs_find(&d->chunks, d->index.v[i].name, k);
-                if (!r || at + r->len > len || memcmp(r->bytes, bytes + at, r->len))
-                    ok = 0;
-                else
-                    at += r->len;
+                if (!r || at + r->len > len || memcmp(r->bytes, bytes + at, r->len)) ok = 0;
+                else at += r->len;
             }
             if (at != len) ok = 0;
             if (!fs_find(&d->meta, d->index.v[i].name, 0)) ok = 0;
@@ -126,8 +118,7 @@ int fx_count_state(fx_db *d, uint32_t state) {
     int n = 0;
     for (i = 0; i < d->index.n; i++) {
         ok_manifest m;
-        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK)
-            continue;
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK) continue;
         n += m.state == state;
         ok_manifest_free(&m);
     }
@@ -136,8 +127,7 @@ int fx_count_state(fx_db *d, uint32_t state) {
 
 /* Whether entry `name`'s stored chunks [0, count) are all there and hash to
  * sha256. */
-int fx_chunks_hash_to(fx_db *d, const char *name, uint32_t count,
-                      const uint8_t *sha256) {
+int fx_chunks_hash_to(fx_db *d, const char *name, uint32_t count, const uint8_t *sha256) {
     struct ok_sha256 h;
     uint8_t dig[32];
     uint32_t k;
@@ -155,9 +145,7 @@ int fx_chunks_hash_to(fx_db *d, const char *name, uint32_t count,
 int fx_orphans(fx_db *d) {
     size_t i;
     int n = 0;
-    for (i = 0; i < d->chunks.n; i++)
-        n += fs_find(&d->index, d->chunks.v[i].name, 0) == NULL;
-    for (i = 0; i < d->meta.n; i++)
-        n += fs_find(&d->index, d->meta.v[i].name, 0) == NULL;
+    for (i = 0; i < d->chunks.n; i++) n += fs_find(&d->index, d->chunks.v[i].name, 0) == NULL;
+    for (i = 0; i < d->meta.n; i++) n += fs_find(&d->index, d->meta.v[i].name, 0) == NULL;
     return n;
 }

@@ -98,12 +98,10 @@ int fx_load_parts(fx_page *pg, ok_load *l) {
         sub.abort_in_state = -1;
         fx_drive(&sub, planned[i], &pp[i], &pl);
         planned[i] = NULL;
-        for (k = 0; k < sub.n_warns && pg->n_warns < 64; k++)
-            pg->warns[pg->n_warns++] = sub.warns[k];
+        for (k = 0; k < sub.n_warns && pg->n_warns < 64; k++) pg->warns[pg->n_warns++] = sub.warns[k];
         pg->part_tier[i] = sub.tier;
         pg->part_flags[i] = sub.done_flags;
-        if (!sub.done || sub.buf_len < sub.srv->len ||
-            memcmp(sub.buf, sub.srv->bytes, sub.srv->len) != 0)
+        if (!sub.done || sub.buf_len < sub.srv->len || memcmp(sub.buf, sub.srv->bytes, sub.srv->len) != 0)
             pg->parts_intact = 0;
         if (!sub.crashed && sub.done && pl) {
             ok_status st = FX_EV(ok_load_adopt_part, l, pl);
@@ -171,9 +169,7 @@ static void fx_batch_free(fx_batch *b) {
 /* Run one load to its end (DONE/FAIL and nothing left to do), a crash, or
  * a stall (a test failure). Actions run in the order they were queued:
  * what an event queues goes behind what was queued before it. */
-void fx_run(fx_page *pg, const ok_load_params *p) {
-    fx_run_load(pg, p, NULL);
-}
+void fx_run(fx_page *pg, const ok_load_params *p) { fx_run_load(pg, p, NULL); }
 
 /* fx_run; keep: the finished load is handed back, not freed. */
 void fx_run_load(fx_page *pg, const ok_load_params *p, ok_load **keep) {
@@ -249,8 +245,7 @@ void fx_drive(fx_page *pg, ok_load *l, const ok_load_params *p, ok_load **keep) 
             continue;
         }
         if (info.state == OK_LOAD_STATE_STREAMING &&
-            (p->source == OK_SOURCE_BYTES || p->source == OK_SOURCE_FORM) &&
-            !s.active && !s.pos) {
+            (p->source == OK_SOURCE_BYTES || p->source == OK_SOURCE_FORM) && !s.active && !s.pos) {
             /* the caller's bytes (a FORM load: the captured ones), fed as a body */
             int form = p->source == OK_SOURCE_FORM;
             s.active = 1;
@@ -268,8 +263,7 @@ void fx_drive(fx_page *pg, ok_load *l, const ok_load_params *p, ok_load **keep) 
             fx_feed(pg, l, &s);
             continue;
         }
-        if (info.state == OK_LOAD_STATE_DONE || info.state == OK_LOAD_STATE_FAILED)
-            break;
+        if (info.state == OK_LOAD_STATE_DONE || info.state == OK_LOAD_STATE_FAILED) break;
         pg->stuck = 1;
         break;
     }
@@ -309,12 +303,10 @@ void fx_sync(fx_page *pg, int chunk_names) {
     size_t i;
     if (ok_cache_sync_begin(pg->c, chunk_names, &sy) != OK_OK) return;
     for (i = 0; i < pg->db->index.n; i++)
-        ok_cache_sync_record(pg->c, sy, pg->db->index.v[i].name,
-                             strlen(pg->db->index.v[i].name),
+        ok_cache_sync_record(pg->c, sy, pg->db->index.v[i].name, strlen(pg->db->index.v[i].name),
                              pg->db->index.v[i].bytes, pg->db->index.v[i].len);
     for (i = 0; chunk_names && i < pg->db->chunks.n; i++)
-        ok_cache_sync_chunk_name(pg->c, sy, pg->db->chunks.v[i].name,
-                                 strlen(pg->db->chunks.v[i].name));
+        ok_cache_sync_chunk_name(pg->c, sy, pg->db->chunks.v[i].name, strlen(pg->db->chunks.v[i].name));
     ok_cache_sync_end(pg->c, sy);
     fx_apply_own(pg);
 }

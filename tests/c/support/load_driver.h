@@ -38,10 +38,10 @@ typedef struct {
     ok_cache *c;
     fx_db *db;
     fx_server *srv;
-    int refuse_sessions;   /* onnxruntime refuses the next n sessions */
-    int abort_in_state;    /* abort when the load reaches this state (-1 off) */
-    size_t piece;          /* body piece size */
-    int split;             /* hand each piece in two calls back to back, as
+    int refuse_sessions; /* onnxruntime refuses the next n sessions */
+    int abort_in_state;  /* abort when the load reaches this state (-1 off) */
+    size_t piece;        /* body piece size */
+    int split;           /* hand each piece in two calls back to back, as
                               JS does with pieces over 1 MiB */
     /* the load's model buffer */
     uint8_t *buf;
@@ -55,20 +55,20 @@ typedef struct {
     int sessions, released;
     uint8_t served_sha[32];
     size_t served_len;
-    uint8_t *served;       /* copy of what the session was created from */
+    uint8_t *served; /* copy of what the session was created from */
     /* optimized forms: what onnxruntime and the verification answer */
-    uint32_t facts;            /* OK_FACT_* the reader found */
-    uint64_t external_bytes;   /* the model's external data */
+    uint32_t facts;                    /* OK_FACT_* the reader found */
+    uint64_t external_bytes;           /* the model's external data */
     uint32_t create_us[OK_FORM_COUNT]; /* session creation time per form */
-    uint32_t orig_create_us;   /* the original's, measured at VERIFY_FORM */
-    uint32_t form_resample_us; /* the form timed again there (0: not) */
-    uint32_t verdict;          /* VERIFY_FORM's answer (0: EQUAL) */
-    uint32_t refuse_forms;     /* bit per form: onnxruntime refuses it */
-    const uint8_t *form_bytes; /* a FORM load's captured bytes */
+    uint32_t orig_create_us;           /* the original's, measured at VERIFY_FORM */
+    uint32_t form_resample_us;         /* the form timed again there (0: not) */
+    uint32_t verdict;                  /* VERIFY_FORM's answer (0: EQUAL) */
+    uint32_t refuse_forms;             /* bit per form: onnxruntime refuses it */
+    const uint8_t *form_bytes;         /* a FORM load's captured bytes */
     size_t form_len;
     /* outcome */
-    uint32_t created_form;     /* the form of the last session created */
-    uint32_t capture;          /* ok_load_capture_form at the last original */
+    uint32_t created_form; /* the form of the last session created */
+    uint32_t capture;      /* ok_load_capture_form at the last original */
     int verifies;
     uint32_t notes[16], note_reasons[16];
     uint64_t note_values[16];
@@ -81,13 +81,17 @@ typedef struct {
     fx_server *part_srv[FX_MAX_PARTS];
     uint64_t part_min[FX_MAX_PARTS];
     /* outcome */
-    uint32_t parts_mode;       /* ok_load_parts_mode at the last original */
-    int parts_intact;          /* every part's bytes arrived, equal */
+    uint32_t parts_mode; /* ok_load_parts_mode at the last original */
+    int parts_intact;    /* every part's bytes arrived, equal */
     uint32_t part_tier[FX_MAX_PARTS], part_flags[FX_MAX_PARTS];
     uint32_t part_fail_code, part_fail_reason;
-    uint32_t adopt_fail;   /* the last ok_load_adopt_part refusal (0: none), as JS would throw it */
+    uint32_t adopt_fail; /* the last ok_load_adopt_part refusal (0: none), as JS would throw it */
     /* COMMIT_MORE puts held for their transaction */
-    struct { char name[128]; uint8_t *bytes; size_t len; } group[FX_MAX_GROUP];
+    struct {
+        char name[128];
+        uint8_t *bytes;
+        size_t len;
+    } group[FX_MAX_GROUP];
     int n_group;
 } fx_page;
 

@@ -52,7 +52,9 @@ uint8_t *fx_model(size_t size, uint32_t seed, size_t *out_len) {
     uint8_t *raw = fx_malloc(payload);
     uint32_t x = seed * 2654435761u + 1;
     for (i = 0; i < payload; i++) {
-        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
         raw[i] = (uint8_t)x;
     }
     fb_str_field(&node, 1, "w");
@@ -78,7 +80,11 @@ uint8_t *fx_model(size_t size, uint32_t seed, size_t *out_len) {
     fb_len_field(&m, 8, &op);
     fb_len_field(&m, 7, &g);
     free(raw);
-    free(g.p); free(node.p); free(init.p); free(out.p); free(op.p);
+    free(g.p);
+    free(node.p);
+    free(init.p);
+    free(out.p);
+    free(op.p);
     *out_len = m.n;
     return m.p;
 }

@@ -6,7 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct { uint8_t *p; size_t n, cap; } fx_buf;
+typedef struct {
+    uint8_t *p;
+    size_t n, cap;
+} fx_buf;
 
 void fb_put(fx_buf *b, const void *p, size_t n);
 void fb_varint(fx_buf *b, uint64_t v);
