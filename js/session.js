@@ -13,7 +13,7 @@ import { runPooled } from './pool/run.js';
 import { poolDeviceName } from './pool/session-options.js';
 import { slotSpecs } from './pool/shapes.js';
 import { createPoolState } from './pool/state.js';
-import { callerTurn, onDevice } from './forms/turns.js';
+import { callerTurn, watchDevice } from './forms/turns.js';
 
 export { poolDeviceName, poolSessionOptions } from './pool/session-options.js';
 
@@ -127,9 +127,8 @@ export class Session {
       if (this.disposed)
         throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
       const st = await this._ensureState();
-      // on a device, never beside ortkeep's background work (js/forms/turns.js)
-      if (onDevice(this._i.eps)) return await callerTurn(() => runPooled(this._runContext(st), feeds, options));
-      return await runPooled(this._runContext(st), feeds, options);
+      // never beside ortkeep's background work (js/forms/turns.js)
+      return await callerTurn(() => runPooled(this._runContext(st), feeds, options));
     } finally {
       done();
     }
@@ -156,8 +155,7 @@ export class Session {
         st.rb.free();
       }
     }
-    if (onDevice(this._i.eps)) await callerTurn(() => this.ortSession.release());
-    else await this.ortSession.release();
+    await callerTurn(() => this.ortSession.release());
   }
 
   /**
@@ -183,6 +181,8 @@ export class Session {
       inputSpecs: this.inputSpecs,
       outputSpecs: this.outputSpecs,
     });
+    // a lost device ends background work that waits on it (js/forms/turns.js)
+    if (this._i.state.dev?.device) await watchDevice(this._i.state.dev.device);
     return this._i.state;
   }
 

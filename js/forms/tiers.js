@@ -18,7 +18,7 @@ import { captureLoader } from './capture-loader.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';
 import { sha256Hex } from '../sources.js';
 import { formOptionsSuffix } from './options-identity.js';
-import { backgroundOrt, onDevice } from './turns.js';
+import { backgroundOrt, guardOrt } from './turns.js';
 import { bestMs, formContext, probeVerdict } from './policy.js';
 
 const now = () => (globalThis.performance ?? Date).now();
@@ -75,6 +75,9 @@ export async function formsFor(ort, options, sessionOptions, storable) {
   const r = await realm;
   if (r.error) warnFormsOff(r.error, options.onWarning);
   if (!r.ok) return { off: r.why };
+  // from here on ortkeep may work in the background: the caller's own
+  // sessions of this onnxruntime-web take turns with it
+  guardOrt(ort);
   const eps = (sessionOptions.executionProviders ?? ['wasm']).map((ep) => (typeof ep === 'string' ? ep : ep.name));
   const version = ort.env.versions.web;
   const c = formContext(await getCore(), {
@@ -214,8 +217,8 @@ export async function storeForms({
   onWarning,
 }) {
   const out = { stored: null, failed: [] };
-  // on a device, every session this creates and runs takes turns with the caller's runs
-  if (onDevice(sessionOptions.executionProviders)) ort = backgroundOrt(ort);
+  // every session this creates and runs takes turns with the caller's calls
+  ort = backgroundOrt(ort);
   let cap = first;
   const reportJson = JSON.stringify(original.report);
   while (cap) {

@@ -1,20 +1,28 @@
 // Turns between the caller's runs and ortkeep's background work (capturing,
-// storing and verifying forms) on one page. onnxruntime-web's WebGPU (and
-// WebNN) backends keep one device and one command stream per page: a session
-// created or run while another session's run is in flight breaks both
-// ("Session already started", then `RuntimeError: memory access out of
-// bounds` and a run that never settles). So background work takes one
-// onnxruntime-web call at a time, and only while no caller run is in flight;
-// a caller run that arrives meanwhile waits for that one call (not for the
-// rest of the background work). The wasm backend runs each call to the end
-// on its own: callers there take no turn.
+// storing and verifying forms) on one page. onnxruntime-web's JSEP build
+// (the default bundle, whatever the execution provider) lets one run be in
+// flight per page: a session created or run while another session's run is
+// in flight breaks both ("Session already started", then "Session mismatch",
+// `RuntimeError: memory access out of bounds` and a run that never settles).
+// Callers who run their own sessions one at a time must not meet that
+// because ortkeep works in the background, so every session of the
+// onnxruntime-web that ortkeep uses, the caller's plain ones included, takes
+// caller turns (guardOrt), and background work takes one onnxruntime-web
+// call at a time, only while no caller call is in flight; a caller call that
+// arrives meanwhile waits for that one call (not for the rest of the work).
 
 /** Caller runs in flight. */
 let callers = 0;
 /** Settles when the background call in progress ends (null: none). */
 let holder = null;
+/** Ends the background call in progress early: its device was lost. */
+let abandon = null;
 /** Background work waiting for the callers to finish. */
 let idle = [];
+/** The page's GPU device was lost: onnxruntime-web's device work never settles again. */
+let lost = false;
+/** Devices watched for loss. */
+const watched = new WeakSet();
 
 function wakeIdle() {
   const waiting = idle;
@@ -48,36 +56,107 @@ export async function callerTurn(fn) {
  */
 export async function backgroundTurn(fn) {
   for (;;) {
+    if (lost) throw new Error('the GPU device was lost: no more background work in this page');
     while (holder) await holder;
     if (callers === 0) break;
     await new Promise((resolve) => idle.push(resolve));
   }
+  if (lost) throw new Error('the GPU device was lost: no more background work in this page');
   let release;
   holder = new Promise((resolve) => {
     release = resolve;
   });
+  const mine = holder;
+  const abandoned = new Promise((_, reject) => {
+    abandon = () => reject(new Error('the GPU device was lost during background work'));
+  });
   try {
-    return await fn();
+    const work = fn();
+    work.catch(() => {}); // settles after its device was lost, if ever: nobody waits for it then
+    return await Promise.race([work, abandoned]);
   } finally {
-    holder = null;
+    if (holder === mine) {
+      holder = null;
+      abandon = null;
+    }
     release();
   }
 }
 
-/** Execution providers that share the page's device with every other session. */
-export function onDevice(executionProviders) {
-  return (executionProviders ?? ['wasm']).some((ep) => {
-    const name = typeof ep === 'string' ? ep : ep?.name;
-    return name !== 'wasm' && name !== 'cpu';
+/**
+ * Watches a GPUDevice (or a promise of one): once it is lost, a background
+ * call on it never settles, so callers stop waiting for it and no more
+ * background work starts in this page (the caller's own runs then fail with
+ * a typed DEVICE error instead of hanging).
+ * @param {unknown} device
+ */
+export async function watchDevice(device) {
+  const d = await device;
+  if (!d?.lost || watched.has(d)) return;
+  watched.add(d);
+  d.lost.then(() => {
+    lost = true;
+    abandon?.();
   });
+}
+
+/** A session prototype's own run/release, for the prototypes guarded. */
+const ownRuns = new WeakMap();
+/** An InferenceSession class's own create, for the classes guarded. */
+const ownCreates = new WeakMap();
+
+function guardPrototype(proto) {
+  if (!proto || ownRuns.has(proto) || typeof proto.run !== 'function') return;
+  const calls = { run: proto.run, release: proto.release };
+  try {
+    proto.run = function run(...args) {
+      return callerTurn(() => calls.run.apply(this, args));
+    };
+    proto.release = function release(...args) {
+      return callerTurn(() => calls.release.apply(this, args));
+    };
+    ownRuns.set(proto, calls);
+  } catch {
+    /* frozen: left unguarded */
+  }
+}
+
+/** A session's own (unguarded) run and release. */
+function ownRunsOf(session) {
+  return ownRuns.get(Object.getPrototypeOf(session)) ?? { run: session.run, release: session.release };
+}
+
+/**
+ * Makes every session of this onnxruntime-web (sessions the caller creates
+ * with it directly included) create, run and release in caller turns, once
+ * per module. Called before ortkeep's first background work in the page. A
+ * module whose InferenceSession ortkeep already stands in for (the
+ * drop-ins: its sessions are ortkeep's, which take turns themselves) or
+ * that cannot be patched (frozen) is left as it is.
+ * @param {object} ort onnxruntime-web
+ */
+export function guardOrt(ort) {
+  const InferenceSession = ort?.InferenceSession;
+  if (typeof InferenceSession !== 'function' || ownCreates.has(InferenceSession)) return;
+  guardPrototype(InferenceSession.prototype);
+  const create = InferenceSession.create;
+  try {
+    InferenceSession.create = function guardedCreate(...args) {
+      return callerTurn(() => create.apply(this, args));
+    };
+    ownCreates.set(InferenceSession, create);
+  } catch {
+    /* frozen: left unguarded */
+  }
 }
 
 /** A session whose run() and release() take background turns. */
 function backgroundSession(session) {
+  const calls = ownRunsOf(session);
   return new Proxy(session, {
     get(target, prop) {
-      if (prop === 'run') return (...args) => backgroundTurn(() => target.run(...args));
-      if (prop === 'release') return () => backgroundTurn(() => target.release());
+      if (prop === 'run') return (...args) => backgroundTurn(() => calls.run.apply(target, args));
+      if (prop === 'release') return () => backgroundTurn(() => calls.release.apply(target));
       const v = Reflect.get(target, prop, target);
       return typeof v === 'function' ? v.bind(target) : v;
     },
@@ -86,14 +165,20 @@ function backgroundSession(session) {
 
 /**
  * onnxruntime-web as background work sees it: every session it creates is
- * created, run and released in background turns. Everything else is the
- * module's own.
+ * created, run and released in background turns, through onnxruntime-web's
+ * own (unguarded) calls. Everything else is the module's own.
  * @param {object} ort onnxruntime-web
  * @returns {object}
  */
 export function backgroundOrt(ort) {
+  const create = ownCreates.get(ort.InferenceSession) ?? ort.InferenceSession.create;
   const InferenceSession = {
-    create: (...args) => backgroundTurn(() => ort.InferenceSession.create(...args)).then(backgroundSession),
+    create: async (...args) => {
+      const s = await backgroundTurn(() => create.apply(ort.InferenceSession, args));
+      // a WebGPU session exists now: its device is onnxruntime-web's
+      if (typeof navigator !== 'undefined' && navigator.gpu) await watchDevice(ort.env?.webgpu?.device).catch(() => {});
+      return backgroundSession(s);
+    },
   };
   return new Proxy(ort, {
     get(target, prop) {
