@@ -228,6 +228,7 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
         return (gpu.created - c0) / 10;
       };
       const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
+      await s.formsReady; // the background form work's sessions make GPUBuffers of their own
       const plain = await ort.InferenceSession.create(url, { executionProviders: ['webgpu'] });
       const ours = await per((k) => s.run(feeds(k)));
       const theirs = await per((k) => plain.run(feeds(k)));

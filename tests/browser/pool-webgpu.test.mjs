@@ -25,7 +25,13 @@ describe('tensor pool on WebGPU (SwiftShader)', () => {
       window.suite = suite;
       window.dev = {
         // the pinning mechanics on the device (placement 'auto' is pool-placement.test.mjs's)
-        open: (url) => ortkeep.load(url, { ort, executionProviders: ['webgpu'], pool: { placement: 'device' } }),
+        // the steady state is measured after the first visit's background
+        // form work (its sessions make GPUBuffers of their own)
+        open: async (url) => {
+          const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], pool: { placement: 'device' } });
+          await s.formsReady;
+          return s;
+        },
         created: () => gpu.created,
         liveOurs,
         async makeExternal(data, dims) {
