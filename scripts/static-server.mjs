@@ -15,6 +15,8 @@
 //   range206From0  answer any Range (or none) with 206 from byte 0
 //   ignoreRange    answer a Range with 200 and the whole body
 //   bytesPerSec    throttle the body (a slow link)
+//   holdAt, until  stop after holdAt body bytes until the promise `until`
+//                  settles (a download the test keeps under way)
 // `files(pathname)` gives the same options for plain files, so a whole test
 // file can run against a server that, say, gzips every .onnx like vite
 // preview (PROFILES below).
@@ -232,6 +234,7 @@ function send(req, res, o) {
   const t0 = Date.now();
   (async () => {
     for await (const chunk of body) {
+      if (o.until && sent >= o.holdAt) await o.until;
       let piece = chunk;
       if (sent + piece.length > limit) piece = piece.subarray(0, limit - sent);
       if (piece.length && !res.write(piece)) await new Promise((r) => res.once('drain', r));
