@@ -16,7 +16,8 @@
 //   ignoreRange    answer a Range with 200 and the whole body
 //   bytesPerSec    throttle the body (a slow link)
 //   holdAt, until  stop after holdAt body bytes until the promise `until`
-//                  settles (a download the test keeps under way)
+//                  settles (a download the test keeps under way; with cutAt
+//                  at the same count, a cut once the client has the bytes)
 // `files(pathname)` gives the same options for plain files, so a whole test
 // file can run against a server that, say, gzips every .onnx like vite
 // preview (PROFILES below).
@@ -233,8 +234,8 @@ function send(req, res, o) {
   let sent = 0;
   const t0 = Date.now();
   (async () => {
+    let held = false;
     for await (const chunk of body) {
-      if (o.until && sent >= o.holdAt) await o.until;
       let piece = chunk;
       if (sent + piece.length > limit) piece = piece.subarray(0, limit - sent);
       if (piece.length && !res.write(piece)) await new Promise((r) => res.once('drain', r));
@@ -245,6 +246,10 @@ function send(req, res, o) {
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
       if (res.destroyed) return;
+      if (o.until && !held && sent >= o.holdAt) {
+        held = true;
+        await o.until;
+      }
       if (sent >= limit) break;
     }
     if (o.cutAt !== undefined && sent >= limit) {
