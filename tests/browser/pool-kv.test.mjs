@@ -29,6 +29,7 @@ describe('a KV decoder on WebGPU (SwiftShader)', () => {
         const perToken = [];
         // ortkeep: state_out and present kept on the device and fed back; only y is read back
         const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
+        await s.formsReady; // the first visit's background form work makes GPUBuffers of its own; count the decoder's alone
         let kept = null;
         const ys = [];
         let t0 = 0;

@@ -86,6 +86,7 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
       const { ort, ortkeep, gpu } = window;
       const x = (n, k) => ({ x: { data: Float32Array.from({ length: n }, (_, i) => ((i + k) % 3) - 1), dims: [n] } });
       const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
+      await s.formsReady; // the first visit's background form work makes GPUBuffers of its own
       const plainS = await ort.InferenceSession.create(url, { executionProviders: ['webgpu'] });
       const per = async (fn) => {
         for (let k = 0; k < 3; k++) await fn(k);
