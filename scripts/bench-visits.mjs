@@ -1,0 +1,101 @@
+// What a person waits for: page start (navigation) to the first result, on
+// a first and a second visit, for
+//   plain     onnxruntime-web alone: InferenceSession.create(url), the
+//             model from the browser's HTTP cache on later visits
+//   no-forms  ortkeep's script-tag bundle, load(url, {forms: false}): the
+//             original from IndexedDB on later visits
+//   ortkeep   ortkeep as it ships (forms on): the second visit is served in
+//             the form the first visit verified, when one was kept
+// and onnxruntime-web's own start-up as its own column (page start to a
+// tiny model's session: the part no cache can remove).
+// Each repeat is a fresh on-disk profile; every visit is a new tab in it.
+// The static server answers as a plain static host does (ETag and
+// Last-Modified, no Cache-Control), so onnxruntime-web's files, ortkeep's
+// bundle and plain's model come from the HTTP cache as they would, and
+// Chromium's wasm code cache is whatever it keeps by itself.
+import process from 'node:process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { launchPersistent } from './chromium.mjs';
+import { startServer } from './static-server.mjs';
+import { REAL_MODELS } from '../tests/models.mjs';
+
+const MODELS = ['silero_vad_v5', 'ppocr_v4_det'].map((name) => REAL_MODELS.find((m) => m.name === name));
+const TINY = REAL_MODELS.find((m) => m.name === 'oww_hey_jarvis');
+const MODES = ['plain', 'no-forms', 'ortkeep'];
+const REPEATS = 3;
+const median = (xs) => {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+};
+
+/** One visit in a new tab: its marks (ms from the page's start). */
+async function visit(context, origin, query) {
+  const page = await context.newPage();
+  try {
+    await page.goto(`${origin}/tests/browser/pages/visit.html?${new URLSearchParams(query)}`);
+    await page.waitForFunction(() => window.result, null, { timeout: 300000, polling: 50 });
+    const r = await page.evaluate(() => window.result);
+    if (r.error) throw new Error(`visit ${JSON.stringify(query)}: ${r.error}`);
+    return r;
+  } finally {
+    await page.close();
+  }
+}
+
+/** A fresh profile: the first visit (its background work awaited, as a person who stays a while), then the second. */
+async function twoVisits(origin, query) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-visits-'));
+  const context = await launchPersistent(dir);
+  try {
+    const first = await visit(context, origin, { ...query, settle: 1 });
+    const second = await visit(context, origin, query);
+    return { first, second };
+  } finally {
+    await context.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run({ log = console.log, repeats = REPEATS, models = MODELS } = {}) {
+  const server = await startServer();
+  const rows = [];
+  try {
+    log('medians over fresh profiles, ms from page start to the first result (lower is better); ratios against plain');
+    log(
+      `${'model'.padEnd(16)}${'visit'.padEnd(8)}${'ort-start'.padStart(10)}${MODES.map((m) => m.padStart(10)).join('')}  no-forms/plain  ortkeep/plain  served (ortkeep)`,
+    );
+    for (const m of models) {
+      const t = { first: { 'ort-start': [] }, second: { 'ort-start': [] } };
+      const served = [];
+      for (const mode of MODES) t.first[mode] = [];
+      for (const mode of MODES) t.second[mode] = [];
+      for (let i = 0; i < repeats; i++) {
+        const start = await twoVisits(server.origin, { mode: 'ort-start', model: `/${TINY.path}` });
+        t.first['ort-start'].push(start.first.marks.session);
+        t.second['ort-start'].push(start.second.marks.session);
+        for (const mode of MODES) {
+          const r = await twoVisits(server.origin, { mode, model: `/${m.path}`, name: m.name });
+          t.first[mode].push(r.first.marks.result);
+          t.second[mode].push(r.second.marks.result);
+          if (mode === 'ortkeep') served.push(`${r.second.tier}/${r.second.form}`);
+        }
+      }
+      for (const which of ['first', 'second']) {
+        const med = Object.fromEntries(Object.entries(t[which]).map(([k, v]) => [k, median(v)]));
+        const row = { model: m.name, visit: which, ...med, repeats, samples: t[which] };
+        if (which === 'second') row.served = served;
+        rows.push(row);
+        log(
+          `${m.name.padEnd(16)}${which.padEnd(8)}${med['ort-start'].toFixed(0).padStart(10)}${MODES.map((k) => med[k].toFixed(0).padStart(10)).join('')}  ${(med['no-forms'] / med.plain).toFixed(2).padStart(14)}  ${(med.ortkeep / med.plain).toFixed(2).padStart(13)}  ${which === 'second' ? served.join(' ') : ''}`,
+        );
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
