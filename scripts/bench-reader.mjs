@@ -13,6 +13,7 @@ import { assembleChunkedModel, CHUNKED_MODELS } from '../tests/models.mjs';
 const SOURCES = [
   'tests/c/bench_onnx_stream.c',
   'wasm/onnx/onnx_stream.c',
+  'wasm/onnx/onnx_stream_feed.c',
   'wasm/onnx/onnx_stream_walk.c',
   'wasm/onnx/onnx_stream_frames.c',
   'wasm/onnx/onnx_stream_fields.c',
