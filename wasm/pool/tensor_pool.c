@@ -20,6 +20,11 @@
  * "same class"; adopted ORT buffers (arbitrary sizes) fit the same way.
  * WebNN: an MLTensor is created for one exact dtype+shape, so there a free
  * tensor fits only with identical dtype and dims, and capacity = exact bytes.
+ *
+ * The verdicts on facts JS reports (pool_verdicts.c) sit on top of this file:
+ * they call its okp_ helpers (tensor_pool_internal.h), and nothing here calls
+ * them. So the dims learned for growing outputs and the settling of a
+ * suspect slot, which ok_pool_output_auto and ok_pool_adopt use, are here.
  */
 #include "tensor_pool.h"
 #include "tensor_pool_internal.h"
@@ -363,6 +368,129 @@ static void bind_symbols(ok_pool *p, uint32_t index, const int64_t *dims, int32_
             p->sym_state[id] = SYM_CONFLICT;
         }
     }
+}
+
+/* ---- outputs that grow: dims learned from results ---- */
+
+/* Steps of growth a growing output's tensor is made to hold, so a decoder's
+ * KV cache (one token per run) is re-created about once per this many
+ * tokens; two tensors alternate per slot (see "Re-binding"). */
+#define GROWTH_STEPS 32
+
+/* Input `a`'s dims, when it is bound in the open run. */
+static const tensor *input_now(const ok_pool *p, uint32_t a) {
+    if (!p->run_open || a >= p->n_slots[OK_SLOT_INPUT]) return NULL;
+    const tensor *t = okp_find(p, p->slots[OK_SLOT_INPUT][a].handle);
+    return t && t->run_used == p->run_id ? t : NULL;
+}
+
+static int unbound_symbol(const ok_pool *p, int64_t d) {
+    if (d > OK_POOL_DIM_SYMBOL(0)) return 0;
+    return p->sym_state[(uint32_t)(OK_POOL_DIM_SYMBOL(0) - d)] != SYM_BOUND;
+}
+
+int okp_predict(const ok_pool *p, uint32_t index, int64_t *dims) {
+    const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    if (s->decl_rank < 0) return 0;
+    for (int32_t i = 0; i < s->decl_rank; i++) {
+        int64_t d = s->decl[i];
+        if (d >= 0) {
+            dims[i] = d;
+            continue;
+        }
+        if (d == OK_POOL_DIM_UNKNOWN) return 0; /* value-dependent: never a guess */
+        if (!unbound_symbol(p, d)) {
+            dims[i] = p->sym_value[(uint32_t)(OK_POOL_DIM_SYMBOL(0) - d)];
+            continue;
+        }
+        const tensor *in = s->rel_seen[i] == 2 ? input_now(p, (uint32_t)s->rel_in[i] - 1) : NULL;
+        if (!in || s->rel_dim[i] >= in->rank) return 0;
+        d = in->dims[s->rel_dim[i]] + s->rel_off[i];
+        if (d < 0 || d > OK_POOL_MAX_DIM) return 0;
+        dims[i] = d;
+    }
+    return 1;
+}
+
+uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims,
+                             int32_t rank) {
+    const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    int learned = 0;
+    for (int32_t i = 0; i < rank && i < s->decl_rank; i++) learned |= unbound_symbol(p, s->decl[i]);
+    uint64_t need;
+    if (!learned || ok_pool_tensor_bytes(dtype, dims, rank, &need) || !s->last_bytes || need <= s->last_bytes)
+        return 0;
+    uint64_t step = need - s->last_bytes;
+    /* a jump (a prompt's prefill) is no step: at most 4x what it needs now */
+    return step > need / (GROWTH_STEPS / 4) ? 4 * need : step * GROWTH_STEPS;
+}
+
+void okp_learn(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank) {
+    slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    if (!p->run_open || s->decl_rank != rank) return;
+    for (int32_t i = 0; i < rank; i++) {
+        if (!unbound_symbol(p, s->decl[i])) continue;
+        const tensor *in = s->rel_seen[i] ? input_now(p, (uint32_t)s->rel_in[i] - 1) : NULL;
+        if (in && s->rel_dim[i] < in->rank && in->dims[s->rel_dim[i]] + s->rel_off[i] == dims[i]) {
+            /* held again; evidence only when the input dim moved (M = 2N
+             * looks like N + N while N stays put) */
+            if (in->dims[s->rel_dim[i]] != s->rel_last_in[i]) s->rel_seen[i] = 2;
+            s->rel_last_in[i] = in->dims[s->rel_dim[i]];
+            continue;
+        }
+        /* A new candidate: among the input dims, those declared as symbols
+         * (the ones that vary) first, then the closest to the result's. */
+        s->rel_seen[i] = 0;
+        int64_t best = INT64_MAX;
+        for (uint32_t a = 0; a < p->n_slots[OK_SLOT_INPUT] && a < UINT16_MAX; a++) {
+            const tensor *t = input_now(p, a);
+            const slot *in_decl = &p->slots[OK_SLOT_INPUT][a];
+            for (int32_t b = 0; t && b < t->rank; b++) {
+                int64_t off = dims[i] - t->dims[b];
+                int fixed = in_decl->decl_rank != t->rank || in_decl->decl[b] > OK_POOL_DIM_SYMBOL(0);
+                int64_t score = (off < 0 ? -off : off) + (fixed ? (int64_t)1 << 40 : 0);
+                if (score >= best) continue;
+                best = score;
+                s->rel_in[i] = (uint16_t)(a + 1);
+                s->rel_dim[i] = (uint8_t)b;
+                s->rel_off[i] = off;
+                s->rel_last_in[i] = t->dims[b];
+                s->rel_seen[i] = 1;
+            }
+        }
+    }
+}
+
+/* ---- a suspect slot, settled by a result ---- */
+
+/* A result of a suspect slot (adopted or passed to the caller) settles it:
+ * dims that disagree with the declaration (as this run's symbols resolve
+ * it) become unknown. */
+void okp_settle_suspect(ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank) {
+    slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    if (!s->suspect) return;
+    s->suspect = 0;
+    int wrong = 0;
+    if (s->decl_dtype >= 0 && s->decl_dtype != dtype) {
+        s->decl_dtype = -1;
+        wrong = 1;
+    }
+    if (s->decl_rank >= 0 && s->decl_rank != rank) {
+        s->decl_rank = -1;
+        wrong = 1;
+    }
+    for (int32_t i = 0; i < s->decl_rank; i++) {
+        int64_t d = s->decl[i];
+        if (d <= OK_POOL_DIM_SYMBOL(0)) {
+            uint32_t id = (uint32_t)(OK_POOL_DIM_SYMBOL(0) - d);
+            d = p->sym_state[id] == SYM_BOUND ? p->sym_value[id] : dims[i];
+        }
+        if (d >= 0 && d != dims[i]) {
+            s->decl[i] = OK_POOL_DIM_UNKNOWN;
+            wrong = 1;
+        }
+    }
+    if (wrong) p->stats[s->suspect_backend][OK_STAT_DISTRUSTED]++;
 }
 
 /* ---- public API ---- */

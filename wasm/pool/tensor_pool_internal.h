@@ -1,7 +1,8 @@
 /* The tensor pool's private state, shared by its parts: tensor_pool.c (the
- * tensors, slots and the calls that bind them) and pool_verdicts.c (the
- * verdicts that take facts from JS: the runtime's declarations, a failed
- * run, what to do with a result, which device). Not for other layers. */
+ * tensors, slots, the calls that bind them and the output dims they plan)
+ * and, on top of it, pool_verdicts.c (the verdicts that take facts from JS:
+ * the runtime's declarations, a failed run, what to do with a result, which
+ * device), which calls tensor_pool.c's helpers below. Not for other layers. */
 #ifndef ORTKEEP_TENSOR_POOL_INTERNAL_H
 #define ORTKEEP_TENSOR_POOL_INTERNAL_H
 
@@ -91,13 +92,13 @@ int okp_dtype_bits(int32_t dtype);
 void okp_evict(ok_pool *p);
 void okp_destroy(ok_pool *p, tensor *t);
 ok_status okp_reserve_symbols(ok_pool *p, uint32_t n); /* symbol ids < n usable */
-/* pool_verdicts.c: output dims from learned relations (0: cannot), the
- * headroom a growing output gets, and learning from a result. */
+/* Output dims from learned relations (0: cannot), the headroom a growing
+ * output gets, and learning from a result. */
 int okp_predict(const ok_pool *p, uint32_t index, int64_t *dims);
 uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims,
                              int32_t rank);
 void okp_learn(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank);
-/* pool_verdicts.c: a result settles a suspect output slot. */
+/* A result settles a suspect output slot. */
 void okp_settle_suspect(ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank);
 
 #endif
