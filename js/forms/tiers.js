@@ -14,6 +14,7 @@ import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-machine.js';
 import { formName, reasonName } from '../cache/messages.js';
 import { captureOptimized } from './capture.js';
+import { selfTest } from './self-test.js';
 import { captureLoader } from './capture-loader.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';
 import { sha256Hex } from '../sources.js';
@@ -163,8 +164,9 @@ export function formHooks(ort, forms, emit, core, onWarning) {
           executionProviders: so.executionProviders,
           sessionOptions: so,
           loader: forms.loader,
+          check: false, // storeForms checks the bytes, after the caller has its session
         });
-        state.captured = { form, bytes: r.bytes };
+        state.captured = { form, bytes: r.bytes, unchecked: true };
         return r.session;
       } catch (e) {
         if (e?.code === 'FORM_SELF_TEST' && e.details?.session) {
@@ -217,14 +219,24 @@ export async function storeForms({
   onWarning,
 }) {
   const out = { stored: null, failed: [] };
+  // a task later: the caller's code after `await load()` goes first (the
+  // self-test and the stamp read the whole form in one synchronous call)
+  await new Promise((resolve) => setTimeout(resolve, 0));
   // every session this creates and runs takes turns with the caller's calls
   ort = backgroundOrt(ort);
   let cap = first;
   const reportJson = JSON.stringify(original.report);
   while (cap) {
-    let bytes = cap.bytes;
-    if (bytes && cap.form === FORM.onnx) bytes = await stamped(core, bytes, forms, original.sha256);
     const format = formName(cap.form);
+    let bytes = cap.bytes;
+    if (bytes && cap.unchecked) {
+      try {
+        await selfTest(bytes, format);
+      } catch {
+        bytes = null; // onnxruntime wrote nothing usable: a tombstone
+      }
+    }
+    if (bytes && cap.form === FORM.onnx) bytes = await stamped(core, bytes, forms, original.sha256);
     const machine = new LoadMachine(core.m, cache.index, {
       source: 'form',
       raw: original.key,
