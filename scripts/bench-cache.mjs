@@ -260,6 +260,18 @@ export async function run({ log = console.log } = {}) {
             `${''.padEnd(35)}forms captured at '${level}': ${primes[level].stored ? `${primes[level].stored} verified; warm in that form ${f.toFixed(0)} ms = ${(f / med.plain).toFixed(2)}x plain onnxruntime-web, ${(f / med.warm).toFixed(2)}x ortkeep warm from the original` : `none kept (${JSON.stringify(primes[level].failed)})`}`,
           );
         }
+        // the forms issue's goals, beside what this row measured
+        const coldGoal = link.conditions ? 1.02 : 1.05;
+        const formBest = Math.min(...FORM_LEVELS.map((level) => med[`forms@${level}`]).filter(Number.isFinite));
+        row.goals = {
+          coldPerPlain: { measured: med.cold / med.plain, goal: coldGoal },
+          capturePerNoForms: { measured: med.cold / med['cold-nf'], goal: 1.05 },
+          ...(link.conditions ? {} : { formPerPlain: { measured: formBest / med.plain, goal: 0.5 } }),
+        };
+        log(
+          `${''.padEnd(35)}goals: cold/plain ${(med.cold / med.plain).toFixed(2)} (<= ${coldGoal}), cold/cold-nf ${(med.cold / med['cold-nf']).toFixed(2)} (<= 1.05)` +
+            (link.conditions ? '' : `, warm in the form/plain ${(formBest / med.plain).toFixed(2)} (<= 0.5)`),
+        );
         log(
           `${''.padEnd(35)}spread (min-max ms): ${Object.entries(spread)
             .map(([k, [lo, hi]]) => `${k} ${lo.toFixed(0)}-${hi.toFixed(0)}`)
