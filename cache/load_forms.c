@@ -4,9 +4,12 @@
 #include "load_internal.h"
 #include "form_tiers.h"
 
+static ok_status store_capture(ok_load *l);
+
 /* A FORM load after the sync: another tab (or an earlier load) may have
- * decided this form for these bytes already; else store what was captured,
- * or record that nothing usable was. */
+ * decided this form for these bytes already; else capture it (when asked
+ * to, under the key's lock, so two tabs never both capture) and store what
+ * was captured, or record that nothing usable was. */
 ok_status ok_ld_lookup_form_store(ok_load *l) {
     ok_entry *f = ok_idx_find_committed(l->c, l->keys[0]), *p;
     ok_status st;
@@ -29,6 +32,21 @@ ok_status ok_ld_lookup_form_store(ok_load *l) {
         if (st) return st;
         ok_idx_remove(l->c, p);
     }
+    if (l->flags & OK_LOAD_CAPTURE_LATER) {
+        l->state = OK_LOAD_STATE_CAPTURING;
+        return ok_ld_push_simple(l, OK_ACT_CAPTURE_FORM, l->form, 0, 0, NULL);
+    }
+    return store_capture(l);
+}
+
+ok_status ok_load_captured(ok_load *l, uint64_t bytes_len) {
+    ok_status st = ok_ld_guard(l, OK_LOAD_STATE_CAPTURING);
+    if (st) return st;
+    l->bytes_len = bytes_len;
+    return ok_ld_leave(l, store_capture(l));
+}
+
+static ok_status store_capture(ok_load *l) {
     l->storing = 1;
     if (!l->bytes_len) return ok_ld_form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_CAPTURE);
     if (l->bytes_len > OK_LOAD_MAX_SESSION_BYTES)

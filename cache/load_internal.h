@@ -13,9 +13,10 @@
  *             has a verified optimized form) LOCKING SYNCING READING (the
  *             form's entry) CREATING (at 'disabled') DONE; a form that fails
  *             its checks is dropped and the original read instead
- *   FORM      (storing a captured form) LOCKING SYNCING QUOTA STREAMING
- *             VALIDATING CREATING VERIFYING COMMITTING DONE, or straight to
- *             COMMITTING a tombstone when the form fails
+ *   FORM      (storing a captured form) LOCKING SYNCING [CAPTURING] QUOTA
+ *             STREAMING VALIDATING CREATING VERIFYING COMMITTING DONE, or
+ *             straight to COMMITTING a tombstone when the form fails; DONE
+ *             after SYNCING when a verdict stands for these bytes
  *   DATA      (an external data file, while its model's load is CREATING)
  *             READING DONE (stored beside these model bytes), or [QUOTA]
  *             FETCHING STREAMING DONE (staged: committed by the model's load

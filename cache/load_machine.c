@@ -153,6 +153,9 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
          (p->form != OK_FORM_ONNX && p->form != OK_FORM_ORT) ||
          strlen(p->raw) > OK_CACHE_MAX_KEY - OK_CACHE_MAX_FORM_CTX - 32))
         return OK_ERR_INVALID_ARG;
+    /* a capture later is a FORM load's, and it has no bytes yet */
+    if ((p->flags & OK_LOAD_CAPTURE_LATER) && (p->source != OK_SOURCE_FORM || p->bytes_len))
+        return OK_ERR_INVALID_ARG;
     if (p->mode > OK_MODE_ONLY_IF_CACHED) return OK_ERR_INVALID_ARG;
     if (p->chunk_size && (p->chunk_size < OK_CACHE_MIN_CHUNK_SIZE || p->chunk_size > OK_CACHE_MAX_CHUNK_SIZE))
         return OK_ERR_INVALID_ARG;

@@ -167,6 +167,9 @@ enum {
  *                   original, time the original's creation (and the
  *                   form's again) -> ok_load_form_verified(). value = the
  *                   form (OK_FORM_*).
+ *   CAPTURE_FORM    (a FORM load, OK_LOAD_CAPTURE_LATER) no verdict stands
+ *                   for these bytes: capture form `value` (OK_FORM_*) from
+ *                   the original -> ok_load_captured() with its bytes.
  *   NOTE            an event for the caller, not a warning: value =
  *                   OK_NOTE_*, flags = OK_REASON_*, value2 = a number (for
  *                   FORM_ESCALATED: from | to << 8).
@@ -201,7 +204,8 @@ enum {
     X(DONE, 22)                 \
     X(FAIL, 23)                 \
     X(VERIFY_FORM, 24)          \
-    X(NOTE, 25)
+    X(NOTE, 25)                 \
+    X(CAPTURE_FORM, 26)
 enum ok_cache_action_type {
 #define OK_CACHE_ACTION_ENUM_(name, value) OK_ACT_##name = value,
     OK_CACHE_ACTION_LIST(OK_CACHE_ACTION_ENUM_)

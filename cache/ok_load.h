@@ -184,12 +184,15 @@ enum {
 };
 
 /* ok_load_params.flags */
-#define OK_LOAD_FLAG_LIST(X)                                                     \
-    X(NO_IDB, 1)     /* no IndexedDB here (Node): nothing is stored, silently */ \
-    X(NO_VERIFY, 2)  /* benchmarks only: skip the chunk checksums on a hit */    \
-    X(NODE, 4)       /* Node: file: URLs are read from the file system */        \
-    X(IDB_FAILED, 8) /* IndexedDB exists but did not open (in time): nothing   \
-                        is stored, with a CACHE_UNAVAILABLE warning */
+#define OK_LOAD_FLAG_LIST(X)                                                         \
+    X(NO_IDB, 1)         /* no IndexedDB here (Node): nothing is stored, silently */ \
+    X(NO_VERIFY, 2)      /* benchmarks only: skip the chunk checksums on a hit */    \
+    X(NODE, 4)           /* Node: file: URLs are read from the file system */        \
+    X(IDB_FAILED, 8)     /* IndexedDB exists but did not open (in time): nothing   \
+                            is stored, with a CACHE_UNAVAILABLE warning */ \
+    X(CAPTURE_LATER, 16) /* FORM: no bytes yet; after the sync, when no verdict \
+                            stands for them, CAPTURE_FORM asks JS to capture  \
+                            the form (ok_load_captured) */
 enum {
 #define OK_LOAD_FLAG_ENUM_(name, value) OK_LOAD_##name = value,
     OK_LOAD_FLAG_LIST(OK_LOAD_FLAG_ENUM_)
@@ -319,8 +322,13 @@ ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us);
  * machine can be slowed by anything. */
 ok_status ok_load_form_verified(ok_load *l, uint32_t verdict, uint32_t orig_create_us,
                                 uint32_t form_create_us);
+/* CAPTURE_FORM's answer (a FORM load with OK_LOAD_CAPTURE_LATER, holding
+ * the key's lock): the captured form's size, its bytes now being the
+ * load's; 0: onnxruntime wrote nothing usable (a tombstone is committed). */
+ok_status ok_load_captured(ok_load *l, uint64_t bytes_len);
 /* Asked at CREATE_SESSION of a URL load serving the original: which form
- * to capture while creating it (OK_FORM_ONNX / ORT), or OK_FORM_ORIGINAL
+ * to capture after it (OK_FORM_ONNX / ORT; a FORM load with
+ * OK_LOAD_CAPTURE_LATER captures it), or OK_FORM_ORIGINAL
  * for none (forms off, one already verified, every tier failed for these
  * bytes: the sentinel, or the facts and sizes rule every tier out; see
  * form_tiers.h). facts: OK_FACT_* of the model; external_bytes: its
@@ -388,7 +396,8 @@ typedef struct ok_load_info {
     X(COMMITTING, 10)         \
     X(DONE, 11)               \
     X(FAILED, 12)             \
-    X(VERIFYING, 13)
+    X(VERIFYING, 13)          \
+    X(CAPTURING, 14)
 enum {
 #define OK_LOAD_STATE_ENUM_(name, value) OK_LOAD_STATE_##name = value,
     OK_LOAD_STATE_LIST(OK_LOAD_STATE_ENUM_)

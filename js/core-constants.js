@@ -57,6 +57,7 @@ export const CACHE_ACTION = Object.freeze({
   FAIL: 23,
   VERIFY_FORM: 24,
   NOTE: 25,
+  CAPTURE_FORM: 26,
 });
 
 /** flags of an action record */
@@ -174,6 +175,7 @@ export const LOAD_STATE = Object.freeze({
   DONE: 11,
   FAILED: 12,
   VERIFYING: 13,
+  CAPTURING: 14,
 });
 
 /** what a load reads from */
@@ -281,6 +283,7 @@ export const LOAD_FLAG = Object.freeze({
   NO_VERIFY: 2,
   NODE: 4,
   IDB_FAILED: 8,
+  CAPTURE_LATER: 16,
 });
 
 /** the numbers behind the host's small decisions (cache/host_policy.h) */

@@ -55,8 +55,8 @@ export interface LoadOptions extends ort.InferenceSession.SessionOptions {
   pool?: PoolOptions;
   /**
    * Optimized forms (on by default in browsers; false turns them off): options, or true. The
-   * first load captures onnxruntime's optimized model while creating the session; the capture
-   * is kept once a session from it at 'disabled' gives the original's outputs on probe inputs
+   * first load captures onnxruntime's optimized model in the background after the caller has its
+   * session (formsReady settles when done); the capture is kept once a session from it at 'disabled' gives the original's outputs on probe inputs
    * and creates faster; later loads serve it. Needs IndexedDB, and ortkeep's load() before the
    * page's first onnxruntime-web session (onnxruntime-web picks its loader once); otherwise one
    * FORMS_OFF warning says why and what to do.

@@ -194,6 +194,10 @@ export class LoadMachine {
     const us = (ms) => Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0;
     return this.m._ok_load_form_verified(this.l, verdict, us(origMs), us(formMs));
   }
+  /** CAPTURE_FORM's answer: the captured form's size (0: nothing usable was written). */
+  captured(bytesLength) {
+    return this.m._ok_load_captured(this.l, u64(bytesLength));
+  }
   /** At CREATE_SESSION of an original: the form to capture (FORM.*; 0 none). facts: FACT.* bits; externalBytes: its external data. */
   captureForm(facts, externalBytes = 0) {
     return this.m._ok_load_capture_form(this.l, facts, u64(externalBytes));

@@ -1,7 +1,7 @@
 // The load driver's hands on onnxruntime-web (js/cache/load-driver.js): the
 // C reader's validation of the bytes, the session's creation (with the
-// model's external data files and, for an original, an optimized form's
-// capture), a form's verification, the session's release.
+// model's external data files; for an original, which form the background
+// work captures), a form's capture and verification, the session's release.
 import { CACHE_ACTION as ACT, STATUS } from '../core-constants.js';
 import { createSession } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/capture-loader.js';
@@ -65,11 +65,14 @@ async function createSessionAction(run, a) {
     const stamped = !form && !!ctx.forms?.stampedForThis?.(run.report, run.buf.view(a.value));
     if (form || stamped) so = { ...so, graphOptimizationLevel: 'disabled' };
     const capture =
-      !form && !stamped && ctx.forms?.capture
+      !form && !stamped && ctx.forms?.captureLater
         ? run.m.captureForm(ctx.forms.facts(run.report), ctx.forms.externalBytes(run.report))
         : 0;
-    if (capture) run.ortSession = await ctx.forms.capture(capture, run.buf.view(a.value), so);
-    else run.ortSession = await createSession(ctx.ort, run.buf.view(a.value), so);
+    run.ortSession = await createSession(ctx.ort, run.buf.view(a.value), so);
+    // the form named is captured after the caller has this session, in the
+    // background work (js/forms/tiers.js storeForms): capturing inside this
+    // creation made it 1.3-1.5x slower
+    if (capture) ctx.forms.captureLater(capture);
   } catch (e) {
     run.sessionError = e;
     ok = false;
@@ -87,6 +90,13 @@ async function verifyForm(run) {
   run.ev(run.m.formVerified(verdict, origMs, formMs));
 }
 
+/** CAPTURE_FORM: no verdict stands for these bytes; capture the form now (the key's lock is held). */
+async function captureForm(run, a) {
+  const bytes = await run.ctx.forms.capture(a.value);
+  if (bytes) run.ctx.bytes = bytes; // the FORM load's bytes from here on (ALLOC adopts them)
+  run.ev(run.m.captured(bytes?.byteLength ?? 0));
+}
+
 async function releaseSession(run) {
   await run.ortSession?.release().catch(() => {});
   run.ortSession = null;
@@ -97,5 +107,6 @@ export const SESSION_ACTIONS = {
   [ACT.VALIDATE]: validate,
   [ACT.CREATE_SESSION]: createSessionAction,
   [ACT.VERIFY_FORM]: verifyForm,
+  [ACT.CAPTURE_FORM]: captureForm,
   [ACT.RELEASE_SESSION]: releaseSession,
 };

@@ -1,20 +1,19 @@
 // Optimized forms in load(): the hands of the C core's form tiers
 // (cache/ok_load.h: form contexts, ok_load_capture_form, FORM loads). A load
-// serving the original captures the tier the core names while creating the
-// caller's session; after the caller has its session, the capture is stored
-// by a FORM load, which verifies it (a session at 'disabled' must give the
+// serving the original learns which tier the core names; after the caller
+// has its session, that tier is captured from the original's bytes and
+// stored by a FORM load, which verifies it (a session at 'disabled' must give the
 // original's outputs on probe inputs and create faster) and commits it or a
 // tombstone; a tombstone makes the core name the next tier, captured and
 // stored in the same background run. Which tier, what is trusted, what is
 // kept: all the core's; here only onnxruntime-web is driven.
-import { FACT, FORM, FORM_STATUS, NOTE, PROBE, PROBE_FACT, VERIFY } from '../core-constants.js';
+import { FACT, FORM, FORM_STATUS, LOAD_FLAG, NOTE, PROBE, PROBE_FACT, VERIFY } from '../core-constants.js';
 import { getCore } from '../core/module.js';
 import { isNode } from '../platform/node.js';
 import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-machine.js';
 import { formName, reasonName } from '../cache/messages.js';
 import { captureOptimized } from './capture.js';
-import { selfTest } from './self-test.js';
 import { captureLoader } from './capture-loader.js';
 import { compareOutputs, probeFeeds, runProbes } from './probe.js';
 import { sha256Hex } from '../sources.js';
@@ -155,32 +154,9 @@ export function formHooks(ort, forms, emit, core, onWarning) {
       state.stamped = true;
       return true;
     },
-    async capture(form, bytes, so) {
-      const format = formName(form);
-      try {
-        const r = await captureOptimized(ort, bytes, {
-          level: forms.level,
-          format,
-          executionProviders: so.executionProviders,
-          sessionOptions: so,
-          loader: forms.loader,
-          check: false, // storeForms checks the bytes, after the caller has its session
-        });
-        state.captured = { form, bytes: r.bytes, unchecked: true };
-        return r.session;
-      } catch (e) {
-        if (e?.code === 'FORM_SELF_TEST' && e.details?.session) {
-          state.captured = { form, bytes: null }; // onnxruntime wrote nothing usable: a tombstone
-          return e.details.session;
-        }
-        if (e?.code === 'FORMS_OFF') {
-          // onnxruntime-web picked its loader before this one: off for the rest of this page
-          realm = Promise.resolve({ ok: false, why: e.details?.reason, error: e });
-          warnFormsOff(e, onWarning);
-          return ort.InferenceSession.create(bytes, so);
-        }
-        throw e;
-      }
+    /** The core named this form for the original being served: captured in storeForms. */
+    captureLater(form) {
+      state.captured = { form, later: true };
     },
     onNote: (a) => emit(noteEvent(a)),
   };
@@ -228,15 +204,10 @@ export async function storeForms({
   const reportJson = JSON.stringify(original.report);
   while (cap) {
     const format = formName(cap.form);
-    let bytes = cap.bytes;
-    if (bytes && cap.unchecked) {
-      try {
-        await selfTest(bytes, format);
-      } catch {
-        bytes = null; // onnxruntime wrote nothing usable: a tombstone
-      }
-    }
+    const later = !!cap.later;
+    let bytes = later ? null : cap.bytes;
     if (bytes && cap.form === FORM.onnx) bytes = await stamped(core, bytes, forms, original.sha256);
+    let off = false;
     const machine = new LoadMachine(core.m, cache.index, {
       source: 'form',
       raw: original.key,
@@ -246,6 +217,9 @@ export async function storeForms({
       facts: factsOf(original.report),
       sourceSha256: original.sha256,
       bytesLength: bytes?.byteLength ?? 0,
+      // captured under the key's lock once the sync shows no verdict for
+      // these bytes: a second tab waits, then takes the first one's verdict
+      flags: later ? LOAD_FLAG.CAPTURE_LATER : 0,
     });
     let r;
     try {
@@ -254,7 +228,7 @@ export async function storeForms({
         core,
         cache,
         ort,
-        bytes: bytes ?? new Uint8Array(0),
+        bytes: bytes ?? (later ? undefined : new Uint8Array(0)),
         url: original.url,
         debug,
         onWarning,
@@ -262,34 +236,56 @@ export async function storeForms({
         forms: {
           format,
           formReport: reportJson,
+          async capture(form) {
+            const c = await captureTier(ort, original.bytes, form, forms, sessionOptions, onWarning);
+            if (!c) {
+              off = true;
+              throw new Error('forms went off in this page');
+            }
+            bytes = c.bytes && form === FORM.onnx ? await stamped(core, c.bytes, forms, original.sha256) : c.bytes;
+            return bytes;
+          },
           verify: (session) => verify(ort, core, session, bytes, original, sessionOptions, probe),
           onNote: (a) => emit(noteEvent(a)),
         },
       });
     } catch (e) {
-      console.warn(`ortkeep: the .${format} form of ${original.url} was not stored (${e?.message ?? e})`);
+      if (!off) console.warn(`ortkeep: the .${format} form of ${original.url} was not stored (${e?.message ?? e})`);
       return out;
     }
     const info = r.info;
     if (info.formStatus === FORM_STATUS.FAILED) out.failed.push({ form: format, reason: reasonName(info.formReason) });
     else if (info.formStatus === FORM_STATUS.VERIFIED) out.stored = format;
-    if (!info.nextForm) return out;
-    // the next tier, captured from the original now (its session is not kept)
-    try {
-      const c = await captureOptimized(ort, original.bytes, {
-        level: forms.level,
-        format: formName(info.nextForm),
-        sessionOptions,
-        loader: forms.loader,
-      });
-      await c.session.release();
-      cap = { form: info.nextForm, bytes: c.bytes };
-    } catch (e) {
-      if (e?.details?.session) await e.details.session.release().catch(() => {});
-      cap = e?.code === 'FORMS_OFF' ? null : { form: info.nextForm, bytes: null };
-    }
+    // the next tier the core names, captured (under the lock) by the next FORM load
+    cap = info.nextForm ? { form: info.nextForm, later: true } : null;
   }
   return out;
+}
+
+/**
+ * One tier captured from the original's bytes: a session created with
+ * onnxruntime's optimized-model writer on (then released) and the artifact
+ * self-tested. bytes null: onnxruntime wrote nothing usable or could not
+ * create the session (a tombstone for this tier); null: forms went off in
+ * this page (onnxruntime-web started with another loader), said once.
+ */
+async function captureTier(ort, originalBytes, form, forms, sessionOptions, onWarning) {
+  try {
+    const c = await captureOptimized(ort, originalBytes, {
+      level: forms.level,
+      format: formName(form),
+      sessionOptions,
+      loader: forms.loader,
+    });
+    await c.session.release();
+    return { form, bytes: c.bytes };
+  } catch (e) {
+    if (e?.details?.session) await e.details.session.release().catch(() => {});
+    if (e?.code !== 'FORMS_OFF') return { form, bytes: null };
+    realm = Promise.resolve({ ok: false, why: e.details?.reason, error: e });
+    warnFormsOff(e, onWarning);
+    return null;
+  }
 }
 
 /** The .onnx form with the normalization stamp as its last metadata_props entry. */

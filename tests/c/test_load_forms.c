@@ -405,6 +405,73 @@ static void test_facts_and_failed_capture(void) {
     world_free(&w);
 }
 
+/* A FORM load that captures under the key's lock (CAPTURE_LATER): the
+ * capture is asked for only when no verdict stands for these bytes, so a
+ * second tab takes the first one's verdict without capturing; a capture
+ * that wrote nothing usable is a tombstone; an abort while capturing
+ * stores nothing. */
+static void test_capture_later(void) {
+    world w;
+    ok_load_params p = url_params(), f = form_params(OK_FORM_ONNX, sha_a, 0);
+    ok_manifest m;
+    f.flags = OK_LOAD_CAPTURE_LATER;
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.done);
+    CHECK_EQ_INT(w.pg.captures, 1);
+    CHECK_EQ_INT(w.pg.captured_form, OK_FORM_ONNX);
+    CHECK_EQ_INT(w.pg.verifies, 1);
+    CHECK(stored_form(&w.db, OK_FORM_ONNX, &m));
+    CHECK_EQ_INT(m.form_status, OK_FORM_VERIFIED);
+    CHECK_EQ_INT(m.total_size, len_opt);
+    ok_manifest_free(&m);
+    CHECK(forms_whole(&w.db));
+    /* another tab's FORM load: the verdict stands, nothing is captured */
+    {
+        size_t writes = (size_t)w.db.writes;
+        fx_run(&w.pg, &f);
+        CHECK(w.pg.done);
+        CHECK_EQ_INT(w.pg.captures, 0);
+        CHECK_EQ_INT(w.pg.verifies, 0);
+        CHECK_EQ_INT((size_t)w.db.writes, writes);
+    }
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, opt_a, len_opt));
+    world_free(&w);
+
+    /* onnxruntime wrote nothing usable: a tombstone, the next tier named */
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    w.pg.form_bytes = NULL;
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.done);
+    CHECK_EQ_INT(w.pg.captures, 1);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_FAILED);
+    CHECK_EQ_INT(w.pg.note_reasons[0], OK_REASON_FORM_CAPTURE);
+    CHECK(forms_whole(&w.db));
+    world_free(&w);
+
+    /* aborted while capturing: nothing stored, the next try captures */
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    w.pg.abort_in_state = OK_LOAD_STATE_CAPTURING;
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.failed);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_NONE);
+    CHECK_EQ_INT(fx_orphans(&w.db), 0);
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.done);
+    CHECK_EQ_INT(w.pg.captures, 1);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
+    world_free(&w);
+}
+
 /* Bad parameters are refused. */
 static void test_params(void) {
     ok_cache *c = NULL;
@@ -423,7 +490,19 @@ static void test_params(void) {
     CHECK_EQ_INT(ok_load_new(c, &f, &l), OK_OK);
     CHECK_EQ_INT(ok_load_form_verified(l, OK_VERDICT_EQUAL, 1, 0), OK_ERR_STATE);
     CHECK_EQ_INT(ok_load_capture_form(l, 0, 0), OK_FORM_ORIGINAL);
+    CHECK_EQ_INT(ok_load_captured(l, 10), OK_ERR_STATE);
     ok_load_free(l);
+    /* a capture later is a FORM load's, with no bytes yet */
+    f.flags = OK_LOAD_CAPTURE_LATER;
+    CHECK_EQ_INT(ok_load_new(c, &f, &l), OK_ERR_INVALID_ARG);
+    f.bytes_len = 0;
+    CHECK_EQ_INT(ok_load_new(c, &f, &l), OK_OK);
+    ok_load_free(l);
+    {
+        ok_load_params u = url_params();
+        u.flags = OK_LOAD_CAPTURE_LATER;
+        CHECK_EQ_INT(ok_load_new(c, &u, &l), OK_ERR_INVALID_ARG);
+    }
     ok_cache_close(c);
 }
 
@@ -542,6 +621,7 @@ int main(void) {
     test_ort_serves_and_refusal();
     test_rotten_form_falls_back();
     test_facts_and_failed_capture();
+    test_capture_later();
     test_params();
     test_form_manifests();
     test_crash_anywhere();

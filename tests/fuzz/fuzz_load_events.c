@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     ok_cache_actions_clear(k);
     while (c.n) {
-        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 29;
+        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 30;
         ok_load *x = l[which];
         size_t len;
         const uint8_t *bytes;
@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             p.integrity = pick(&c, sris, 5);
             p.mode = take(&c, 1) % 6;
             p.chunk_size = take(&c, 1) & 1 ? 4096 : 0;
-            p.flags = take(&c, 1) % 8;
+            p.flags = take(&c, 1) % 32; /* CAPTURE_LATER (16) included */
             p.bytes_len = take(&c, 2);
             if (p.owner == x) p.owner = NULL; /* freed just below */
             if (x) ok_load_free(x);
@@ -164,6 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (p) ok_load_adopt_part(x, p);
             break;
         }
+        case 28: ok_load_captured(x, take(&c, 1) & 1 ? take(&c, 2) : 0); break;
         default: {
             ok_load_info info;
             ok_load_info_get(x, &info);

@@ -202,6 +202,12 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         pg->served_len = (size_t)value;
         FX_EV(ok_load_session_timed, l, 1, value2 < OK_FORM_COUNT ? pg->create_us[value2] : 0);
         return 0;
+    case OK_ACT_CAPTURE_FORM:
+        /* the capture onnxruntime writes (form_len 0: nothing usable) */
+        pg->captures++;
+        pg->captured_form = (uint32_t)value;
+        FX_EV(ok_load_captured, l, pg->form_bytes ? pg->form_len : 0);
+        return 0;
     case OK_ACT_VERIFY_FORM:
         pg->verifies++;
         FX_EV(ok_load_form_verified, l, pg->verdict ? pg->verdict : OK_VERDICT_EQUAL, pg->orig_create_us,

@@ -51,7 +51,7 @@ void fx_reset_outcome(fx_page *pg) {
     pg->n_warns = 0;
     pg->sessions = pg->released = 0;
     pg->served_len = 0;
-    pg->n_notes = pg->verifies = 0;
+    pg->n_notes = pg->verifies = pg->captures = 0;
     pg->created_form = pg->capture = 0;
     pg->parts_mode = 0;
     pg->parts_intact = 0;

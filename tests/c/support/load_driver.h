@@ -70,6 +70,8 @@ typedef struct {
     uint32_t created_form; /* the form of the last session created */
     uint32_t capture;      /* ok_load_capture_form at the last original */
     int verifies;
+    int captures;           /* CAPTURE_FORM actions answered */
+    uint32_t captured_form; /* the form the last one named */
     uint32_t notes[16], note_reasons[16];
     uint64_t note_values[16];
     int n_notes;
