@@ -56,8 +56,8 @@ export interface LoadOptions extends ort.InferenceSession.SessionOptions {
   /**
    * Optimized forms (on by default in browsers; false turns them off): options, or true. The
    * first load captures onnxruntime's optimized model in the background after the caller has its
-   * session (formsReady settles when done); the capture is kept once a session from it at 'disabled' gives the original's outputs on probe inputs
-   * and creates faster; later loads serve it. Needs IndexedDB, and ortkeep's load() before the
+   * session (formsReady settles when done); the capture is kept once a session from it at
+   * 'disabled' gives the original's outputs on probe inputs and creates faster; later loads serve it. Needs IndexedDB, and ortkeep's load() before the
    * page's first onnxruntime-web session (onnxruntime-web picks its loader once); otherwise one
    * FORMS_OFF warning says why and what to do.
    */
@@ -373,7 +373,7 @@ export declare class Session {
   readonly outputNames: readonly string[];
   readonly info: SessionInfo;
   readonly pool: TensorPool;
-  /** settles when ortkeep's background work for this load (storing and verifying forms) is done; never rejects */
+  /** settles when ortkeep's background work for this load (capturing, verifying and storing forms) is done; never rejects */
   readonly formsReady: Promise<{
     stored: FormName | null;
     failed: Array<{ form: FormName; reason: string }>;

@@ -254,7 +254,7 @@ async function loadFresh(src, options, signal) {
       boundToDevice: boundToDevice(sessionOptions),
     },
   );
-  /** Settles when ortkeep's background work for this load (storing and verifying forms) is done. */
+  /** Settles when ortkeep's background work for this load (capturing, verifying and storing forms) is done. */
   Object.defineProperty(session, 'formsReady', { value: formsReady });
   return session;
 }
