@@ -184,12 +184,6 @@ ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us) {
     }
     l->session_live = 1;
     if (l->tier == OK_TIER_INDEXEDDB) return ok_ld_leave(l, done_hit(l));
-    if (l->storing && l->write_id && (l->w_pending || l->queued < l->cut)) {
-        /* chunks still landing (finish_before_writes): COMMIT after the last */
-        l->commit_waiting = 1;
-        l->state = OK_LOAD_STATE_COMMITTING;
-        return ok_ld_leave(l, OK_OK);
-    }
     if (l->storing && l->write_id) return ok_ld_leave(l, ok_ld_commit(l));
     return ok_ld_leave(l, ok_ld_done(l));
 }

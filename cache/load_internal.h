@@ -106,8 +106,6 @@ struct ok_load {
     /* the one outstanding write */
     uint32_t w_type, w_chunk;
     int w_pending;
-    uint32_t w_stray;   /* writes given up on (ok_ld_end_write) whose acks are still to come */
-    int commit_waiting; /* the session exists; COMMIT waits for the last chunk to land */
     int marker_pending; /* STREAM waits for the PENDING marker's ack */
 
     /* result */

@@ -67,8 +67,6 @@ ok_status ok_ld_end_write(ok_load *l, int keep) {
     if (pst) return pst;
     l->write_id = 0;
     l->storing = 0;
-    /* a chunk JS is still writing: its ack comes later and is let be */
-    if (l->w_pending) l->w_stray++;
     l->w_pending = 0;
     l->marker_pending = 0;
     if (!e) return OK_OK;

@@ -7,21 +7,13 @@
 
 static ok_status finish_stream(ok_load *l);
 
-/* A URL load's body that is whole goes on to its checks and its session
- * while its last chunks are still being stored (COMMIT waits for them): on
- * a fast link the writes, not the network, were the critical path. A
- * resumed body waits for its writes (its digest may send it back to a
- * clean download). */
-static int finish_before_writes(const ok_load *l) {
-    return l->source == OK_SOURCE_URL && !l->resumed_from && !l->resuming;
-}
-
 /* Emit the next write when none is outstanding: a complete chunk waiting
- * in the backlog; once the body ended and every chunk landed (or at once,
- * finish_before_writes), the end of the stream. */
+ * in the backlog, or -- once the body ended and every chunk landed -- the
+ * end of the stream. */
 ok_status ok_ld_pump(ok_load *l) {
     ok_entry *e = ok_ld_entry_of(l, l->write_id);
-    if (!l->w_pending && l->storing && e && l->queued < l->cut) {
+    if (l->w_pending) return OK_OK;
+    if (l->storing && e && l->queued < l->cut) {
         uint32_t idx = l->queued;
         uint64_t len = ok_entry_chunk_len(e, idx);
         uint32_t old = e->stored_count;
@@ -43,10 +35,10 @@ ok_status ok_ld_pump(ok_load *l) {
         l->w_pending = 1;
         l->w_type = OK_ACT_STORE_CHUNK;
         l->w_chunk = idx;
+        return OK_OK;
     }
-    if (!l->ended || l->state != OK_LOAD_STATE_STREAMING) return OK_OK;
-    if ((l->w_pending || (l->storing && l->queued < l->cut)) && !finish_before_writes(l)) return OK_OK;
-    return finish_stream(l);
+    if (l->ended) return finish_stream(l);
+    return OK_OK;
 }
 
 /* A chunk boundary was reached (or the body ended mid-chunk). */

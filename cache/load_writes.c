@@ -60,18 +60,6 @@ static ok_status redo_write(ok_load *l, uint32_t type) {
     return st;
 }
 
-/* A chunk landed (or was given up on) after the body was whole, while the
- * bytes are checked and the session created: store the next; once the
- * session waits (commit_waiting) and nothing is left, COMMIT (or serve
- * uncached when storing stopped). */
-static ok_status chunks_after_stream(ok_load *l) {
-    ok_status st = ok_ld_pump(l);
-    if (st || l->w_pending || !l->commit_waiting) return st;
-    if (l->storing && l->queued < l->cut) return OK_OK;
-    l->commit_waiting = 0;
-    return ok_ld_commit(l);
-}
-
 /* After the write outstanding was settled (landed, or given up on): what
  * the state waits for next. */
 static ok_status after_write(ok_load *l, uint32_t type) {
@@ -94,17 +82,7 @@ static ok_status after_write(ok_load *l, uint32_t type) {
         return ok_ld_send_fetch(l, l->received, OK_FETCH_RANGE);
     }
     if (l->state == OK_LOAD_STATE_STREAMING) return ok_ld_pump(l);
-    if (type == OK_ACT_STORE_CHUNK) return chunks_after_stream(l);
     return OK_OK;
-}
-
-/* The ack of a write the machine gave up on (ok_ld_end_write while JS was
- * still writing it): acks come in the order the writes were queued, so the
- * stray ones come first. */
-static int stray_ack(ok_load *l) {
-    if (!l->w_stray) return 0;
-    l->w_stray--;
-    return 1;
 }
 
 ok_status ok_load_written(ok_load *l) {
@@ -112,7 +90,6 @@ ok_status ok_load_written(ok_load *l) {
     uint32_t type;
     ok_status st = OK_OK;
     if (!l) return OK_ERR_INVALID_ARG;
-    if (stray_ack(l)) return OK_OK;
     if (!l->w_pending) return OK_ERR_STATE;
     ok_ld_bind_queue(l);
     l->w_pending = 0;
@@ -130,7 +107,6 @@ ok_status ok_load_write_failed(ok_load *l, uint32_t kind) {
     ok_status st = OK_OK;
     int redo = 0, marker;
     if (!l) return OK_ERR_INVALID_ARG;
-    if (stray_ack(l)) return OK_OK;
     if (!l->w_pending) return OK_ERR_STATE;
     ok_ld_bind_queue(l);
     l->w_pending = 0;

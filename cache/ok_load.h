@@ -12,14 +12,10 @@
  *
  * The JS contract:
  *   - write actions (WRITE_MANIFEST, STORE_CHUNK, COMMIT) are acked with
- *     ok_load_written / ok_load_write_failed; the machine has at most one
- *     write outstanding, so a failed write never has a later write of the
- *     same load queued behind it. WRITE_MANIFEST and COMMIT are acked
- *     before the next action is carried out; a STORE_CHUNK may stay in
- *     flight while JS reads on, checks the bytes and creates the session
- *     (a URL load's body that is whole does not wait for its writes;
- *     COMMIT waits for the last one), as long as every other storage
- *     action waits for it to land and its ack comes in queue order;
+ *     ok_load_written / ok_load_write_failed before the next action is
+ *     carried out; the machine has at most one write outstanding, so a
+ *     failed write never has a later write of the same load queued behind
+ *     it;
  *   - network pieces are fed only when the queue is empty (storage applies
  *     back-pressure to the network); one piece may be handed in several
  *     calls back to back (complete chunks then wait in a backlog);

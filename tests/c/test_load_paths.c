@@ -98,57 +98,6 @@ static void test_miss_then_hit(void) {
     world_free(&w);
 }
 
-/* Chunk writes in flight (as the JS driver keeps them): the body that is
- * whole goes on to its checks and its session while its last chunks are
- * still being written; the entry commits only after the last one landed;
- * a write that fails then (quota with nothing to evict) leaves the model
- * served uncached; a session refused then leaves nothing behind. */
-static void test_session_while_chunks_land(void) {
-    world w;
-    ok_load_params p = url_params();
-    world_init(&w, model_a, len_a, "\"v1\"", NULL);
-    w.pg.lazy_chunk_acks = 1;
-    fx_run(&w.pg, &p);
-    CHECK(served(&w.pg, model_a, len_a));
-    CHECK_EQ_INT(w.pg.created_while_writing, 1);
-    CHECK(w.pg.done_flags & OK_DONE_STORED);
-    CHECK_EQ_INT(w.db.chunks.n, (len_a + CS - 1) / CS);
-    check_clean(&w, model_a, len_a);
-    fx_run(&w.pg, &p);
-    CHECK(served(&w.pg, model_a, len_a));
-    CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
-    world_free(&w);
-
-    /* the quota runs out at the last chunks, after the session started
-     * (the estimate said there was room) */
-    world_init(&w, model_a, len_a, "\"v1\"", NULL);
-    w.pg.lazy_chunk_acks = 1;
-    w.db.quota = len_a - CS / 2;
-    w.db.estimate_slack = 2 * CS;
-    fx_run(&w.pg, &p);
-    CHECK(served(&w.pg, model_a, len_a));
-    CHECK(fx_warned(&w.pg, OK_WARN_QUOTA));
-    CHECK_EQ_INT(w.pg.created_while_writing, 1);
-    CHECK(!(w.pg.done_flags & OK_DONE_STORED));
-    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 0);
-    CHECK_EQ_INT(fx_orphans(&w.db), 0);
-    CHECK_EQ_INT(w.db.chunks.n, 0);
-    world_free(&w);
-
-    /* onnxruntime refuses the bytes while chunks are landing */
-    world_init(&w, model_a, len_a, "\"v1\"", NULL);
-    w.pg.lazy_chunk_acks = 1;
-    w.pg.refuse_sessions = 1;
-    fx_run(&w.pg, &p);
-    CHECK(w.pg.failed);
-    CHECK_EQ_INT(w.pg.fail_code, OK_ERR_SESSION_CREATE);
-    CHECK_EQ_INT(w.pg.created_while_writing, 1);
-    CHECK(!w.pg.stuck);
-    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 0);
-    CHECK_EQ_INT(fx_orphans(&w.db), 0);
-    world_free(&w);
-}
-
 static void test_html_fallback_never_stored(void) {
     world w;
     ok_load_params p = url_params();
@@ -788,7 +737,6 @@ int main(void) {
     model_a = fx_model(10 * CS + 123, 1, &len_a);
     model_b = fx_model(10 * CS + 123, 2, &len_b); /* same size */
     test_miss_then_hit();
-    test_session_while_chunks_land();
     test_html_fallback_never_stored();
     test_statuses();
     test_cut_resumes_with_strong_etag();

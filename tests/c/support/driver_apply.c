@@ -9,51 +9,6 @@
 #include "onnx_reader.h"
 #include "sha256.h"
 
-/* What js/cache/load-driver.js sends to storage (its STORE_ACTIONS): the
- * chunk write in flight lands before any of them starts. */
-static int is_storage(uint32_t type) {
-    switch (type) {
-    case OK_ACT_LOCK:
-    case OK_ACT_SYNC_INDEX:
-    case OK_ACT_ESTIMATE_QUOTA:
-    case OK_ACT_READ_CHUNKS:
-    case OK_ACT_READ_META:
-    case OK_ACT_WRITE_MANIFEST:
-    case OK_ACT_STORE_CHUNK:
-    case OK_ACT_COMMIT:
-    case OK_ACT_DELETE_CHUNKS:
-    case OK_ACT_DROP_ENTRY:
-    case OK_ACT_CLEAR_ALL:
-    case OK_ACT_REOPEN: return 1;
-    default: return 0;
-    }
-}
-
-/* Keep a STORE_CHUNK in flight: its name and manifest copied, offsets
- * rewritten into the copy. */
-static void hold(fx_page *pg, const ok_action *a, const uint8_t *data) {
-    pg->held = 1;
-    pg->held_a = *a;
-    pg->held_data = fx_malloc((size_t)a->name_len + a->blob_len + 1);
-    memcpy(pg->held_data, data + a->name_off, a->name_len);
-    memcpy(pg->held_data + a->name_len, data + a->blob_off, a->blob_len);
-    pg->held_a.name_off = 0;
-    pg->held_a.blob_off = a->name_len;
-    pg->held_a.aux_len = 0;
-}
-
-int fx_land_held(fx_page *pg, ok_load *l, fx_stream *s) {
-    int rc, lazy = pg->lazy_chunk_acks;
-    if (!pg->held) return 0;
-    pg->held = 0;
-    pg->lazy_chunk_acks = 0;
-    rc = fx_apply(pg, l, &pg->held_a, pg->held_data, s);
-    pg->lazy_chunk_acks = lazy;
-    free(pg->held_data);
-    pg->held_data = NULL;
-    return rc;
-}
-
 /* Carry out one action; returns 0, or -1 when the page "crashed". */
 int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, fx_stream *s) {
     fx_db *d = pg->db;
@@ -62,11 +17,6 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
     uint64_t value2 = (uint64_t)a->value2_lo | (uint64_t)a->value2_hi << 32;
     int rc;
     uint32_t i;
-    if (pg->held && is_storage(a->type) && fx_land_held(pg, l, s) < 0) return -1;
-    if (pg->lazy_chunk_acks && a->type == OK_ACT_STORE_CHUNK) {
-        hold(pg, a, data);
-        return 0;
-    }
     fx_str(data, a->name_off, a->name_len, name, sizeof name);
     if (getenv("FX_TRACE"))
         fprintf(stderr, "  action %u name=%s chunk=%u..%u value=%llu value2=%llu flags=%u\n", a->type, name,
@@ -235,7 +185,6 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         /* value2: the form (an optimized one is created at 'disabled'); an
          * original is asked which form to capture, as JS does */
         pg->created_form = (uint32_t)value2;
-        if (pg->held) pg->created_while_writing++;
         if (!value2 && pg->n_parts) {
             int pr = fx_load_parts(pg, l);
             if (pr) return pr < 0 ? -1 : 0;

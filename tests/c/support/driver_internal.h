@@ -23,8 +23,5 @@ void fx_fetch(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, 
 void fx_feed(fx_page *pg, ok_load *l, fx_stream *s);
 /* Carry out one action; returns 0, or -1 when the page "crashed". */
 int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, fx_stream *s);
-/* Land the chunk write in flight (lazy_chunk_acks) and ack it: 0, or -1
- * when the page "crashed". */
-int fx_land_held(fx_page *pg, ok_load *l, fx_stream *s);
 
 #endif

@@ -30,9 +30,6 @@ void fx_page_init(fx_page *pg, fx_db *db, fx_server *srv, uint64_t seed) {
     pg->srv = srv;
     pg->abort_in_state = -1;
     pg->piece = 1000;
-    /* every load test runs twice (CMakeLists.txt): writes acked at once,
-     * and chunk writes in flight while the load goes on */
-    pg->lazy_chunk_acks = getenv("FX_LAZY_CHUNK_ACKS") != NULL;
     if (ok_cache_open(&pg->c, 0, seed) != OK_OK) abort();
 }
 
@@ -54,7 +51,7 @@ void fx_reset_outcome(fx_page *pg) {
     pg->n_warns = 0;
     pg->sessions = pg->released = 0;
     pg->served_len = 0;
-    pg->n_notes = pg->verifies = pg->captures = pg->created_while_writing = 0;
+    pg->n_notes = pg->verifies = pg->captures = 0;
     pg->created_form = pg->capture = 0;
     pg->parts_mode = 0;
     pg->parts_intact = 0;
@@ -266,22 +263,10 @@ void fx_drive(fx_page *pg, ok_load *l, const ok_load_params *p, ok_load **keep) 
             fx_feed(pg, l, &s);
             continue;
         }
-        if (pg->held) {
-            /* nothing else to do: the write in flight lands */
-            if (fx_land_held(pg, l, &s) < 0) {
-                pg->crashed = 1;
-                break;
-            }
-            continue;
-        }
         if (info.state == OK_LOAD_STATE_DONE || info.state == OK_LOAD_STATE_FAILED) break;
         pg->stuck = 1;
         break;
     }
-    /* a crash or a stall with a write in flight: it never lands */
-    free(pg->held_data);
-    pg->held_data = NULL;
-    pg->held = 0;
     fx_batch_free(head);
     if (keep) *keep = l;
     else ok_load_free(l);

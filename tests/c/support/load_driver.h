@@ -43,16 +43,6 @@ typedef struct {
     size_t piece;        /* body piece size */
     int split;           /* hand each piece in two calls back to back, as
                               JS does with pieces over 1 MiB */
-    int lazy_chunk_acks; /* STORE_CHUNK is written and acked only when the
-                            page has nothing else to do or another storage
-                            action comes (as js/cache/load-driver.js keeps
-                            one chunk write in flight while it reads on,
-                            checks the bytes and creates the session) */
-    /* the chunk write in flight (lazy_chunk_acks): the action, its name
-     * and manifest copied (offsets into held_data) */
-    int held;
-    ok_action held_a;
-    uint8_t *held_data;
     /* the load's model buffer */
     uint8_t *buf;
     size_t buf_len, buf_cap;
@@ -80,9 +70,8 @@ typedef struct {
     uint32_t created_form; /* the form of the last session created */
     uint32_t capture;      /* ok_load_capture_form at the last original */
     int verifies;
-    int created_while_writing; /* CREATE_SESSION with a chunk write in flight */
-    int captures;              /* CAPTURE_FORM actions answered */
-    uint32_t captured_form;    /* the form the last one named */
+    int captures;           /* CAPTURE_FORM actions answered */
+    uint32_t captured_form; /* the form the last one named */
     uint32_t notes[16], note_reasons[16];
     uint64_t note_values[16];
     int n_notes;
