@@ -26,8 +26,6 @@ const SAVE_FORMAT = { onnx: 'ONNX', ort: 'ORT' };
  *   not derive from must be derived in the page and its loader cannot be found
  * @property {import('./capture-loader.js').CaptureManifest} [manifest] the build's manifest, if already read
  * @property {import('./capture-loader.js').CaptureLoader} [loader] the loader captureLoader() installed
- * @property {boolean} [check] run the self-test here (default true); false: the caller runs selfTest() before it
- *   trusts the bytes (load() does, off the caller's critical path: it reads the whole form)
  */
 
 /**
@@ -102,7 +100,6 @@ export async function captureOptimized(ort, modelBytes, options = {}) {
     );
   }
   const { bytes } = files[0];
-  if (options.check === false) return { session, bytes, createMs, format, level, loader: loader.file, found: null };
   let found;
   try {
     found = await selfTest(bytes, format);

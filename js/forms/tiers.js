@@ -156,7 +156,7 @@ export function formHooks(ort, forms, emit, core, onWarning) {
     },
     /** The core named this form for the original being served: captured in storeForms. */
     captureLater(form) {
-      state.captured = { form, later: true };
+      state.captured = { form };
     },
     onNote: (a) => emit(noteEvent(a)),
   };
@@ -200,26 +200,23 @@ export async function storeForms({
   await new Promise((resolve) => setTimeout(resolve, 0));
   // every session this creates and runs takes turns with the caller's calls
   ort = backgroundOrt(ort);
-  let cap = first;
   const reportJson = JSON.stringify(original.report);
-  while (cap) {
-    const format = formName(cap.form);
-    const later = !!cap.later;
-    let bytes = later ? null : cap.bytes;
-    if (bytes && cap.form === FORM.onnx) bytes = await stamped(core, bytes, forms, original.sha256);
+  // each tier is captured by its FORM load, under the key's lock, once the
+  // sync shows no verdict for these bytes: a second tab waits, then takes
+  // the first one's verdict
+  for (let form = first.form; form; ) {
+    const format = formName(form);
+    let bytes = null; // the capture, once CAPTURE_FORM made it
     let off = false;
     const machine = new LoadMachine(core.m, cache.index, {
       source: 'form',
       raw: original.key,
       url: original.url,
       formCtx: forms.ctx,
-      form: cap.form,
+      form,
       facts: factsOf(original.report),
       sourceSha256: original.sha256,
-      bytesLength: bytes?.byteLength ?? 0,
-      // captured under the key's lock once the sync shows no verdict for
-      // these bytes: a second tab waits, then takes the first one's verdict
-      flags: later ? LOAD_FLAG.CAPTURE_LATER : 0,
+      flags: LOAD_FLAG.CAPTURE_LATER,
     });
     let r;
     try {
@@ -228,7 +225,6 @@ export async function storeForms({
         core,
         cache,
         ort,
-        bytes: bytes ?? (later ? undefined : new Uint8Array(0)),
         url: original.url,
         debug,
         onWarning,
@@ -236,13 +232,13 @@ export async function storeForms({
         forms: {
           format,
           formReport: reportJson,
-          async capture(form) {
-            const c = await captureTier(ort, original.bytes, form, forms, sessionOptions, onWarning);
-            if (!c) {
+          async capture(named) {
+            const captured = await captureTier(ort, original.bytes, named, forms, sessionOptions, onWarning);
+            if (captured === undefined) {
               off = true;
               throw new Error('forms went off in this page');
             }
-            bytes = c.bytes && form === FORM.onnx ? await stamped(core, c.bytes, forms, original.sha256) : c.bytes;
+            bytes = captured && named === FORM.onnx ? await stamped(core, captured, forms, original.sha256) : captured;
             return bytes;
           },
           verify: (session) => verify(ort, core, session, bytes, original, sessionOptions, probe),
@@ -256,8 +252,7 @@ export async function storeForms({
     const info = r.info;
     if (info.formStatus === FORM_STATUS.FAILED) out.failed.push({ form: format, reason: reasonName(info.formReason) });
     else if (info.formStatus === FORM_STATUS.VERIFIED) out.stored = format;
-    // the next tier the core names, captured (under the lock) by the next FORM load
-    cap = info.nextForm ? { form: info.nextForm, later: true } : null;
+    form = info.nextForm; // the next tier the core names (0: none)
   }
   return out;
 }
@@ -265,9 +260,9 @@ export async function storeForms({
 /**
  * One tier captured from the original's bytes: a session created with
  * onnxruntime's optimized-model writer on (then released) and the artifact
- * self-tested. bytes null: onnxruntime wrote nothing usable or could not
- * create the session (a tombstone for this tier); null: forms went off in
- * this page (onnxruntime-web started with another loader), said once.
+ * self-tested: its bytes; null: onnxruntime wrote nothing usable or could
+ * not create the session (a tombstone for this tier); undefined: forms went
+ * off in this page (onnxruntime-web started with another loader), said once.
  */
 async function captureTier(ort, originalBytes, form, forms, sessionOptions, onWarning) {
   try {
@@ -278,13 +273,13 @@ async function captureTier(ort, originalBytes, form, forms, sessionOptions, onWa
       loader: forms.loader,
     });
     await c.session.release();
-    return { form, bytes: c.bytes };
+    return c.bytes;
   } catch (e) {
     if (e?.details?.session) await e.details.session.release().catch(() => {});
-    if (e?.code !== 'FORMS_OFF') return { form, bytes: null };
+    if (e?.code !== 'FORMS_OFF') return null;
     realm = Promise.resolve({ ok: false, why: e.details?.reason, error: e });
     warnFormsOff(e, onWarning);
-    return null;
+    return undefined;
   }
 }
 
