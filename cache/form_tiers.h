@@ -1,6 +1,6 @@
 /* The optimized forms' tier policy, private to the cache sources: keys of
  * forms, which stored form serves, which tier to capture next, and what a
- * verification's verdict makes of a form. The load machine (load_machine.c)
+ * verification's verdict makes of a form. The load machine (cache/load_*.c)
  * carries these decisions through its states. */
 #ifndef ORTKEEP_FORM_TIERS_H
 #define ORTKEEP_FORM_TIERS_H

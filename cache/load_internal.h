@@ -139,7 +139,16 @@ struct ok_load {
     int parts_lost; /* URL: a data file could not be stored */
 };
 
-/* load_machine.c: helpers, lifecycle, events */
+/* The parts in layers, each calling only the ones listed above it. */
+
+/* load_keys.c: schemes, keys, the pending entry they name */
+int ok_ld_lower_prefix(const char *s, const char *p);
+uint32_t ok_ld_scheme_of(const char *url);
+char *ok_ld_strip_fragment(const char *url);
+ok_status ok_ld_make_keys(ok_load *l);
+ok_entry *ok_ld_pending_for(ok_load *l);
+
+/* load_base.c: actions, FAIL, warnings, entering and leaving an event */
 void ok_ld_sri_init(ok_load *l);
 void ok_ld_sri_final(ok_load *l, uint8_t *d);
 void ok_ld_args0(ok_act_args *a, uint32_t type);
@@ -151,6 +160,7 @@ void ok_ld_bind_queue(ok_load *l);
 void ok_ld_unbind_queue(ok_load *l);
 int ok_ld_finished(const ok_load *l);
 ok_status ok_ld_release_hit(ok_load *l);
+ok_status ok_ld_end_parts(ok_load *l, int keep);
 ok_status ok_ld_end_write(ok_load *l, int keep);
 ok_status ok_ld_fail(ok_load *l, ok_status code, uint32_t reason, uint64_t number);
 ok_status ok_ld_nomem(ok_load *l);
@@ -159,33 +169,14 @@ ok_status ok_ld_note(ok_load *l, uint32_t code, uint32_t reason, uint64_t number
 ok_status ok_ld_guard(ok_load *l, uint32_t state);
 ok_status ok_ld_leave(ok_load *l, ok_status st);
 
-/* load_keys.c: schemes and keys */
-int ok_ld_lower_prefix(const char *s, const char *p);
-uint32_t ok_ld_scheme_of(const char *url);
-char *ok_ld_strip_fragment(const char *url);
-ok_status ok_ld_make_keys(ok_load *l);
-
-/* load_lookup.c: lookup and sync */
-ok_entry *ok_ld_pending_for(ok_load *l);
-ok_status ok_ld_start_hit(ok_load *l, ok_entry *e);
-ok_status ok_ld_lookup(ok_load *l);
-ok_status ok_ld_admit_fetched(ok_load *l, int *refused);
-ok_status ok_ld_go_uncached(ok_load *l, uint32_t warning, uint32_t reason);
-ok_status ok_ld_io_trouble(ok_load *l, uint32_t kind, int *redo);
-
-/* load_read.c: reading stored bytes */
-ok_status ok_ld_drop_and_refetch(ok_load *l, uint32_t warning, uint32_t reason, uint64_t number);
-
-/* load_fetch.c: requests and responses */
+/* load_fetch.c: requests and a fresh entry */
 ok_status ok_ld_send_fetch(ok_load *l, uint64_t from, uint32_t flags);
 ok_status ok_ld_retry_later(ok_load *l, uint32_t reason, uint64_t number);
 void ok_ld_reset_stream(ok_load *l);
 ok_status ok_ld_refetch_plain(ok_load *l);
+ok_status ok_ld_begin_entry(ok_load *l);
 ok_status ok_ld_stream(ok_load *l);
 ok_status ok_ld_accept_fresh(ok_load *l);
-
-/* load_stream.c: the body */
-ok_status ok_ld_pump(ok_load *l);
 
 /* load_commit.c: session and commit */
 ok_status ok_ld_create_session(ok_load *l);
@@ -197,10 +188,30 @@ ok_status ok_ld_commit(ok_load *l);
 ok_status ok_ld_lookup_form_store(ok_load *l);
 ok_status ok_ld_form_commit(ok_load *l, uint32_t status, uint32_t reason);
 
+/* load_lookup.c: the lookup after the sync, falling back to uncached */
+ok_status ok_ld_push_reads(ok_load *l, const ok_entry *e, uint32_t from);
+ok_status ok_ld_start_hit(ok_load *l, ok_entry *e);
+ok_status ok_ld_lookup(ok_load *l);
+ok_status ok_ld_admit_fetched(ok_load *l, int *refused);
+ok_status ok_ld_go_uncached(ok_load *l, uint32_t warning, uint32_t reason);
+ok_status ok_ld_io_trouble(ok_load *l, uint32_t kind, int *redo);
+
 /* load_parts.c: data files */
-ok_status ok_ld_end_parts(ok_load *l, int keep);
 ok_status ok_ld_part_of_owner(ok_load *l, const ok_load_params *p);
 ok_status ok_ld_start_part(ok_load *l);
 ok_status ok_ld_part_complete(ok_load *l);
+
+/* load_read.c: reading stored bytes */
+ok_status ok_ld_drop_and_refetch(ok_load *l, uint32_t warning, uint32_t reason, uint64_t number);
+
+/* load_stream.c: the body */
+ok_status ok_ld_pump(ok_load *l);
+
+/* The events (ok_load_* in ok_load.h) live beside the steps they start; the
+ * parts that hold only events sit above all of these and no part calls them:
+ * load_sync.c (start, lock, sync, I/O failed), load_response.c (response,
+ * quota, fetch failed, waited), load_session.c (validated, session),
+ * load_writes.c (written, write failed), load_machine.c (new, free, abort,
+ * actions, info). */
 
 #endif

@@ -91,3 +91,12 @@ ok_status ok_ld_make_keys(ok_load *l) {
     }
     return OK_OK;
 }
+
+ok_entry *ok_ld_pending_for(ok_load *l) {
+    uint32_t i;
+    for (i = 0; i < l->n_keys; i++) {
+        ok_entry *e = ok_idx_find_pending(l->c, l->keys[i]);
+        if (e && !e->writing) return e;
+    }
+    return NULL;
+}

@@ -4,26 +4,6 @@
 
 #include "load_internal.h"
 
-/* Let go of the adopted parts: each kept if it can be resumed (completed)
- * later, else dropped. */
-ok_status ok_ld_end_parts(ok_load *l, int keep) {
-    while (l->n_parts) {
-        ok_entry *e = ok_ld_entry_of(l, l->parts[--l->n_parts]);
-        ok_status st;
-        if (!e) continue;
-        e->writing = 0;
-        if (keep && ok_entry_resumable(e) && e->stored_count) continue;
-        st = ok_q_push_drop(&l->q, e);
-        if (st) {
-            e->writing = 1;
-            l->n_parts++;
-            return st;
-        }
-        ok_idx_remove(l->c, e);
-    }
-    return OK_OK;
-}
-
 /* A DATA load takes what it is from the model's load: the model's key
  * (its content key when the model is not stored), SHA-256, flags, chunk
  * size and clock, and a mode that keeps the file as the model is kept. The

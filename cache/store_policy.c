@@ -26,7 +26,7 @@ int ok_store_delete_reopen(uint32_t io_fail, uint32_t reopens) {
 }
 
 int ok_store_is_cache_key(const char *s) {
-    /* the prefixes of the keys load_machine.c makes */
+    /* the prefixes of the keys load_keys.c makes */
     static const char *const prefixes[] = {"url:", "sha256:", "sha384:", "sha512:"};
     size_t i;
     if (!s) return 0;

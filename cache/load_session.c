@@ -1,0 +1,97 @@
+/* The load machine: the reader's verdict (VALIDATED) and the session's outcome
+ * (SESSION): serve, commit, or drop a stored copy onnxruntime refused. */
+#include <string.h>
+
+#include "load_internal.h"
+#include "form_tiers.h"
+
+ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset, const uint8_t *report, size_t n) {
+    ok_status st = ok_ld_guard(l, OK_LOAD_STATE_VALIDATING);
+    if (st) return st;
+    if (status != OK_OK && l->source == OK_SOURCE_FORM)
+        return ok_ld_leave(l, ok_ld_form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_CAPTURE));
+    if (status != OK_OK) {
+        st = ok_ld_end_write(l, 0);
+        if (!st)
+            st = ok_ld_fail(l, (ok_status)status, l->html ? OK_REASON_HTML : OK_REASON_NOT_A_MODEL, offset);
+        return ok_ld_leave(l, st);
+    }
+    if (!report || !n) return ok_ld_leave(l, OK_ERR_INVALID_ARG);
+    if (l->storing && n > OK_CACHE_MAX_REPORT) {
+        /* a report this big is not worth keeping: serve, store nothing */
+        st = ok_ld_go_uncached(l, OK_WARN_UNCACHED, OK_REASON_TOO_BIG);
+        if (st) return ok_ld_leave(l, st);
+    }
+    if (l->storing) {
+        ok_cache_free(l->report);
+        l->report = ok_cache_malloc(n);
+        if (!l->report) return ok_ld_leave(l, OK_ERR_NOMEM);
+        memcpy(l->report, report, n);
+    }
+    l->report_len = (uint32_t)n;
+    l->report_sum = ok_chunk_sum(report, n);
+    return ok_ld_leave(l, ok_ld_create_session(l));
+}
+
+/* The stored bytes were served: persist the LRU clock (in the background,
+ * after DONE) and let go of the read reference. */
+static ok_status done_hit(ok_load *l) {
+    ok_entry *e = ok_ld_entry_of(l, l->hit_id);
+    ok_status st = ok_ld_done(l);
+    if (l->form != OK_FORM_ORIGINAL) {
+        /* a form serves only beside its original: the original's clock is
+         * the one kept, so eviction takes a form before its original */
+        ok_entry *o = ok_ld_entry_of(l, l->orig_id);
+        if (o) {
+            o->last_used = l->now;
+            o->hit_count++;
+        }
+        if (!st) st = ok_ld_release_hit(l); /* the form's read reference */
+        e = o;
+    }
+    if (!st && e && !e->superseded) {
+        ok_act_args a;
+        ok_ld_args0(&a, OK_ACT_WRITE_MANIFEST);
+        st = ok_q_push_manifest(&l->q, a, e);
+        if (!st) {
+            l->w_pending = 1;
+            l->w_type = OK_ACT_WRITE_MANIFEST;
+        }
+    }
+    if (!st) st = ok_ld_release_hit(l);
+    return st;
+}
+
+ok_status ok_load_session(ok_load *l, int ok) { return ok_load_session_timed(l, ok, 0); }
+
+ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us) {
+    ok_status st;
+    if (!l) return OK_ERR_INVALID_ARG;
+    if (!l->session_pending) return OK_ERR_STATE;
+    l->session_pending = 0;
+    ok_ld_bind_queue(l);
+    if (l->state != OK_LOAD_STATE_CREATING) {
+        /* aborted meanwhile: the session must not live on */
+        st = ok ? ok_ld_push_simple(l, OK_ACT_RELEASE_SESSION, 0, 0, 0, NULL) : OK_OK;
+        ok_ld_unbind_queue(l);
+        return st == OK_ERR_NOMEM ? ok_ld_nomem(l) : st;
+    }
+    if (l->form != OK_FORM_ORIGINAL && ok) l->create_us = create_us;
+    if (l->source == OK_SOURCE_FORM) {
+        if (!ok) return ok_ld_leave(l, ok_ld_form_commit(l, OK_FORM_FAILED, OK_REASON_SESSION));
+        l->session_live = 1;
+        l->state = OK_LOAD_STATE_VERIFYING;
+        return ok_ld_leave(l, ok_ld_push_simple(l, OK_ACT_VERIFY_FORM, l->form, 0, 0, NULL));
+    }
+    if (!ok) {
+        if (l->tier == OK_TIER_INDEXEDDB)
+            return ok_ld_leave(l, ok_ld_drop_and_refetch(l, OK_WARN_REFUSED, OK_REASON_SESSION, 0));
+        st = ok_ld_end_write(l, 0);
+        if (!st) st = ok_ld_fail(l, OK_ERR_SESSION_CREATE, OK_REASON_SESSION, 0);
+        return ok_ld_leave(l, st);
+    }
+    l->session_live = 1;
+    if (l->tier == OK_TIER_INDEXEDDB) return ok_ld_leave(l, done_hit(l));
+    if (l->storing && l->write_id) return ok_ld_leave(l, ok_ld_commit(l));
+    return ok_ld_leave(l, ok_ld_done(l));
+}
