@@ -21,10 +21,11 @@
  * WebNN: an MLTensor is created for one exact dtype+shape, so there a free
  * tensor fits only with identical dtype and dims, and capacity = exact bytes.
  *
- * The verdicts on facts JS reports (pool_verdicts.c) sit on top of this file:
- * they call its okp_ helpers (tensor_pool_internal.h), and nothing here calls
- * them. So the dims learned for growing outputs and the settling of a
- * suspect slot, which ok_pool_output_auto and ok_pool_adopt use, are here.
+ * This file holds the pool's state: entries, pins, placing a tensor, each
+ * call's checks, the pool's lifecycle and queries. One run's calls
+ * (pool_run.c) sit on it and the verdicts on facts JS reports
+ * (pool_verdicts.c) on those; both call its okp_ helpers
+ * (tensor_pool_internal.h), and nothing here calls them.
  */
 #include "tensor_pool.h"
 #include "tensor_pool_internal.h"
@@ -33,7 +34,6 @@
 #include <string.h>
 
 /* ---- allocation, with a failure hook for tests ---- */
-
 static int alloc_fail_after = -1;
 
 void ok_pool_set_alloc_fail_after(int n) { alloc_fail_after = n < 0 ? -1 : n; }
@@ -49,7 +49,6 @@ static void *pool_calloc(size_t n, size_t size) { return alloc_allowed() ? callo
 static void *pool_realloc(void *q, size_t size) { return alloc_allowed() ? realloc(q, size) : NULL; }
 
 /* ---- sizes ---- */
-
 /* ONNX TensorProto.DataType -> bits per element; 0 = no fixed size. */
 int okp_dtype_bits(int32_t dtype) {
     switch (dtype) {
@@ -96,7 +95,6 @@ uint64_t ok_pool_size_class(uint64_t n) {
 }
 
 /* ---- lookup and bookkeeping ---- */
-
 tensor *okp_find(const ok_pool *p, uint32_t handle) {
     if (!handle) return NULL;
     for (uint32_t i = 0; i < p->n_t; i++)
@@ -110,7 +108,7 @@ static uint32_t live_entries(const ok_pool *p) {
     return n;
 }
 
-static int quarantined(const ok_pool *p, const tensor *t) { return p->run_open && t->run_used == p->run_id; }
+int okp_quarantined(const ok_pool *p, const tensor *t) { return p->run_open && t->run_used == p->run_id; }
 
 /* Reserve room so the mutation that follows cannot fail: one new entry if
  * want_entry, and enough action records for any eviction cascade. */
@@ -139,7 +137,7 @@ ok_status okp_reserve(ok_pool *p, int want_entry) {
 }
 
 /* Only after okp_reserve(p, 1). */
-static tensor *new_entry(ok_pool *p) {
+tensor *okp_new_entry(ok_pool *p) {
     tensor *t = NULL;
     for (uint32_t i = 0; i < p->n_t && !t; i++)
         if (!p->t[i].handle) t = &p->t[i];
@@ -165,7 +163,7 @@ void okp_emit(ok_pool *p, uint32_t op, const tensor *t, uint32_t kind, uint32_t 
 
 uint64_t *okp_st(ok_pool *p, const tensor *t) { return p->stats[t->backend]; }
 
-static void to_free(ok_pool *p, tensor *t) {
+void okp_to_free(ok_pool *p, tensor *t) {
     t->state = T_FREE;
     t->slot_kind = t->slot_index = OK_POOL_NONE;
     t->tick = ++p->clock;
@@ -188,13 +186,13 @@ void okp_evict(ok_pool *p) {
     uint64_t evictable = 0;
     for (uint32_t i = 0; i < p->n_t; i++) {
         tensor *t = &p->t[i];
-        if (t->handle && t->state == T_FREE && !quarantined(p, t)) evictable += t->cap;
+        if (t->handle && t->state == T_FREE && !okp_quarantined(p, t)) evictable += t->cap;
     }
     while (evictable > p->budget) {
         tensor *old = NULL;
         for (uint32_t i = 0; i < p->n_t; i++) {
             tensor *t = &p->t[i];
-            if (t->handle && t->state == T_FREE && !quarantined(p, t) && (!old || t->tick < old->tick))
+            if (t->handle && t->state == T_FREE && !okp_quarantined(p, t) && (!old || t->tick < old->tick))
                 old = t;
         }
         if (!old) break;
@@ -222,13 +220,13 @@ int okp_unpin(ok_pool *p, uint32_t kind, uint32_t index) {
         t->slot_kind = t->slot_index = OK_POOL_NONE;
         return 0;
     }
-    to_free(p, t);
+    okp_to_free(p, t);
     okp_st(p, t)[OK_STAT_REPINS]++;
     return 1;
 }
 
-static void pin(ok_pool *p, tensor *t, uint32_t kind, uint32_t index, int32_t dtype, const int64_t *dims,
-                int32_t rank) {
+void okp_pin(ok_pool *p, tensor *t, uint32_t kind, uint32_t index, int32_t dtype, const int64_t *dims,
+             int32_t rank) {
     slot *s = &p->slots[kind][index];
     t->state = T_PINNED;
     t->slot_kind = kind;
@@ -262,7 +260,7 @@ static tensor *pick_free(ok_pool *p, const slot *s, int backend, int32_t dtype, 
     tensor *best = NULL;
     for (uint32_t i = 0; i < p->n_t; i++) {
         tensor *t = &p->t[i];
-        if (!t->handle || t->state != T_FREE || t->backend != backend || quarantined(p, t)) continue;
+        if (!t->handle || t->state != T_FREE || t->backend != backend || okp_quarantined(p, t)) continue;
         if (backend == OK_BACKEND_WEBGPU && t->handle == s->last_handle && need != s->last_bytes)
             continue; /* see "Re-binding" in tensor_pool.h */
         if (backend == OK_BACKEND_WEBNN) {
@@ -276,7 +274,6 @@ static tensor *pick_free(ok_pool *p, const slot *s, int backend, int32_t dtype, 
 }
 
 /* ---- validation ---- */
-
 ok_status okp_begin_call(ok_pool *p) {
     if (!p) return OK_ERR_INVALID_ARG;
     p->n_act = 0;
@@ -285,8 +282,8 @@ ok_status okp_begin_call(ok_pool *p) {
 }
 
 /* Records why a request was refused (see SHAPES in tensor_pool.h). */
-static ok_status refuse(ok_pool *p, ok_status rc, uint32_t reason, uint32_t kind, uint32_t index,
-                        uint32_t dim, int64_t expected, int64_t got) {
+ok_status okp_refuse(ok_pool *p, ok_status rc, uint32_t reason, uint32_t kind, uint32_t index, uint32_t dim,
+                     int64_t expected, int64_t got) {
     uint32_t *r = p->refusal;
     r[OK_POOL_RW_REASON] = reason;
     r[OK_POOL_RW_SLOT_KIND] = kind;
@@ -306,56 +303,58 @@ ok_status okp_check_slot(const ok_pool *p, int kind, uint32_t index) {
 
 /* The declaration's verdict: dtype and rank for every slot, and for inputs
  * (whose dims the caller chose) every fixed dim too. */
-static ok_status check_decl(ok_pool *p, int kind, uint32_t index, int32_t dtype, const int64_t *dims,
-                            int32_t rank) {
+ok_status okp_check_decl(ok_pool *p, int kind, uint32_t index, int32_t dtype, const int64_t *dims,
+                         int32_t rank) {
     const slot *s = &p->slots[kind][index];
     uint32_t k = (uint32_t)kind;
     if (s->decl_dtype >= 0 && s->decl_dtype != dtype)
-        return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DTYPE, k, index, OK_POOL_NONE, s->decl_dtype, dtype);
+        return okp_refuse(p, OK_ERR_SHAPE, OK_REFUSE_DTYPE, k, index, OK_POOL_NONE, s->decl_dtype, dtype);
     /* onnxruntime checks no shape of an input declared with no dims: such an
      * input takes any shape there (vad-web feeds silero's scalar sr as [1]),
      * and the pool refuses nothing onnxruntime runs */
     if (kind == OK_SLOT_INPUT && s->decl_rank == 0) return OK_OK;
     if (s->decl_rank >= 0 && s->decl_rank != rank)
-        return refuse(p, OK_ERR_SHAPE, OK_REFUSE_RANK, k, index, OK_POOL_NONE, s->decl_rank, rank);
+        return okp_refuse(p, OK_ERR_SHAPE, OK_REFUSE_RANK, k, index, OK_POOL_NONE, s->decl_rank, rank);
     if (kind != OK_SLOT_INPUT || s->decl_rank < 0) return OK_OK;
     for (int32_t i = 0; i < rank; i++)
         if (s->decl[i] >= 0 && s->decl[i] != dims[i])
-            return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DIM, k, index, (uint32_t)i, s->decl[i], dims[i]);
+            return okp_refuse(p, OK_ERR_SHAPE, OK_REFUSE_DIM, k, index, (uint32_t)i, s->decl[i], dims[i]);
     return OK_OK;
 }
 
 /* Sizes any request must have, then its bytes. */
-static ok_status check_sizes(ok_pool *p, uint32_t kind, uint32_t index, int32_t dtype, const int64_t *dims,
-                             int32_t rank, uint64_t *need) {
+ok_status okp_check_sizes(ok_pool *p, uint32_t kind, uint32_t index, int32_t dtype, const int64_t *dims,
+                          int32_t rank, uint64_t *need) {
     if (!okp_dtype_bits(dtype))
-        return refuse(p, OK_ERR_INVALID_ARG, OK_REFUSE_NO_SIZE, kind, index, OK_POOL_NONE, 0, dtype);
+        return okp_refuse(p, OK_ERR_INVALID_ARG, OK_REFUSE_NO_SIZE, kind, index, OK_POOL_NONE, 0, dtype);
     if (rank < 0 || (rank > 0 && !dims)) return OK_ERR_INVALID_ARG;
     if (rank > OK_POOL_MAX_RANK)
-        return refuse(p, OK_ERR_LIMIT, OK_REFUSE_RANK, kind, index, OK_POOL_NONE, OK_POOL_MAX_RANK, rank);
+        return okp_refuse(p, OK_ERR_LIMIT, OK_REFUSE_RANK, kind, index, OK_POOL_NONE, OK_POOL_MAX_RANK, rank);
     for (int32_t i = 0; i < rank; i++) {
         if (dims[i] < 0)
-            return refuse(p, OK_ERR_INVALID_ARG, OK_REFUSE_NEGATIVE, kind, index, (uint32_t)i, 0, dims[i]);
+            return okp_refuse(p, OK_ERR_INVALID_ARG, OK_REFUSE_NEGATIVE, kind, index, (uint32_t)i, 0,
+                              dims[i]);
         if (dims[i] > OK_POOL_MAX_DIM)
-            return refuse(p, OK_ERR_LIMIT, OK_REFUSE_TOO_BIG, kind, index, (uint32_t)i, OK_POOL_MAX_DIM,
-                          dims[i]);
+            return okp_refuse(p, OK_ERR_LIMIT, OK_REFUSE_TOO_BIG, kind, index, (uint32_t)i, OK_POOL_MAX_DIM,
+                              dims[i]);
     }
     if (ok_pool_tensor_bytes(dtype, dims, rank, need))
-        return refuse(p, OK_ERR_LIMIT, OK_REFUSE_TOO_BIG, kind, index, OK_POOL_NONE, (int64_t)MAX_BYTES, -1);
+        return okp_refuse(p, OK_ERR_LIMIT, OK_REFUSE_TOO_BIG, kind, index, OK_POOL_NONE, (int64_t)MAX_BYTES,
+                          -1);
     return OK_OK;
 }
 
-static ok_status check_request(ok_pool *p, int kind, uint32_t index, int backend, int32_t dtype,
-                               const int64_t *dims, int32_t rank, uint64_t *need) {
+ok_status okp_check_request(ok_pool *p, int kind, uint32_t index, int backend, int32_t dtype,
+                            const int64_t *dims, int32_t rank, uint64_t *need) {
     ok_status rc = okp_check_slot(p, kind, index);
     if (rc) return rc;
     if (backend < 0 || backend >= OK_BACKEND_COUNT) return OK_ERR_INVALID_ARG;
-    if ((rc = check_sizes(p, (uint32_t)kind, index, dtype, dims, rank, need))) return rc;
-    return check_decl(p, kind, index, dtype, dims, rank);
+    if ((rc = okp_check_sizes(p, (uint32_t)kind, index, dtype, dims, rank, need))) return rc;
+    return okp_check_decl(p, kind, index, dtype, dims, rank);
 }
 
 /* An input's dims bind the symbols its declaration names, for this run. */
-static void bind_symbols(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank) {
+void okp_bind_symbols(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank) {
     const slot *s = &p->slots[OK_SLOT_INPUT][index];
     if (s->decl_rank != rank) return;
     for (int32_t i = 0; i < rank; i++) {
@@ -370,131 +369,7 @@ static void bind_symbols(ok_pool *p, uint32_t index, const int64_t *dims, int32_
     }
 }
 
-/* ---- outputs that grow: dims learned from results ---- */
-
-/* Steps of growth a growing output's tensor is made to hold, so a decoder's
- * KV cache (one token per run) is re-created about once per this many
- * tokens; two tensors alternate per slot (see "Re-binding"). */
-#define GROWTH_STEPS 32
-
-/* Input `a`'s dims, when it is bound in the open run. */
-static const tensor *input_now(const ok_pool *p, uint32_t a) {
-    if (!p->run_open || a >= p->n_slots[OK_SLOT_INPUT]) return NULL;
-    const tensor *t = okp_find(p, p->slots[OK_SLOT_INPUT][a].handle);
-    return t && t->run_used == p->run_id ? t : NULL;
-}
-
-static int unbound_symbol(const ok_pool *p, int64_t d) {
-    if (d > OK_POOL_DIM_SYMBOL(0)) return 0;
-    return p->sym_state[(uint32_t)(OK_POOL_DIM_SYMBOL(0) - d)] != SYM_BOUND;
-}
-
-int okp_predict(const ok_pool *p, uint32_t index, int64_t *dims) {
-    const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
-    if (s->decl_rank < 0) return 0;
-    for (int32_t i = 0; i < s->decl_rank; i++) {
-        int64_t d = s->decl[i];
-        if (d >= 0) {
-            dims[i] = d;
-            continue;
-        }
-        if (d == OK_POOL_DIM_UNKNOWN) return 0; /* value-dependent: never a guess */
-        if (!unbound_symbol(p, d)) {
-            dims[i] = p->sym_value[(uint32_t)(OK_POOL_DIM_SYMBOL(0) - d)];
-            continue;
-        }
-        const tensor *in = s->rel_seen[i] == 2 ? input_now(p, (uint32_t)s->rel_in[i] - 1) : NULL;
-        if (!in || s->rel_dim[i] >= in->rank) return 0;
-        d = in->dims[s->rel_dim[i]] + s->rel_off[i];
-        if (d < 0 || d > OK_POOL_MAX_DIM) return 0;
-        dims[i] = d;
-    }
-    return 1;
-}
-
-uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims,
-                             int32_t rank) {
-    const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
-    int learned = 0;
-    for (int32_t i = 0; i < rank && i < s->decl_rank; i++) learned |= unbound_symbol(p, s->decl[i]);
-    uint64_t need;
-    if (!learned || ok_pool_tensor_bytes(dtype, dims, rank, &need) || !s->last_bytes || need <= s->last_bytes)
-        return 0;
-    uint64_t step = need - s->last_bytes;
-    /* a jump (a prompt's prefill) is no step: at most 4x what it needs now */
-    return step > need / (GROWTH_STEPS / 4) ? 4 * need : step * GROWTH_STEPS;
-}
-
-void okp_learn(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank) {
-    slot *s = &p->slots[OK_SLOT_OUTPUT][index];
-    if (!p->run_open || s->decl_rank != rank) return;
-    for (int32_t i = 0; i < rank; i++) {
-        if (!unbound_symbol(p, s->decl[i])) continue;
-        const tensor *in = s->rel_seen[i] ? input_now(p, (uint32_t)s->rel_in[i] - 1) : NULL;
-        if (in && s->rel_dim[i] < in->rank && in->dims[s->rel_dim[i]] + s->rel_off[i] == dims[i]) {
-            /* held again; evidence only when the input dim moved (M = 2N
-             * looks like N + N while N stays put) */
-            if (in->dims[s->rel_dim[i]] != s->rel_last_in[i]) s->rel_seen[i] = 2;
-            s->rel_last_in[i] = in->dims[s->rel_dim[i]];
-            continue;
-        }
-        /* A new candidate: among the input dims, those declared as symbols
-         * (the ones that vary) first, then the closest to the result's. */
-        s->rel_seen[i] = 0;
-        int64_t best = INT64_MAX;
-        for (uint32_t a = 0; a < p->n_slots[OK_SLOT_INPUT] && a < UINT16_MAX; a++) {
-            const tensor *t = input_now(p, a);
-            const slot *in_decl = &p->slots[OK_SLOT_INPUT][a];
-            for (int32_t b = 0; t && b < t->rank; b++) {
-                int64_t off = dims[i] - t->dims[b];
-                int fixed = in_decl->decl_rank != t->rank || in_decl->decl[b] > OK_POOL_DIM_SYMBOL(0);
-                int64_t score = (off < 0 ? -off : off) + (fixed ? (int64_t)1 << 40 : 0);
-                if (score >= best) continue;
-                best = score;
-                s->rel_in[i] = (uint16_t)(a + 1);
-                s->rel_dim[i] = (uint8_t)b;
-                s->rel_off[i] = off;
-                s->rel_last_in[i] = t->dims[b];
-                s->rel_seen[i] = 1;
-            }
-        }
-    }
-}
-
-/* ---- a suspect slot, settled by a result ---- */
-
-/* A result of a suspect slot (adopted or passed to the caller) settles it:
- * dims that disagree with the declaration (as this run's symbols resolve
- * it) become unknown. */
-void okp_settle_suspect(ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank) {
-    slot *s = &p->slots[OK_SLOT_OUTPUT][index];
-    if (!s->suspect) return;
-    s->suspect = 0;
-    int wrong = 0;
-    if (s->decl_dtype >= 0 && s->decl_dtype != dtype) {
-        s->decl_dtype = -1;
-        wrong = 1;
-    }
-    if (s->decl_rank >= 0 && s->decl_rank != rank) {
-        s->decl_rank = -1;
-        wrong = 1;
-    }
-    for (int32_t i = 0; i < s->decl_rank; i++) {
-        int64_t d = s->decl[i];
-        if (d <= OK_POOL_DIM_SYMBOL(0)) {
-            uint32_t id = (uint32_t)(OK_POOL_DIM_SYMBOL(0) - d);
-            d = p->sym_state[id] == SYM_BOUND ? p->sym_value[id] : dims[i];
-        }
-        if (d >= 0 && d != dims[i]) {
-            s->decl[i] = OK_POOL_DIM_UNKNOWN;
-            wrong = 1;
-        }
-    }
-    if (wrong) p->stats[s->suspect_backend][OK_STAT_DISTRUSTED]++;
-}
-
 /* ---- public API ---- */
-
 ok_pool *ok_pool_create(uint64_t budget, uint32_t n_inputs, uint32_t n_outputs) {
     if (n_inputs > 65536 || n_outputs > 65536) return NULL;
     ok_pool *p = pool_calloc(1, sizeof *p);
@@ -610,23 +485,6 @@ ok_status ok_pool_declare(ok_pool *p, int kind, uint32_t index, int32_t dtype, i
     return OK_OK;
 }
 
-/* The slot's declared dims resolved with this run's symbols; 0 if any is
- * unknown, unbound or bound twice to different sizes. */
-int okp_resolve(const ok_pool *p, const slot *s, int64_t *dims) {
-    if (s->decl_rank < 0) return 0;
-    for (int32_t i = 0; i < s->decl_rank; i++) {
-        int64_t d = s->decl[i];
-        if (d <= OK_POOL_DIM_SYMBOL(0)) {
-            uint32_t id = (uint32_t)(OK_POOL_DIM_SYMBOL(0) - d);
-            if (p->sym_state[id] != SYM_BOUND) return 0;
-            d = p->sym_value[id];
-        }
-        if (d < 0) return 0;
-        dims[i] = d;
-    }
-    return 1;
-}
-
 int ok_pool_output_declared(const ok_pool *p, uint32_t index) {
     if (!p || okp_check_slot(p, OK_SLOT_OUTPUT, index)) return 0;
     const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
@@ -638,29 +496,9 @@ int ok_pool_output_declared(const ok_pool *p, uint32_t index) {
 
 const uint32_t *ok_pool_refusal(const ok_pool *p) { return p ? p->refusal : NULL; }
 
-ok_status ok_pool_run_begin(ok_pool *p) {
-    ok_status rc = okp_begin_call(p);
-    if (rc) return rc;
-    if (p->run_open) return OK_ERR_STATE;
-    p->run_id++;
-    p->run_open = 1;
-    if (p->n_sym) memset(p->sym_state, SYM_UNBOUND, p->n_sym);
-    return OK_OK;
-}
-
-ok_status ok_pool_run_end(ok_pool *p) {
-    ok_status rc = okp_begin_call(p);
-    if (rc) return rc;
-    if (!p->run_open) return OK_ERR_STATE;
-    if ((rc = okp_reserve(p, 0))) return rc;
-    p->run_open = 0;
-    okp_evict(p); /* what the run kept from eviction */
-    return OK_OK;
-}
-
 /* A checked request of `need` bytes: reuse, take or create. */
-static ok_status place(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
-                       const int64_t *dims, int32_t rank, uint64_t need) {
+ok_status okp_place(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
+                    const int64_t *dims, int32_t rank, uint64_t need) {
     ok_status rc = okp_reserve(p, 1);
     if (rc) return rc;
 
@@ -676,14 +514,14 @@ static ok_status place(ok_pool *p, uint32_t kind, uint32_t index, int backend, i
     tensor *t = pick_free(p, &p->slots[kind][index], backend, dtype, dims, rank, need);
     if (t) {
         okp_st(p, t)[OK_STAT_BYTES_FREE] -= t->cap;
-        pin(p, t, kind, index, dtype, dims, rank);
+        okp_pin(p, t, kind, index, dtype, dims, rank);
         okp_st(p, t)[OK_STAT_TAKES]++;
         okp_emit(p, OK_POOL_TAKE, t, kind, index);
     } else {
-        t = new_entry(p);
+        t = okp_new_entry(p);
         t->backend = (uint8_t)backend;
         t->cap = backend == OK_BACKEND_WEBNN ? need : ok_pool_size_class(need + p->headroom);
-        pin(p, t, kind, index, dtype, dims, rank);
+        okp_pin(p, t, kind, index, dtype, dims, rank);
         uint64_t *s = okp_st(p, t);
         s[OK_STAT_CREATES]++;
         s[OK_STAT_LIVE_TENSORS]++;
@@ -694,161 +532,13 @@ static ok_status place(ok_pool *p, uint32_t kind, uint32_t index, int backend, i
     return OK_OK;
 }
 
-static ok_status request(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
-                         const int64_t *dims, int32_t rank) {
+ok_status okp_request(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
+                      const int64_t *dims, int32_t rank) {
     uint64_t need;
     ok_status rc = okp_begin_call(p);
     if (rc) return rc;
-    if ((rc = check_request(p, (int)kind, index, backend, dtype, dims, rank, &need))) return rc;
-    return place(p, kind, index, backend, dtype, dims, rank, need);
-}
-
-ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
-                        int32_t rank) {
-    ok_status rc = request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank);
-    if (!rc) bind_symbols(p, index, dims, rank);
-    return rc;
-}
-
-ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
-                       int32_t rank, uint64_t data_bytes) {
-    uint64_t need;
-    ok_status rc = okp_begin_call(p);
-    if (rc) return rc;
-    if ((rc = check_request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, &need))) return rc;
-    if (need != data_bytes)
-        return refuse(p, OK_ERR_SHAPE, OK_REFUSE_DATA, OK_SLOT_INPUT, index, OK_POOL_NONE, (int64_t)need,
-                      (int64_t)data_bytes);
-    if (backend == OK_BACKEND_WEBGPU && (dtype == 7 || dtype == 9) && need <= OK_POOL_CPU_INPUT_BYTES)
-        backend = OK_BACKEND_CPU; /* see ok_pool_feed in tensor_pool.h */
-    if ((rc = place(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, need))) return rc;
-    bind_symbols(p, index, dims, rank);
-    return OK_OK;
-}
-
-ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend) {
-    ok_status rc = okp_begin_call(p);
-    if (rc || (rc = okp_check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
-    slot *s = &p->slots[OK_SLOT_OUTPUT][index];
-    int64_t dims[OK_POOL_MAX_RANK];
-    if (s->suspect || !okp_dtype_bits(s->decl_dtype)) return OK_OK; /* adopt */
-    if (!okp_resolve(p, s, dims) && !okp_predict(p, index, dims)) return OK_OK;
-    p->headroom = okp_growth_headroom(p, index, s->decl_dtype, dims, s->decl_rank);
-    rc = request(p, OK_SLOT_OUTPUT, index, backend, s->decl_dtype, dims, s->decl_rank);
-    p->headroom = 0;
-    if (rc) return rc;
-    s->planned_run = p->run_id;
-    return OK_OK;
-}
-
-ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
-                         int32_t rank) {
-    return request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank);
-}
-
-ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle) {
-    ok_status rc = okp_begin_call(p);
-    if (rc || (rc = okp_check_slot(p, OK_SLOT_INPUT, index))) return rc;
-    tensor *t = okp_find(p, handle);
-    if (!t) return OK_ERR_NOT_FOUND;
-    if (t->state == T_PINNED) {
-        if (t->slot_kind == OK_SLOT_INPUT && t->slot_index == index && t->caller_ref) {
-            t->run_used = p->run_id; /* already bound here: same binding */
-            okp_emit(p, OK_POOL_BIND, t, OK_SLOT_INPUT, index);
-            return OK_OK;
-        }
-        return OK_ERR_IN_USE; /* bound elsewhere, or an output pin not kept */
-    }
-    if (t->state != T_KEPT) return OK_ERR_STATE;
-    /* Kept during this very run (it was this run's output): ORT cannot read
-     * an input it is writing. Bind it in the next run. */
-    if (quarantined(p, t)) return OK_ERR_IN_USE;
-    if ((rc = check_decl(p, OK_SLOT_INPUT, index, t->dtype, t->dims, t->rank))) return rc;
-    if ((rc = okp_reserve(p, 0))) return rc;
-    okp_unpin(p, OK_SLOT_INPUT, index);
-    int64_t dims[OK_POOL_MAX_RANK];
-    memcpy(dims, t->dims, sizeof dims);
-    pin(p, t, OK_SLOT_INPUT, index, t->dtype, dims, t->rank);
-    okp_emit(p, OK_POOL_BIND, t, OK_SLOT_INPUT, index);
-    bind_symbols(p, index, dims, t->rank);
-    okp_evict(p);
-    return OK_OK;
-}
-
-ok_status ok_pool_bind_external(ok_pool *p, int kind, uint32_t index, int backend, int32_t dtype,
-                                const int64_t *dims, int32_t rank) {
-    uint64_t need;
-    ok_status rc = okp_begin_call(p);
-    if (rc) return rc;
-    if ((rc = check_request(p, kind, index, backend, dtype, dims, rank, &need))) return rc;
-    if ((rc = okp_reserve(p, 1))) return rc;
-    okp_unpin(p, (uint32_t)kind, index);
-    tensor *t = new_entry(p);
-    t->backend = (uint8_t)backend;
-    t->external = 1;
-    t->cap = need; /* informational: not the pool's bytes */
-    pin(p, t, (uint32_t)kind, index, dtype, dims, rank);
-    okp_emit(p, OK_POOL_EXTERNAL, t, (uint32_t)kind, index);
-    if (kind == OK_SLOT_INPUT) bind_symbols(p, index, dims, rank);
-    okp_evict(p);
-    return OK_OK;
-}
-
-ok_status ok_pool_adopt(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
-                        int32_t rank, uint64_t capacity) {
-    uint64_t need;
-    ok_status rc = okp_begin_call(p);
-    if (rc) return rc;
-    /* onnxruntime's truth: sizes checked, the declaration not */
-    if ((rc = okp_check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
-    if (backend < 0 || backend >= OK_BACKEND_COUNT) return OK_ERR_INVALID_ARG;
-    if ((rc = check_sizes(p, OK_SLOT_OUTPUT, index, dtype, dims, rank, &need))) return rc;
-    if (capacity && (capacity < need || capacity > MAX_BYTES)) return OK_ERR_INVALID_ARG;
-    if ((rc = okp_reserve(p, 1))) return rc;
-    okp_unpin(p, OK_SLOT_OUTPUT, index);
-    tensor *t = new_entry(p);
-    t->backend = (uint8_t)backend;
-    t->cap = capacity ? capacity : need;
-    pin(p, t, OK_SLOT_OUTPUT, index, dtype, dims, rank);
-    uint64_t *s = okp_st(p, t);
-    s[OK_STAT_ADOPTS]++;
-    s[OK_STAT_LIVE_TENSORS]++;
-    s[OK_STAT_BYTES_HELD] += t->cap;
-    okp_emit(p, OK_POOL_ADOPT, t, OK_SLOT_OUTPUT, index);
-    okp_settle_suspect(p, index, dtype, dims, rank);
-    okp_learn(p, index, dims, rank);
-    okp_evict(p);
-    return OK_OK;
-}
-
-ok_status ok_pool_keep(ok_pool *p, uint32_t out_index) {
-    ok_status rc = okp_begin_call(p);
-    if (rc || (rc = okp_check_slot(p, OK_SLOT_OUTPUT, out_index))) return rc;
-    slot *s = &p->slots[OK_SLOT_OUTPUT][out_index];
-    tensor *t = okp_find(p, s->handle);
-    if (!t) return OK_ERR_NOT_FOUND;
-    if (t->external) return OK_ERR_STATE; /* the caller owns it already */
-    if ((rc = okp_reserve(p, 0))) return rc;
-    s->handle = 0;
-    s->generation++;
-    t->state = T_KEPT;
-    t->caller_ref = 1;
-    t->slot_kind = t->slot_index = OK_POOL_NONE;
-    okp_emit(p, OK_POOL_KEEP, t, OK_SLOT_OUTPUT, out_index);
-    return OK_OK;
-}
-
-ok_status ok_pool_release(ok_pool *p, uint32_t handle) {
-    ok_status rc = okp_begin_call(p);
-    if (rc) return rc;
-    tensor *t = okp_find(p, handle);
-    if (!t) return OK_ERR_NOT_FOUND;
-    if (t->external || !t->caller_ref) return OK_ERR_STATE;
-    if ((rc = okp_reserve(p, 0))) return rc;
-    t->caller_ref = 0;
-    if (t->state == T_KEPT) to_free(p, t); /* still bound: freed when unpinned */
-    okp_evict(p);
-    return OK_OK;
+    if ((rc = okp_check_request(p, (int)kind, index, backend, dtype, dims, rank, &need))) return rc;
+    return okp_place(p, kind, index, backend, dtype, dims, rank, need);
 }
 
 uint32_t ok_pool_pinned(const ok_pool *p, int kind, uint32_t index) {
@@ -904,7 +594,7 @@ ok_status ok_pool_check(const ok_pool *p) {
         case T_FREE:
             if (t->caller_ref || t->external) return OK_ERR_CORRUPT;
             fr[t->backend] += t->cap;
-            if (!quarantined(p, t)) evictable += t->cap;
+            if (!okp_quarantined(p, t)) evictable += t->cap;
             break;
         default: return OK_ERR_CORRUPT;
         }

@@ -92,8 +92,28 @@ int okp_dtype_bits(int32_t dtype);
 void okp_evict(ok_pool *p);
 void okp_destroy(ok_pool *p, tensor *t);
 ok_status okp_reserve_symbols(ok_pool *p, uint32_t n); /* symbol ids < n usable */
-/* Output dims from learned relations (0: cannot), the headroom a growing
- * output gets, and learning from a result. */
+/* Placing a tensor, its entries and pins, and a call's checks (tensor_pool.c),
+ * which one run's calls (pool_run.c) build on. */
+tensor *okp_new_entry(ok_pool *p);
+void okp_to_free(ok_pool *p, tensor *t);
+void okp_pin(ok_pool *p, tensor *t, uint32_t kind, uint32_t index, int32_t dtype, const int64_t *dims,
+             int32_t rank);
+int okp_quarantined(const ok_pool *p, const tensor *t);
+ok_status okp_refuse(ok_pool *p, ok_status rc, uint32_t reason, uint32_t kind, uint32_t index, uint32_t dim,
+                     int64_t expected, int64_t got);
+ok_status okp_check_decl(ok_pool *p, int kind, uint32_t index, int32_t dtype, const int64_t *dims,
+                         int32_t rank);
+ok_status okp_check_sizes(ok_pool *p, uint32_t kind, uint32_t index, int32_t dtype, const int64_t *dims,
+                          int32_t rank, uint64_t *need);
+ok_status okp_check_request(ok_pool *p, int kind, uint32_t index, int backend, int32_t dtype,
+                            const int64_t *dims, int32_t rank, uint64_t *need);
+void okp_bind_symbols(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank);
+ok_status okp_place(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
+                    const int64_t *dims, int32_t rank, uint64_t need);
+ok_status okp_request(ok_pool *p, uint32_t kind, uint32_t index, int backend, int32_t dtype,
+                      const int64_t *dims, int32_t rank);
+/* pool_run.c: output dims from learned relations (0: cannot), the headroom a
+ * growing output gets, and learning from a result. */
 int okp_predict(const ok_pool *p, uint32_t index, int64_t *dims);
 uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims,
                              int32_t rank);
