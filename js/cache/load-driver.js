@@ -34,9 +34,10 @@ class NoMemory extends Error {}
  *   original's CREATE_SESSION: load the model's external data files (js/cache/data-files.js); their
  *   `externalData` goes to sessionOptionsFor(report, externalData)
  * @param {(machine: object) => void} [ctx.adopt] a data file's load: called at DONE, before the machine is freed
- * @param {object} [ctx.forms] optimized forms (js/forms/tiers.js): capture(ort, bytes, options, report) at an
- *   original's CREATE_SESSION, verify(session) at VERIFY_FORM, formReport (FORM loads: the original's
- *   reader report, committed with the form), onNote(action)
+ * @param {object} [ctx.forms] optimized forms: for a URL load (js/forms/driver-hooks.js) facts, externalBytes
+ *   and captureLater at an original's CREATE_SESSION, onNote(action); for a FORM load (js/forms/tiers.js)
+ *   capture(form) at CAPTURE_FORM, verify(session) at VERIFY_FORM, format and formReport (the original's
+ *   reader report, committed with the form)
  * @returns {Promise<{ortSession: object, report: object, info: object, timings: object, warnings: string[]}>}
  */
 export function runLoad(ctx) {

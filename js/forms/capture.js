@@ -3,8 +3,7 @@
 // page by js/forms/capture-loader.js), so the optimized artifact comes out of
 // a session creation the page needed anyway.
 import { OrtkeepError } from '../errors.js';
-import { captureLoader, formsOff } from './capture-loader.js';
-import { withSink } from './sink.js';
+import { captureLoader, formsOff, withSink } from './capture-loader.js';
 import { selfTest } from './self-test.js';
 
 const LEVELS = new Set(['basic', 'extended', 'layout', 'all']);

@@ -1,0 +1,16 @@
+// session.info.form: which form a finished load served, and why.
+import { formName } from '../cache/messages.js';
+
+/** session.info.form for a finished load. */
+export function formInfo(forms, served, createMs, capturing, stamped) {
+  if (forms.off) return { form: 'original', level: null, createMs, chosen: 'off', why: forms.off };
+  if (served) return { form: formName(served), level: 'disabled', createMs, chosen: 'verified' };
+  if (stamped) return { form: 'original', level: 'disabled', createMs, chosen: 'stamped' };
+  return {
+    form: 'original',
+    level: forms.level,
+    createMs,
+    chosen: capturing ? 'capturing' : 'original',
+    ...(capturing ? { capturing: formName(capturing) } : {}),
+  };
+}

@@ -1,0 +1,198 @@
+// loadFresh(): one load through the C load machine (js/cache/load-driver.js
+// carries it out), from a normalized source to a Session.
+//
+// The imports, in the order a load calls them: the runtime and the core, the
+// page's cache, forms, the machine and its driver (which store, fetch and
+// create), the data files, forms stored in the background, the session.
+import { LOAD_FLAG, TIER } from './core-constants.js';
+import { raceAbort } from './util/abort.js';
+import { getCore } from './core/module.js';
+import { resolveOrt } from './ort-adapter.js';
+import { cacheForLoad } from './cache/page-cache.js';
+import { deviceAvailable } from './devices/detect.js';
+import { formsFor } from './forms/availability.js';
+import { formHooks } from './forms/driver-hooks.js';
+import { LoadMachine } from './cache/load-machine.js';
+import { runLoad } from './cache/load-driver.js';
+import { externalDataPlan } from './external-data.js';
+import { loadDataFiles } from './cache/data-files.js';
+import { storeForms } from './forms/tiers.js';
+import { boundToDevice, poolFallsBackToCpu } from './pool/session-options.js';
+import { persist } from './cache/quota.js';
+import { Session, poolDeviceName, poolSessionOptions } from './session.js';
+import { formInfo } from './forms/session-info.js';
+import { memoryReport } from './memory-report.js';
+import { isNode } from './platform/node.js';
+
+const now = () => (globalThis.performance ?? Date).now();
+const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
+
+/**
+ * One load of a normalized source (js/sources.js) through the C load machine:
+ * the page's cache, forms, the machine and its driver (store, fetch, create),
+ * the data files, the Session; forms stored in the background after.
+ * @returns {Promise<Session>}
+ */
+export async function loadFresh(src, options, signal) {
+  const t0 = now();
+  const mode = options.cache ?? 'default';
+  const [ort, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
+  const tReady = now();
+  const {
+    cache,
+    index,
+    flags: cacheFlags,
+  } = await cacheForLoad(core, src.kind === 'url' && mode !== 'no-store', signal);
+  const flags = cacheFlags | (isNode ? LOAD_FLAG.NODE : 0) | (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0);
+  const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
+  const wanted = poolDeviceName(options.pool, baseOptions.executionProviders);
+  // A fallback list without the device: onnxruntime will run on wasm; so does the pool (C's verdict).
+  const poolOptions =
+    wanted !== 'cpu' &&
+    poolFallsBackToCpu(
+      core,
+      wanted,
+      options.pool,
+      baseOptions.executionProviders,
+      await deviceAvailable(wanted, baseOptions.executionProviders),
+    )
+      ? { ...options, pool: { ...options.pool, device: 'cpu' } }
+      : options;
+  const sessionOptions = poolSessionOptions(poolOptions, baseOptions);
+  const debug = options.debug
+    ? typeof options.debug === 'function'
+      ? options.debug
+      : (line) => console.debug(line)
+    : null;
+  const events = [];
+  const emit = (ev) => {
+    events.push(ev);
+    debug?.(`ortkeep: ${ev.type} ${JSON.stringify(ev)}`);
+    try {
+      options.onEvent?.(ev);
+    } catch {
+      /* the caller's handler */
+    }
+  };
+  const forms = await raceAbort(
+    formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'),
+    signal,
+  );
+  const hooks = forms.ctx ? formHooks(ort, forms, emit, core, options.onWarning) : null;
+  const machine = new LoadMachine(core.m, index, {
+    source: src.kind,
+    raw: src.raw,
+    url: src.url,
+    pageUrl: src.pageUrl,
+    integrity: options.integrity ?? null,
+    mode,
+    chunkSize: options.chunkSize,
+    flags,
+    bytesLength: src.bytes?.byteLength,
+    formCtx: forms.ctx ?? null,
+  });
+  // at the original's CREATE_SESSION: the model's external data files, each through its own machine
+  const dataFiles = (report, parent, warnings) => {
+    const plan = externalDataPlan(report, src.url ?? null, baseOptions, globalThis.location?.href);
+    return (
+      plan &&
+      loadDataFiles(plan, parent, {
+        core,
+        index,
+        cache,
+        signal,
+        fetch: options.fetch,
+        modelUrl: src.url ?? 'the model',
+        onProgress: options.onProgress,
+        onWarning: options.onWarning,
+        debug,
+        warnings,
+      })
+    );
+  };
+  const r = await runLoad({
+    machine,
+    core,
+    cache,
+    ort,
+    sessionOptions,
+    bytes: src.bytes,
+    signal,
+    url: src.url ?? null,
+    dataFiles,
+    sessionOptionsFor: (report, externalData) =>
+      poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions),
+    onProgress: options.onProgress,
+    onWarning: options.onWarning,
+    fetch: options.fetch,
+    debug,
+    forms: hooks,
+  });
+  // Off the caller's critical path: store (and verify) what was captured.
+  const captured = hooks?.state.captured;
+  const formsReady =
+    captured && r.stored
+      ? storeForms({
+          // the form's sessions read the original's data files, as loaded
+          ort,
+          core,
+          cache,
+          forms,
+          first: captured,
+          probe: options.forms?.probe,
+          emit,
+          debug,
+          onWarning: options.onWarning,
+          sessionOptions: r.externalData ? { ...baseOptions, externalData: r.externalData } : baseOptions,
+          original: { bytes: r.bytes, report: r.report, sha256: r.info.sha256, key: r.info.key, url: src.url },
+        }).then((out) => ({ ...out, events }))
+      : Promise.resolve({ stored: null, failed: [], events });
+  // Ask once a model is stored; the browser answers (or prompts) on its own time.
+  if (options.persist && r.stored) persist().catch(() => {});
+  const tier = TIER_NAME[r.tier];
+  const cacheInfo =
+    src.kind === 'url'
+      ? {
+          tier,
+          bytes: r.info.total,
+          key: cache ? r.info.key : null,
+          stored: r.stored,
+          verified: r.verified,
+          ...(r.resumedFrom ? { resumedFrom: r.resumedFrom } : {}),
+          timings: { ...r.timings },
+        }
+      : null;
+  const session = new Session(
+    ort,
+    r.ortSession,
+    {
+      model: r.report,
+      form: formInfo(
+        forms,
+        r.info.form,
+        r.timings.createMs,
+        captured && r.stored ? captured.form : 0,
+        hooks?.state.stamped,
+      ),
+      memory: memoryReport(core, r.memory, r.report, emit),
+      source: {
+        url: src.url ?? null,
+        bytes: r.info.sourceTotal || r.info.total,
+        sha256: r.info.sha256 ?? r.report.sha256,
+      },
+      cache: cacheInfo,
+      warnings: r.warnings,
+      timings: { runtimeMs: tReady - t0, ...r.timings, totalMs: now() - t0 },
+    },
+    {
+      core,
+      pool: poolOptions.pool,
+      executionProviders: sessionOptions.executionProviders,
+      debug,
+      boundToDevice: boundToDevice(sessionOptions),
+    },
+  );
+  /** Settles when ortkeep's background work for this load (capturing, verifying and storing forms) is done. */
+  Object.defineProperty(session, 'formsReady', { value: formsReady });
+  return session;
+}
