@@ -78,7 +78,7 @@ export async function loadFresh(src, options, signal) {
     formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'),
     signal,
   );
-  const hooks = forms.ctx ? formHooks(ort, forms, emit, core, options.onWarning) : null;
+  const hooks = forms.ctx ? formHooks(forms, emit, core) : null;
   const machine = new LoadMachine(core.m, index, {
     source: src.kind,
     raw: src.raw,

@@ -23,7 +23,7 @@ export function externalBytesOf(report) {
  * capture at an original's CREATE_SESSION, notes. Captures land in
  * `captured` for the background run.
  */
-export function formHooks(ort, forms, emit, core, onWarning) {
+export function formHooks(forms, emit, core) {
   const state = { captured: null, stamped: false };
   return {
     state,
