@@ -105,6 +105,12 @@ ok_status ok_ld_fail(ok_load *l, ok_status code, uint32_t reason, uint64_t numbe
     ok_act_args a;
     ok_status st = OK_OK;
     if (ok_ld_finished(l)) return OK_OK;
+    if (l->served) {
+        /* the caller has its session: a failure now only ends the store */
+        st = ok_ld_end_write(l, 1);
+        l->state = OK_LOAD_STATE_DONE;
+        return st;
+    }
     if (l->state == OK_LOAD_STATE_FETCHING || l->state == OK_LOAD_STATE_STREAMING)
         st = ok_ld_push_simple(l, OK_ACT_CANCEL_FETCH, 0, 0, 0, NULL);
     if (!st && l->session_live) {

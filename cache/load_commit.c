@@ -16,6 +16,12 @@ ok_status ok_ld_done(ok_load *l) {
     uint32_t flags = (l->stored ? OK_DONE_STORED : 0) | (l->verified ? OK_DONE_VERIFIED : 0) |
                      (l->staged ? OK_DONE_STAGED : 0);
     ok_status st = OK_OK;
+    if (l->served) {
+        /* served before its store (DONE_STORING): the store ended; what
+         * landed is in ok_load_info's `stored` */
+        l->state = OK_LOAD_STATE_DONE;
+        return OK_OK;
+    }
     if (l->source == OK_SOURCE_FORM) {
         /* the round-trip session was for checking only */
         if (l->session_live) st = ok_ld_push_simple(l, OK_ACT_RELEASE_SESSION, 0, 0, 0, NULL);

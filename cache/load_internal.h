@@ -89,7 +89,7 @@ struct ok_load {
 
     /* streaming */
     uint64_t received;              /* bytes in the model buffer */
-    int ended;                      /* body_end seen; waiting for stores to land */
+    int ended;                      /* body_end seen */
     struct ok_sha256 sha, sha_mark; /* whole content; at the last chunk boundary */
     ok_sha512_ctx sha5, sha5_mark;  /* when integrity is sha384/512 */
     ok_xxh3_state sum;              /* the chunk being filled */
@@ -100,6 +100,9 @@ struct ok_load {
     int prefix_done;
 
     int resuming;        /* broken: storing the backlog, then Range */
+    int defer;           /* URL loads: complete chunks wait for an idle
+                            network, else for DONE (served before the store) */
+    int idle_write;      /* the network is idle: store the next complete chunk */
     int session_pending; /* CREATE_SESSION sent, no answer yet */
     uint32_t key_index;  /* the key whose integrity digest matched */
 

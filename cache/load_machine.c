@@ -39,6 +39,9 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
     if (!l) return OK_ERR_NOMEM;
     l->c = c;
     l->source = p->source;
+    /* a URL load serves before its store; a FORM or DATA load stores each
+     * chunk as it comes (nobody waits on the first, the second is staged) */
+    l->defer = p->source == OK_SOURCE_URL;
     l->mode = p->mode;
     l->flags = p->flags;
     l->now = p->now;
@@ -130,7 +133,7 @@ void ok_load_actions_clear(ok_load *l) {
 ok_status ok_load_abort(ok_load *l) {
     ok_status st;
     if (!l) return OK_ERR_INVALID_ARG;
-    if (ok_ld_finished(l)) return OK_OK;
+    if (ok_ld_finished(l) || l->served) return OK_OK; /* served: the store goes on */
     ok_ld_bind_queue(l);
     st = ok_ld_fail(l, OK_ERR_ABORTED, OK_REASON_NONE, 0);
     ok_ld_unbind_queue(l);

@@ -62,6 +62,18 @@ static ok_status done_hit(ok_load *l) {
     return st;
 }
 
+/* The session exists and the entry is still being written: serve now
+ * (DONE_STORING), then store the backlog and COMMIT behind the caller. */
+static ok_status serve_then_store(ok_load *l) {
+    uint32_t flags = OK_DONE_STORING | (l->verified ? OK_DONE_VERIFIED : 0);
+    ok_status st = ok_ld_push_simple(l, OK_ACT_DONE, l->tier, l->resumed_from, flags, NULL);
+    if (st) return st;
+    l->session_live = 0; /* the caller owns it now */
+    l->served = 1;
+    l->state = OK_LOAD_STATE_COMMITTING;
+    return ok_ld_pump(l);
+}
+
 ok_status ok_load_session(ok_load *l, int ok) { return ok_load_session_timed(l, ok, 0); }
 
 ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us) {
@@ -92,6 +104,7 @@ ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us) {
     }
     l->session_live = 1;
     if (l->tier == OK_TIER_INDEXEDDB) return ok_ld_leave(l, done_hit(l));
-    if (l->storing && l->write_id) return ok_ld_leave(l, ok_ld_commit(l));
+    if (l->storing && l->write_id)
+        return ok_ld_leave(l, l->defer && !l->parts_lost ? serve_then_store(l) : ok_ld_commit(l));
     return ok_ld_leave(l, ok_ld_done(l));
 }

@@ -8,12 +8,13 @@
 static ok_status finish_stream(ok_load *l);
 
 /* Emit the next write when none is outstanding: a complete chunk waiting
- * in the backlog, or -- once the body ended and every chunk landed -- the
- * end of the stream. */
+ * in the backlog (a URL load's only when the network is idle, it is
+ * resuming, or it was served), or -- once the body ended -- the end of the
+ * stream; once served, the COMMIT after the last chunk. */
 ok_status ok_ld_pump(ok_load *l) {
     ok_entry *e = ok_ld_entry_of(l, l->write_id);
     if (l->w_pending) return OK_OK;
-    if (l->storing && e && l->queued < l->cut) {
+    if (l->storing && e && l->queued < l->cut && (!l->defer || l->idle_write || l->resuming || l->served)) {
         uint32_t idx = l->queued;
         uint64_t len = ok_entry_chunk_len(e, idx);
         uint32_t old = e->stored_count;
@@ -32,13 +33,28 @@ ok_status ok_ld_pump(ok_load *l) {
         e->stored_count = old;
         if (st) return st;
         l->queued++;
+        l->idle_write = 0;
         l->w_pending = 1;
         l->w_type = OK_ACT_STORE_CHUNK;
         l->w_chunk = idx;
         return OK_OK;
     }
-    if (l->ended) return finish_stream(l);
+    if (l->served) {
+        /* the caller has its session: commit what landed, or end here */
+        if (l->storing && e) return ok_ld_commit(l);
+        l->state = OK_LOAD_STATE_DONE;
+        return OK_OK;
+    }
+    if (l->ended && l->state == OK_LOAD_STATE_STREAMING) return finish_stream(l);
     return OK_OK;
+}
+
+ok_status ok_load_body_idle(ok_load *l) {
+    ok_status st = ok_ld_guard(l, OK_LOAD_STATE_STREAMING);
+    if (st) return st;
+    if (l->marker_pending || l->ended) return ok_ld_leave(l, OK_OK);
+    l->idle_write = 1;
+    return ok_ld_leave(l, ok_ld_pump(l));
 }
 
 /* A chunk boundary was reached (or the body ended mid-chunk). */
@@ -171,6 +187,7 @@ ok_status ok_load_body_end(ok_load *l) {
     }
     l->total = l->received;
     l->ended = 1;
+    l->idle_write = 0; /* the body is whole: serve first */
     e = ok_ld_entry_of(l, l->write_id);
     if (e && !(e->flags & OK_EF_SIZE_KNOWN)) {
         e->total_size = l->total;
@@ -191,8 +208,8 @@ static int integrity_match(ok_load *l, const uint8_t *sha256) {
     return -1;
 }
 
-/* Every chunk landed (or nothing is stored): check integrity, then ask the
- * C reader. */
+/* The body is whole (a URL load's backlog may still wait for DONE; every
+ * other load's chunks landed): check integrity, then ask the C reader. */
 static ok_status finish_stream(ok_load *l) {
     int m;
     ok_sha256_final(&l->sha, l->sha256);

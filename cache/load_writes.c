@@ -81,7 +81,7 @@ static ok_status after_write(ok_load *l, uint32_t type) {
         }
         return ok_ld_send_fetch(l, l->received, OK_FETCH_RANGE);
     }
-    if (l->state == OK_LOAD_STATE_STREAMING) return ok_ld_pump(l);
+    if (l->state == OK_LOAD_STATE_STREAMING || l->served) return ok_ld_pump(l);
     return OK_OK;
 }
 

@@ -226,7 +226,11 @@ enum ok_cache_action_type {
                                with the COMMITs up to one without this flag,   \
                                and acks that one only */ \
     X(DONE_STAGED, 128)     /* DONE (a part): every chunk is stored, pending;  \
-                               it commits with its model (ok_load_adopt_part) */
+                               it commits with its model (ok_load_adopt_part) */ \
+    X(DONE_STORING, 256)    /* DONE (a URL load): served before its store: the \
+                               chunks left and the COMMIT follow DONE (the     \
+                               LOCK held); ok_load_info's `stored` says at the \
+                               end whether it landed */
 enum {
 #define OK_ACTION_FLAG_ENUM_(name, value) OK_##name = value,
     OK_ACTION_FLAG_LIST(OK_ACTION_FLAG_ENUM_)

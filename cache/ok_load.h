@@ -20,7 +20,9 @@
  *     back-pressure to the network); one piece may be handed in several
  *     calls back to back (complete chunks then wait in a backlog);
  *   - after DONE or FAIL, JS carries out what is left in the queue (LRU
- *     touch, drops) and then frees the load; the LOCK is held until then.
+ *     touch, drops; after a DONE with DONE_STORING, the model's last
+ *     chunks and its COMMIT, acked as before) and then frees the load; the
+ *     LOCK is held until then.
  *
  * Every event returns OK_OK, or an error when the event is not valid now
  * (OK_ERR_STATE: e.g. a late body piece after an abort -- JS ignores it).
@@ -302,6 +304,13 @@ ok_status ok_load_fetch_failed(ok_load *l);
 ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n);
 ok_status ok_load_body_end(ok_load *l);
 ok_status ok_load_body_error(ok_load *l);
+/* The network kept JS waiting (about as long as a chunk store takes): the
+ * next complete chunk may be stored while the body streams. Without it a
+ * URL load keeps complete chunks in its backlog and stores them after DONE
+ * (a fast link: the store is off the caller's path); with it a slow link
+ * stores them as they arrive (a tab killed mid-download resumes from
+ * them). */
+ok_status ok_load_body_idle(ok_load *l);
 ok_status ok_load_waited(ok_load *l);
 /* A chunk of READ_CHUNKS as read back (p NULL: the record is missing). */
 ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p, size_t n);

@@ -70,6 +70,7 @@ export const ACTION_FLAG = Object.freeze({
   DONE_VERIFIED: 32,
   COMMIT_MORE: 64,
   DONE_STAGED: 128,
+  DONE_STORING: 256,
 });
 
 /** ok_action: uint32 word index of each field */

@@ -283,7 +283,11 @@ export interface CacheInfo {
   bytes: number;
   /** the entry's cache key (url:… or sha256:…), null when nothing is stored for this page */
   key: string | null;
-  /** whether the model is stored in IndexedDB now (false: quota, no-store, IndexedDB unusable) */
+  /**
+   * whether the model is stored in IndexedDB (false: quota, no-store, IndexedDB unusable). A download
+   * is served before its chunks are written: true then means the store is under way, and turns false
+   * if it fails (with a warning); `session.cacheSettled` says when it is over
+   */
   stored?: boolean;
   /** the bytes were checked against a known digest: `integrity` on a download, the stored XXH3 sums on a hit */
   verified?: boolean;
@@ -330,6 +334,12 @@ export declare const cache: {
   list(): Promise<CacheEntry[]>;
   delete(keyOrUrl: string): Promise<boolean>;
   clear(): Promise<void>;
+  /**
+   * resolves when this page's background work is over: a download is served before it is stored,
+   * and forms are captured and verified after a load; a page closed before then stores less (its
+   * next visit downloads or captures again); never rejects
+   */
+  settled(): Promise<void>;
   estimate(): Promise<{ quota: number | null; usage: number | null; cachedBytes: number; entries: number }>;
   persist(): Promise<boolean>;
 };
@@ -373,7 +383,12 @@ export declare class Session {
   readonly outputNames: readonly string[];
   readonly info: SessionInfo;
   readonly pool: TensorPool;
-  /** settles when ortkeep's background work for this load (capturing, verifying and storing forms) is done; never rejects */
+  /**
+   * settles when the model's own store is over (a download is served first, its chunks written
+   * behind the caller): true when it is committed to IndexedDB; never rejects
+   */
+  readonly cacheSettled: Promise<boolean>;
+  /** settles when ortkeep's background work for this load (its store, then capturing, verifying and storing forms) is done; never rejects */
   readonly formsReady: Promise<{
     stored: FormName | null;
     failed: Array<{ form: FormName; reason: string }>;

@@ -19,6 +19,7 @@ import { loadDataFiles } from './cache/data-files.js';
 import { storeForms } from './forms/tiers.js';
 import { boundToDevice, poolFallsBackToCpu } from './pool/session-options.js';
 import { persist } from './cache/quota.js';
+import { trackStore, trackWork } from './cache/background-work.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { formInfo } from './forms/session-info.js';
 import { memoryReport } from './memory-report.js';
@@ -128,10 +129,12 @@ export async function loadFresh(src, options, signal) {
     debug,
     forms: hooks,
   });
-  // Off the caller's critical path: store (and verify) what was captured.
+  // A download is served before its store; the store ends behind the caller.
+  trackStore(r.storedLater);
+  // Off the caller's critical path: once the original is stored, store (and verify) what was captured.
   const captured = hooks?.state.captured;
-  const formsReady =
-    captured && r.stored
+  const formsReady = r.storedLater.then((stored) =>
+    captured && stored
       ? storeForms({
           // the form's sessions read the original's data files, as loaded
           ort,
@@ -146,9 +149,11 @@ export async function loadFresh(src, options, signal) {
           sessionOptions: r.externalData ? { ...baseOptions, externalData: r.externalData } : baseOptions,
           original: { bytes: r.bytes, report: r.report, sha256: r.info.sha256, key: r.info.key, url: src.url },
         }).then((out) => ({ ...out, events }))
-      : Promise.resolve({ stored: null, failed: [], events });
+      : { stored: null, failed: [], events },
+  );
+  trackWork(formsReady);
   // Ask once a model is stored; the browser answers (or prompts) on its own time.
-  if (options.persist && r.stored) persist().catch(() => {});
+  if (options.persist) r.storedLater.then((stored) => stored && persist()).catch(() => {});
   const tier = TIER_NAME[r.tier];
   const cacheInfo =
     src.kind === 'url'
@@ -192,7 +197,13 @@ export async function loadFresh(src, options, signal) {
       boundToDevice: boundToDevice(sessionOptions),
     },
   );
-  /** Settles when ortkeep's background work for this load (capturing, verifying and storing forms) is done. */
+  // the store behind the caller failed: the info says so from then on (a warning said why)
+  r.storedLater.then((stored) => {
+    if (cacheInfo) cacheInfo.stored = stored;
+  });
+  /** Settles when the model's own store is over: true when it is committed to IndexedDB. */
+  Object.defineProperty(session, 'cacheSettled', { value: r.storedLater });
+  /** Settles when ortkeep's background work for this load (its store; capturing, verifying and storing forms) is done. */
   Object.defineProperty(session, 'formsReady', { value: formsReady });
   return session;
 }

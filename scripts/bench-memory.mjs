@@ -97,6 +97,7 @@ async function measure(dir, origin, url, mode, files = []) {
         }
         const s = await ortkeep.load(url);
         const tier = s.info.cache.tier;
+        await s.cacheSettled; // the store behind the caller is part of a cold load's memory
         await s.dispose();
         if ((mode === 'warm') !== (tier === 'indexeddb')) throw new Error(`${mode}: served from ${tier}`);
         // the core's wasm memory after the load (it never shrinks: the load's peak)

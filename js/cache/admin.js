@@ -10,9 +10,11 @@ import { heldLocks } from './locks.js';
 import { formName, reasonName } from './messages.js';
 import { configureCache, pageCache } from './page-cache.js';
 import { estimate as storageEstimate, persist } from './quota.js';
+import { storesSettled, workSettled } from './background-work.js';
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
 async function synced() {
+  await storesSettled();
   const c = await pageCache();
   let found;
   try {
@@ -128,6 +130,11 @@ export const cache = {
 
   /** Asks the browser to keep this origin's storage (navigator.storage.persist()). */
   persist,
+
+  /** Resolves when this page's background work is over: downloads are served before they are
+   *  stored, and forms are captured and verified after a load; a page closed before then stores
+   *  less (its next visit downloads or captures again). Never rejects. */
+  settled: workSettled,
 
   /** Internal knobs for tests and benchmarks ({dbName, recordForm: 'blob'|'arraybuffer', budget, openTimeoutMs}). */
   _configure: configureCache,

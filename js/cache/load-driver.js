@@ -4,16 +4,23 @@
 // happened; what to do next is always the machine's answer. The contract
 // it keeps (ok_load.h): acks each write before the next action, feeds body
 // pieces only when the queue is empty, and after DONE or FAIL carries out
-// what is left (in the background) before it lets go of the lock.
+// what is left (in the background: after a DONE_STORING, the model's last
+// chunks and its commit) before it lets go of the lock. The body is read
+// ahead at the network's pace; the time the network keeps the driver
+// waiting is what lets the core store a chunk during the download.
 import { ACTION_FLAG, CACHE_ACTION as ACT, CACHE_LIMIT, STATUS } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
 import { failError, warning } from './messages.js';
 import { ModelBuffer } from './model-buffer.js';
 import { NETWORK_ACTIONS } from './network-actions.js';
+import { ReadAhead } from './read-ahead.js';
 import { SESSION_ACTIONS } from './session-actions.js';
 import { STORE_ACTIONS } from './store-actions.js';
 
 const now = () => (globalThis.performance ?? Date).now();
+
+/** What a chunk store is taken to cost before one is measured (ms). */
+const FIRST_WRITE_MS = 100;
 
 class NoMemory extends Error {}
 
@@ -68,6 +75,13 @@ class LoadRun {
     this.t0 = now();
     this.timings = {};
     this.mark = this.t0;
+    this.ahead = null; // the body read ahead (read-ahead.js)
+    this.netWaitMs = 0; // waited on the network since the core last stored a chunk
+    this.writeMs = FIRST_WRITE_MS; // the last chunk store's time
+    this.idleTold = false;
+    this.storedLater = new Promise((resolve) => {
+      this.resolveStored = resolve;
+    });
   }
 
   /** Events answer an ok_status; NOMEM ends the load (the contract). */
@@ -127,8 +141,19 @@ class LoadRun {
     } finally {
       signal?.removeEventListener('abort', onAbort);
       if (this.ortSession) await this.ortSession.release().catch(() => {});
+      this.ahead?.stop();
       if (this.body) await this.body.cancel();
       this.releaseLock?.();
+      // served before its store: whether the store landed is known only now
+      let stored = !!this.doneStored;
+      if (this.storingAfterDone) {
+        try {
+          stored = !!this.m.info().stored;
+        } catch {
+          stored = false;
+        }
+      }
+      this.resolveStored(stored);
       this.m.free();
     }
   }
@@ -158,6 +183,47 @@ class LoadRun {
   }
 
   async feed() {
+    if (this.ctx.bytes) return this.feedBytes();
+    let ra = this.ahead;
+    if (!ra || ra.body !== this.body || ra.buf !== this.buf) {
+      ra?.stop();
+      ra = this.ahead = new ReadAhead(this.body, this.buf, this.offset);
+    }
+    if (!ra.ready(this.offset)) {
+      // The network keeps us waiting. Once that adds up to a chunk store's
+      // time, the core may store a complete chunk while the body comes in.
+      if (!this.idleTold && this.netWaitMs >= this.writeMs) {
+        this.idleTold = true;
+        this.netWaitMs = 0;
+        this.ev(this.m.bodyIdle());
+        return;
+      }
+      const t = now();
+      await ra.wait(this.offset);
+      this.netWaitMs += now() - t;
+      return;
+    }
+    if (ra.end > this.offset) {
+      const view = this.buf.bytes.subarray(this.offset, ra.end);
+      this.offset = ra.end;
+      if (this.ev(this.m.body(view)) !== STATUS.OK) {
+        this.streaming = false; // refused (the load failed meanwhile)
+        return;
+      }
+      this.progress('download', this.offset, this.total ?? 0);
+      return;
+    }
+    this.streaming = false;
+    if (ra.error) {
+      this.ev(this.m.bodyError());
+      return;
+    }
+    this.phase('downloadMs');
+    this.ev(this.m.bodyEnd());
+  }
+
+  /** The caller's bytes: handed to the core as they are, piece by piece. */
+  async feedBytes() {
     let piece;
     try {
       piece = await this.body.next();
@@ -172,9 +238,8 @@ class LoadRun {
       this.ev(this.m.bodyEnd());
       return;
     }
-    const view = this.ctx.bytes ? piece : this.buf.write(this.offset, piece);
     this.offset += piece.byteLength;
-    if (this.ev(this.m.body(view)) !== STATUS.OK) {
+    if (this.ev(this.m.body(piece)) !== STATUS.OK) {
       this.streaming = false; // refused (the load failed meanwhile)
       return;
     }
@@ -225,13 +290,17 @@ function done(run, a) {
   run.ortSession = null; // the caller's now
   if (run.checkMs !== undefined) run.timings.checkMs = run.checkMs;
   run.timings.totalMs = now() - run.t0;
+  run.doneStored = !!(a.flags & ACTION_FLAG.DONE_STORED);
+  run.storingAfterDone = !!(a.flags & ACTION_FLAG.DONE_STORING);
   run.settle(null, {
     ortSession,
     report: run.report,
     info,
     bytes: run.buf.view(info.total),
     tier: a.value,
-    stored: !!(a.flags & ACTION_FLAG.DONE_STORED),
+    // stored, or being stored behind the caller (storedLater says how it ended)
+    stored: run.doneStored || run.storingAfterDone,
+    storedLater: run.storedLater,
     verified: !!(a.flags & ACTION_FLAG.DONE_VERIFIED),
     resumedFrom: a.value2,
     timings: run.timings,

@@ -152,6 +152,10 @@ export class LoadMachine {
   bodyEnd() {
     return this.m._ok_load_body_end(this.l);
   }
+  /** The network kept the driver waiting about a chunk store's time (ok_load_body_idle). */
+  bodyIdle() {
+    return this.m._ok_load_body_idle(this.l);
+  }
   bodyError() {
     return this.m._ok_load_body_error(this.l);
   }

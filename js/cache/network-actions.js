@@ -1,13 +1,15 @@
 // The load driver's hands on the network (js/cache/load-driver.js): a
 // request as FETCH asks, the body streamed (or the caller's bytes served as
-// one), a fetch cancelled, the wait before a retry. The body's pieces are
-// fed by the driver's loop when the queue is empty (the contract).
+// one), a fetch cancelled, the wait before a retry. The body is read ahead
+// (read-ahead.js); its pieces are fed by the driver's loop when the queue
+// is empty (the contract).
 import { CACHE_ACTION as ACT, HOST_POLICY } from '../core-constants.js';
 import { request } from './network.js';
 
 const dec = new TextDecoder();
 
 async function fetchAction(run, a) {
+  run.ahead?.stop();
   if (run.body) await run.body.cancel();
   run.body = null;
   const url = dec.decode(a.blob);
@@ -39,6 +41,7 @@ function stream(run, a) {
 
 async function cancelFetch(run) {
   run.streaming = false;
+  run.ahead?.stop();
   if (run.body) await run.body.cancel();
   run.body = null;
 }

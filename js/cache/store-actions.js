@@ -82,10 +82,14 @@ async function write(run, a) {
   try {
     if (a.type === ACT.WRITE_MANIFEST) await store.putManifest(a.name, a.blob);
     else if (a.type === ACT.STORE_CHUNK) {
+      const t = now();
       // Blob or ArrayBuffer records: decided once per file when its size is known
       const { core } = run.ctx;
       const asBlob = run.total ? (run.asBlob ??= blobRecordsFor(core, run.total)) : blobRecordsFor(core, 0, a.value2);
       await store.storeChunk(a.name, a.chunk, run.buf.bytes.subarray(a.value, a.value + a.value2), a.blob, asBlob);
+      // what waiting on the network must add up to before the next store during a download
+      run.writeMs = now() - t;
+      run.idleTold = false;
     } else await store.commit(a.name, a.blob, a.aux, group);
   } catch (e) {
     const kind = ioFailKind(e);

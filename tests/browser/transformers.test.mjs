@@ -80,6 +80,8 @@ describe('transformers.js with ortkeep/transformers', () => {
       env.server.resetCounts();
       const first = await appPage(true);
       const ours = await embed(first, model, device);
+      // the person stays a moment: the downloads, served before they were stored, are stored
+      await first.evaluate(async () => (await import('/js/index.js')).cache.settled());
       await first.close();
       assert.equal(ours.ok, true, `${ours.code}: ${ours.message}`);
       assert.equal(ours.ortkeep, true, "the session is ortkeep's");

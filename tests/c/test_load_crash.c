@@ -83,8 +83,8 @@ static void setup_evict(fx_db *db, fx_server *srv, fx_page *pg) {
 
 /* rotten: the setup itself left a corrupt committed copy (which reads
  * catch); the store is only judged after the healing load. */
-static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode, const uint8_t *want,
-                             size_t want_len, int rotten) {
+static void crash_everywhere_on(const char *what, setup_fn setup, uint32_t mode, const uint8_t *want,
+                                size_t want_len, int rotten, int fast_net) {
     int after, crashed_once = 1;
     for (after = 0; crashed_once; after++) {
         fx_db db;
@@ -102,7 +102,9 @@ static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode, co
         setup(&db, &srv, &pg);
         fx_page_close(&pg);
         fx_page_init(&pg, &db, &srv, 0x200 + (uint64_t)after);
-        /* the page under test dies after `after` more writes */
+        /* the page under test dies after `after` more writes (on a fast
+         * link, most of them after it served the model) */
+        pg.fast_net = fast_net;
         db.crash_after = db.writes + after;
         p.mode = mode;
         fx_run(&pg, &p);
@@ -110,7 +112,8 @@ static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode, co
         CHECK(!pg.stuck);
         if (!rotten &&
             !(store_sane(&db, model_a, len_a, model_b, len_b) || store_sane(&db, model_c, len_c, NULL, 0))) {
-            fprintf(stderr, "%s: crash after %d writes: a committed entry is torn\n", what, after);
+            fprintf(stderr, "%s%s: crash after %d writes: a committed entry is torn\n", what,
+                    fast_net ? " (fast link)" : "", after);
             CHECK(0);
         }
         fx_page_close(&pg);
@@ -121,7 +124,8 @@ static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode, co
         fx_page_init(&pg, &db, &srv, 0x300 + (uint64_t)after);
         fx_run(&pg, &p); /* the same mode: an update revalidates again */
         if (!pg.done || pg.served_len != want_len || memcmp(pg.served, want, want_len) != 0)
-            fprintf(stderr, "%s: crash after %d writes: wrong model served\n", what, after);
+            fprintf(stderr, "%s%s: crash after %d writes: wrong model served\n", what,
+                    fast_net ? " (fast link)" : "", after);
         CHECK(pg.done);
         CHECK(pg.served && pg.served_len == want_len && memcmp(pg.served, want, want_len) == 0);
         fx_sync(&pg, 0);
@@ -132,6 +136,14 @@ static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode, co
         db_free(&db);
     }
     CHECK(after > 3); /* the scenario did write something */
+}
+
+/* Both links: a slow one stores chunks as they arrive, a fast one serves
+ * first and stores behind the caller. */
+static void crash_everywhere(const char *what, setup_fn setup, uint32_t mode, const uint8_t *want,
+                             size_t want_len, int rotten) {
+    crash_everywhere_on(what, setup, mode, want, want_len, rotten, 0);
+    crash_everywhere_on(what, setup, mode, want, want_len, rotten, 1);
 }
 
 int main(void) {

@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     ok_cache_actions_clear(k);
     while (c.n) {
-        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 30;
+        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 31;
         ok_load *x = l[which];
         size_t len;
         const uint8_t *bytes;
@@ -165,6 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             break;
         }
         case 28: ok_load_captured(x, take(&c, 1) & 1 ? take(&c, 2) : 0); break;
+        case 29: ok_load_body_idle(x); break;
         default: {
             ok_load_info info;
             ok_load_info_get(x, &info);

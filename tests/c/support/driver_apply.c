@@ -228,6 +228,7 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         pg->done = 1;
         pg->tier = (uint32_t)value;
         pg->done_flags = a->flags;
+        pg->chunks_at_done = pg->db->chunks.n;
         return 0;
     case OK_ACT_FAIL:
         pg->failed = 1;

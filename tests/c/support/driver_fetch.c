@@ -133,8 +133,14 @@ void fx_feed(fx_page *pg, ok_load *l, fx_stream *s) {
             return;
         }
         pg->buf_len += n;
+        if (!pg->fast_net) FX_EV(ok_load_body_idle, l);
         return;
     }
-    if (FX_EV(ok_load_body, l, pg->buf + pg->buf_len, n) == OK_OK) pg->buf_len += n;
-    else s->active = 0;
+    if (FX_EV(ok_load_body, l, pg->buf + pg->buf_len, n) == OK_OK) {
+        pg->buf_len += n;
+        /* a slow link: JS waits on the network between pieces */
+        if (!pg->fast_net) FX_EV(ok_load_body_idle, l);
+    } else {
+        s->active = 0;
+    }
 }

@@ -81,6 +81,10 @@ int db_begin_write(fx_db *d, uint64_t adding) {
         return -1;
     }
     if (d->closed) return OK_IOFAIL_CLOSED;
+    if (d->fail_write_at && d->writes + 1 == d->fail_write_at) {
+        d->fail_write_at = 0;
+        return OK_IOFAIL_OTHER;
+    }
     if (d->fail_writes > 0) {
         d->fail_writes--;
         return OK_IOFAIL_OTHER;

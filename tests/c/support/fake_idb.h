@@ -27,9 +27,11 @@ typedef struct {
     int crash_after;         /* write transactions applied before a crash; <0 off */
     int writes;              /* write transactions applied so far */
     int crashed;
-    int closed;      /* every request fails CLOSED until REOPEN */
-    int fail_writes; /* the next n write transactions fail OTHER */
-    int fail_reads;  /* the next n read transactions fail OTHER */
+    int closed;        /* every request fails CLOSED until REOPEN */
+    int fail_writes;   /* the next n write transactions fail OTHER */
+    int fail_write_at; /* the write transaction with this number (writes + 1)
+                          fails OTHER; 0 off */
+    int fail_reads;    /* the next n read transactions fail OTHER */
     int reopens;
 } fx_db;
 

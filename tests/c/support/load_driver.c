@@ -268,6 +268,12 @@ void fx_drive(fx_page *pg, ok_load *l, const ok_load_params *p, ok_load **keep) 
         break;
     }
     fx_batch_free(head);
+    if (pg->done && (pg->done_flags & OK_DONE_STORING)) {
+        /* served before its store: JS reads the outcome when the load ends */
+        ok_load_info info;
+        ok_load_info_get(l, &info);
+        if (info.stored) pg->done_flags |= OK_DONE_STORED;
+    }
     if (keep) *keep = l;
     else ok_load_free(l);
 }

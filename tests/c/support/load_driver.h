@@ -43,12 +43,15 @@ typedef struct {
     size_t piece;        /* body piece size */
     int split;           /* hand each piece in two calls back to back, as
                               JS does with pieces over 1 MiB */
+    int fast_net;        /* the network never keeps JS waiting: no
+                            ok_load_body_idle (else one after each piece) */
     /* the load's model buffer */
     uint8_t *buf;
     size_t buf_len, buf_cap;
     /* outcome */
     int done, failed, crashed, stuck;
     uint32_t fail_code, fail_reason, tier, done_flags;
+    size_t chunks_at_done; /* chunk records in the store when DONE came */
     uint64_t fail_number;
     uint32_t warns[64];
     int n_warns;

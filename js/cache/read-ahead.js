@@ -1,0 +1,65 @@
+// A response body read at the network's pace into the model buffer, while
+// the load driver is busy elsewhere (a chunk store, the core hashing). The
+// driver feeds the core from what has arrived; when nothing has, it knows
+// the network is what it waits on, and for how long (the core may then
+// store a chunk in that time: ok_load_body_idle).
+export class ReadAhead {
+  /**
+   * @param {{next(): Promise<Uint8Array|null>}} body
+   * @param {import('./model-buffer.js').ModelBuffer} buf
+   * @param {number} offset where the body's first byte goes
+   */
+  constructor(body, buf, offset) {
+    this.body = body;
+    this.buf = buf;
+    this.end = offset; // bytes in buf up to here
+    this.done = false;
+    this.error = null;
+    this.stopped = false;
+    this.wake = null;
+    this.pump();
+  }
+
+  async pump() {
+    try {
+      for (;;) {
+        const piece = await this.body.next();
+        if (this.stopped) return;
+        if (piece === null) break;
+        this.buf.write(this.end, piece);
+        this.end += piece.byteLength;
+        this.signal();
+      }
+      this.done = true;
+    } catch (e) {
+      if (this.stopped) return;
+      this.error = e ?? new Error('the body broke');
+    }
+    this.signal();
+  }
+
+  signal() {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  /** Arrived bytes past `offset`, the end, or the break, to handle now. */
+  ready(offset) {
+    return this.end > offset || this.done || this.error !== null;
+  }
+
+  /** Resolves when something past `offset` can be handled. */
+  wait(offset) {
+    if (this.ready(offset)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  /** This body is no longer the load's (cancelled, replaced): late pieces are dropped. */
+  stop() {
+    this.stopped = true;
+    this.signal();
+  }
+}
