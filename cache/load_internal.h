@@ -102,7 +102,7 @@ struct ok_load {
     int resuming;        /* broken: storing the backlog, then Range */
     int defer;           /* URL loads: complete chunks wait for an idle
                             network, else for DONE (served before the store) */
-    int idle_write;      /* the network is idle: store the next complete chunk */
+    int idle_write;      /* inside ok_load_body_idle: a complete chunk may go */
     int session_pending; /* CREATE_SESSION sent, no answer yet */
     uint32_t key_index;  /* the key whose integrity digest matched */
 

@@ -53,8 +53,11 @@ ok_status ok_load_body_idle(ok_load *l) {
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_STREAMING);
     if (st) return st;
     if (l->marker_pending || l->ended) return ok_ld_leave(l, OK_OK);
+    /* one chunk complete now may go; the idle moment is not kept for later */
     l->idle_write = 1;
-    return ok_ld_leave(l, ok_ld_pump(l));
+    st = ok_ld_pump(l);
+    l->idle_write = 0;
+    return ok_ld_leave(l, st);
 }
 
 /* A chunk boundary was reached (or the body ended mid-chunk). */
@@ -187,7 +190,6 @@ ok_status ok_load_body_end(ok_load *l) {
     }
     l->total = l->received;
     l->ended = 1;
-    l->idle_write = 0; /* the body is whole: serve first */
     e = ok_ld_entry_of(l, l->write_id);
     if (e && !(e->flags & OK_EF_SIZE_KNOWN)) {
         e->total_size = l->total;

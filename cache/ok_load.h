@@ -304,8 +304,9 @@ ok_status ok_load_fetch_failed(ok_load *l);
 ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n);
 ok_status ok_load_body_end(ok_load *l);
 ok_status ok_load_body_error(ok_load *l);
-/* The network kept JS waiting (about as long as a chunk store takes): the
- * next complete chunk may be stored while the body streams. Without it a
+/* The network keeps JS waiting (it has waited about as long as a chunk
+ * store takes, and the rest of the body will take longer): a chunk complete
+ * now may be stored while the body streams. Without it a
  * URL load keeps complete chunks in its backlog and stores them after DONE
  * (a fast link: the store is off the caller's path); with it a slow link
  * stores them as they arrive (a tab killed mid-download resumes from

@@ -14,13 +14,11 @@ import { failError, warning } from './messages.js';
 import { ModelBuffer } from './model-buffer.js';
 import { NETWORK_ACTIONS } from './network-actions.js';
 import { ReadAhead } from './read-ahead.js';
+import { chunkStore } from './chunk-store-cost.js';
 import { SESSION_ACTIONS } from './session-actions.js';
 import { STORE_ACTIONS } from './store-actions.js';
 
 const now = () => (globalThis.performance ?? Date).now();
-
-/** What a chunk store is taken to cost before one is measured (ms). */
-const FIRST_WRITE_MS = 100;
 
 class NoMemory extends Error {}
 
@@ -76,9 +74,7 @@ class LoadRun {
     this.timings = {};
     this.mark = this.t0;
     this.ahead = null; // the body read ahead (read-ahead.js)
-    this.netWaitMs = 0; // waited on the network since the core last stored a chunk
-    this.writeMs = FIRST_WRITE_MS; // the last chunk store's time
-    this.idleTold = false;
+    this.netWaitMs = 0; // waited on the network since the core was last told so
     this.storedLater = new Promise((resolve) => {
       this.resolveStored = resolve;
     });
@@ -191,9 +187,10 @@ class LoadRun {
     }
     if (!ra.ready(this.offset)) {
       // The network keeps us waiting. Once that adds up to a chunk store's
-      // time, the core may store a complete chunk while the body comes in.
-      if (!this.idleTold && this.netWaitMs >= this.writeMs) {
-        this.idleTold = true;
+      // time, and the rest of the body will take longer than one, the core
+      // may store a complete chunk while the body comes in; otherwise the
+      // store waits until the caller has its session.
+      if (this.netWaitMs >= chunkStore.ms && ra.remainingMs(this.total) > chunkStore.ms) {
         this.netWaitMs = 0;
         this.ev(this.m.bodyIdle());
         return;

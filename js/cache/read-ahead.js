@@ -12,6 +12,8 @@ export class ReadAhead {
   constructor(body, buf, offset) {
     this.body = body;
     this.buf = buf;
+    this.start = offset;
+    this.t0 = (globalThis.performance ?? Date).now();
     this.end = offset; // bytes in buf up to here
     this.done = false;
     this.error = null;
@@ -55,6 +57,14 @@ export class ReadAhead {
     return new Promise((resolve) => {
       this.wake = resolve;
     });
+  }
+
+  /** How long the rest of the body will take at the pace so far (ms); Infinity when its size is unknown. */
+  remainingMs(total) {
+    if (!total) return Infinity;
+    const ms = (globalThis.performance ?? Date).now() - this.t0;
+    const got = this.end - this.start;
+    return got > 0 ? ((total - this.end) * ms) / got : Infinity;
   }
 
   /** This body is no longer the load's (cancelled, replaced): late pieces are dropped. */

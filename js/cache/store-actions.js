@@ -6,6 +6,7 @@ import { ACTION_FLAG, CACHE_ACTION as ACT, IOFAIL, STATUS } from '../core-consta
 import { blobRecordsFor, ioFailKind, valueBytes } from './idb-store.js';
 import { acquireLock, heldLocks } from './locks.js';
 import { freeQuota } from './quota.js';
+import { chunkStore } from './chunk-store-cost.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const dec = new TextDecoder();
@@ -87,9 +88,8 @@ async function write(run, a) {
       const { core } = run.ctx;
       const asBlob = run.total ? (run.asBlob ??= blobRecordsFor(core, run.total)) : blobRecordsFor(core, 0, a.value2);
       await store.storeChunk(a.name, a.chunk, run.buf.bytes.subarray(a.value, a.value + a.value2), a.blob, asBlob);
-      // what waiting on the network must add up to before the next store during a download
-      run.writeMs = now() - t;
-      run.idleTold = false;
+      // what waiting on the network must add up to before a store during a download
+      chunkStore.ms = now() - t;
     } else await store.commit(a.name, a.blob, a.aux, group);
   } catch (e) {
     const kind = ioFailKind(e);
