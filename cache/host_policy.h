@@ -22,6 +22,8 @@
     X(READ_BATCH_BYTES, 64u << 20)    /* most chunk bytes one read transaction     \
                                       takes (ok_store_read_batch) */       \
     X(DELETE_REOPENS, 1)              /* reopens a failed delete may ask for */            \
+    X(FIRST_CHUNK_STORE_MS, 200)      /* a chunk store's cost before one is measured   \
+                                         (ok_store_chunk_mid_download) */   \
     X(GROWTH_WARN_PERCENT, 150)       /* memory growth past this share of the        \
                                    initializer bytes is warned about */
 
@@ -52,6 +54,17 @@ uint32_t ok_store_read_batch(uint32_t chunk_size);
  * database and run it again, 0 to log it and go on (the next sync sweeps
  * what it left). */
 int ok_store_delete_reopen(uint32_t io_fail, uint32_t reopens);
+
+/* Whether a complete chunk may be stored while the body still streams
+ * (JS then reports ok_load_body_idle): the network has kept JS waiting
+ * `waited_ms` since it last asked, the rest of the body will take about
+ * `remaining_ms` at the pace so far (UINT32_MAX: size unknown), and a chunk
+ * store took `store_ms` last time in this page (0: none measured yet, the
+ * first guess is FIRST_CHUNK_STORE_MS). Only when both exceed a store's
+ * cost: a store started that near the body's end would land after it and
+ * put the store back on the caller's path (a loopback download under a
+ * busy renderer measured 0.3-1.1 s of it). */
+int ok_store_chunk_mid_download(uint32_t waited_ms, uint32_t remaining_ms, uint32_t store_ms);
 
 /* Whether `s` is a cache key as the load machine makes them ("url:...",
  * "sha256:...", "sha384:...", "sha512:...") rather than a URL the caller

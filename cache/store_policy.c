@@ -34,3 +34,8 @@ int ok_store_is_cache_key(const char *s) {
         if (strncmp(s, prefixes[i], strlen(prefixes[i])) == 0) return 1;
     return 0;
 }
+
+int ok_store_chunk_mid_download(uint32_t waited_ms, uint32_t remaining_ms, uint32_t store_ms) {
+    uint32_t cost = store_ms ? store_ms : OK_HOST_FIRST_CHUNK_STORE_MS;
+    return waited_ms >= cost && remaining_ms > cost;
+}

@@ -1,5 +1,4 @@
 // What storing one chunk costs in this page (ms): the last one measured, by
-// any load. The load driver lets the core store a chunk during a download
-// only when the network has kept it waiting that long and the rest of the
-// body will take longer (js/cache/load-driver.js).
-export const chunkStore = { ms: 200 };
+// any load (0: none yet). The core decides from it whether a chunk is stored
+// during a download (ok_store_chunk_mid_download, js/cache/load-driver.js).
+export const chunkStore = { ms: 0 };

@@ -74,7 +74,8 @@ class LoadRun {
     this.timings = {};
     this.mark = this.t0;
     this.ahead = null; // the body read ahead (read-ahead.js)
-    this.netWaitMs = 0; // waited on the network since the core was last told so
+    this.netWaitMs = 0; // waited on the network since the core last stored a chunk
+    this.idleAt = 0; // the body's end when the core was last told the network is idle
     this.storedLater = new Promise((resolve) => {
       this.resolveStored = resolve;
     });
@@ -186,12 +187,12 @@ class LoadRun {
       ra = this.ahead = new ReadAhead(this.body, this.buf, this.offset);
     }
     if (!ra.ready(this.offset)) {
-      // The network keeps us waiting. Once that adds up to a chunk store's
-      // time, and the rest of the body will take longer than one, the core
-      // may store a complete chunk while the body comes in; otherwise the
-      // store waits until the caller has its session.
-      if (this.netWaitMs >= chunkStore.ms && ra.remainingMs(this.total) > chunkStore.ms) {
-        this.netWaitMs = 0;
+      // The network keeps us waiting: the core decides from how long, how
+      // long the rest will take and what a store costs whether a complete
+      // chunk is stored now; otherwise the store waits for the caller's session.
+      // (asked again at every wait until a chunk is stored: one may complete any moment)
+      if (!this.idleAt && this.ctx.core.chunkMidDownload(this.netWaitMs, ra.remainingMs(this.total), chunkStore.ms)) {
+        this.idleAt = ra.end;
         this.ev(this.m.bodyIdle());
         return;
       }
@@ -201,6 +202,7 @@ class LoadRun {
       return;
     }
     if (ra.end > this.offset) {
+      this.idleAt = 0; // new bytes: the core may have a complete chunk to store now
       const view = this.buf.bytes.subarray(this.offset, ra.end);
       this.offset = ra.end;
       if (this.ev(this.m.body(view)) !== STATUS.OK) {

@@ -90,6 +90,7 @@ async function write(run, a) {
       await store.storeChunk(a.name, a.chunk, run.buf.bytes.subarray(a.value, a.value + a.value2), a.blob, asBlob);
       // what waiting on the network must add up to before a store during a download
       chunkStore.ms = now() - t;
+      run.netWaitMs = 0;
     } else await store.commit(a.name, a.blob, a.aux, group);
   } catch (e) {
     const kind = ioFailKind(e);

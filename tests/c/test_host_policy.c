@@ -37,6 +37,22 @@ static void test_read_batch(void) {
     CHECK_EQ_INT(ok_store_read_batch(0), 1);
 }
 
+static void test_chunk_mid_download(void) {
+    CHECK_EQ_INT(OK_HOST_FIRST_CHUNK_STORE_MS, 200);
+    /* nothing measured yet: the first guess */
+    CHECK(ok_store_chunk_mid_download(200, 5000, 0));
+    CHECK(!ok_store_chunk_mid_download(199, 5000, 0));
+    /* waited long enough, but the body ends before a store would */
+    CHECK(!ok_store_chunk_mid_download(900, 150, 0));
+    CHECK(!ok_store_chunk_mid_download(900, 200, 0));
+    /* the measured cost decides once there is one */
+    CHECK(ok_store_chunk_mid_download(60, 61, 50));
+    CHECK(!ok_store_chunk_mid_download(60, 61, 70));
+    /* a body of unknown size: the wait alone */
+    CHECK(ok_store_chunk_mid_download(250, UINT32_MAX, 0));
+    CHECK(!ok_store_chunk_mid_download(0, UINT32_MAX, 0));
+}
+
 static void test_delete_reopen(void) {
     CHECK_EQ_INT(OK_HOST_DELETE_REOPENS, 1);
     /* a closed connection: reopened once, then left to the next sync */
@@ -125,6 +141,7 @@ static void test_growth_warns(void) {
 int main(void) {
     test_records_as_blob();
     test_read_batch();
+    test_chunk_mid_download();
     test_delete_reopen();
     test_is_cache_key();
     test_share_key();
