@@ -142,13 +142,13 @@ export class Core {
     return this.m._ok_store_records_as_blob(u64(held), u64(bytes)) === 1;
   }
 
-  /** Chunks of `chunkSize` bytes one IndexedDB read transaction takes. */
   /** Whether a complete chunk may be stored during the download (ok_store_chunk_mid_download); ms facts, remaining Infinity when unknown. */
   chunkMidDownload(waitedMs, remainingMs, storeMs) {
     const ms = (x) => (Number.isFinite(x) ? Math.min(0xfffffffe, Math.max(0, Math.round(x))) : 0xffffffff);
     return this.m._ok_store_chunk_mid_download(ms(waitedMs), ms(remainingMs), ms(storeMs)) !== 0;
   }
 
+  /** Chunks of `chunkSize` bytes one IndexedDB read transaction takes. */
   readBatch(chunkSize) {
     return this.m._ok_store_read_batch(chunkSize) >>> 0;
   }
