@@ -345,8 +345,12 @@ async function wasmUrlFor(ort, file, explicit) {
     if (url) return url;
     guesses.push(`onnxruntime-web/${wasmFile}`);
   } else {
-    const resolved = resolveModule('onnxruntime-web');
-    if (resolved) guesses.push(new URL(wasmFile, resolved).href);
+    // behind the drop-in's alias 'onnxruntime-web' is ortkeep's entry, and the
+    // real package is what ortkeep's own '#onnxruntime-web' maps to
+    for (const specifier of ['onnxruntime-web', '#onnxruntime-web']) {
+      const resolved = resolveModule(specifier);
+      if (resolved) guesses.push(new URL(wasmFile, resolved).href);
+    }
     // a script tag's onnxruntime-web looks next to its own script (a CDN URL
     // pins its version there, which a guess beside ortkeep's would not)
     const script = ort === globalThis.ort ? ortScriptUrl() : null;
