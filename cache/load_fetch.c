@@ -8,6 +8,15 @@
 ok_status ok_ld_send_fetch(ok_load *l, uint64_t from, uint32_t flags) {
     ok_act_args a;
     const ok_entry *e = NULL;
+    if (l->content && !l->fetches && !from && !flags) {
+        /* content-keyed bytes with no form to serve: the caller's bytes, once */
+        l->fetches++;
+        ok_ld_reset_stream(l);
+        l->total = l->bytes_len;
+        l->size_exact = 1;
+        l->tier = OK_TIER_BYTES;
+        return ok_ld_stream(l);
+    }
     if (l->source != OK_SOURCE_URL && l->source != OK_SOURCE_DATA) /* bytes in memory: nothing to fetch */
         return ok_ld_fail(l, OK_ERR_TRUNCATED, OK_REASON_BODY_BROKEN, l->received);
     if (l->fetches >= OK_LOAD_MAX_FETCHES)

@@ -64,6 +64,8 @@ struct ok_load {
     char *lock_name;
     uint32_t chunk_size;
     uint64_t bytes_len; /* OK_SOURCE_BYTES */
+    int content;        /* BYTES: keyed by source_sha (forms; ok_load.h) */
+    int sha_given;      /* BYTES: source_sha is their SHA-256: not hashed again */
     ok_sync *sync;
 
     /* counters (policy limits in ok_load.h) */
@@ -124,7 +126,7 @@ struct ok_load {
     /* optimized forms (OK_SOURCE_FORM, and URL loads with a context) */
     char *form_ctx;         /* NULL: forms off */
     uint32_t form;          /* the form served (URL) or stored (FORM) */
-    uint8_t source_sha[32]; /* FORM: the original's SHA-256 */
+    uint8_t source_sha[32]; /* FORM: the original's SHA-256; content BYTES: theirs */
     uint32_t orig_id;       /* URL: the original behind a form being read */
     uint32_t create_us, orig_create_us;
     uint32_t form_status, form_reason, next_form;

@@ -59,6 +59,15 @@ ok_status ok_ld_make_keys(ok_load *l) {
         l->keys[0] = ok_form_key(l->raw, l->form, l->form_ctx);
         if (!l->keys[0]) return OK_ERR_NOMEM;
         l->n_keys = 1;
+    } else if (l->source == OK_SOURCE_BYTES) {
+        /* content-keyed bytes: the key an integrity sha256 load of them has */
+        char hex[65];
+        size_t n = sizeof hex + 32;
+        l->keys[0] = ok_cache_malloc(n);
+        if (!l->keys[0]) return OK_ERR_NOMEM;
+        ok_hex(l->source_sha, 32, hex);
+        snprintf(l->keys[0], n, "sha256:%s|form:%s", hex, FORM_NAMES[OK_FORM_ORIGINAL]);
+        l->n_keys = 1;
     } else if (l->integ.alg == OK_HASH_NONE) {
         size_t n = strlen(l->url) + 32;
         char *k = ok_cache_malloc(n);

@@ -132,10 +132,25 @@ static ok_status lookup_part(ok_load *l) {
     return lookup_miss(l);
 }
 
+/* Content-keyed bytes: a verified form made from these very bytes, else
+ * the caller's bytes (ok_ld_send_fetch), which are the fallback too. */
+static ok_status lookup_bytes(ok_load *l) {
+    ok_entry *f = NULL;
+    ok_status st = ok_form_servable(l->c, l->keys[0], l->form_ctx, l->source_sha, &f);
+    if (st) return st;
+    if (!f) return ok_ld_send_fetch(l, 0, 0);
+    l->orig_id = 0;
+    l->form = f->form;
+    l->create_us = f->create_us;
+    l->orig_create_us = f->orig_create_us;
+    return ok_ld_start_hit(l, f);
+}
+
 ok_status ok_ld_lookup(ok_load *l) {
     ok_entry *e = NULL;
     ok_status st;
     if (l->source == OK_SOURCE_FORM) return ok_ld_lookup_form_store(l);
+    if (l->source == OK_SOURCE_BYTES) return lookup_bytes(l);
     if (l->source == OK_SOURCE_DATA) return lookup_part(l);
     if (l->mode != OK_MODE_RELOAD) e = committed_for(l);
     if (e && l->form_ctx && (l->mode == OK_MODE_DEFAULT || l->mode == OK_MODE_ONLY_IF_CACHED)) {

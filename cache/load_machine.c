@@ -61,6 +61,15 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
         if (!l->raw || !l->url) st = OK_ERR_NOMEM;
         if (!st) st = ok_ld_make_keys(l);
     }
+    if (!st && p->source == OK_SOURCE_BYTES && p->source_sha256 && !p->integrity) {
+        l->sha_given = 1;
+        memcpy(l->source_sha, p->source_sha256, 32);
+        if (l->form_ctx && p->mode == OK_MODE_DEFAULT &&
+            !(p->flags & (OK_LOAD_NO_IDB | OK_LOAD_IDB_FAILED))) {
+            l->content = 1;
+            st = ok_ld_make_keys(l);
+        }
+    }
     if (p->source == OK_SOURCE_URL) {
         l->raw = ok_cache_strdup(p->raw);
         l->url = ok_ld_strip_fragment(p->url);
@@ -162,7 +171,7 @@ ok_status ok_load_info_get(const ok_load *l, ok_load_info *out) {
     out->next_form = l->next_form;
     out->create_us = l->create_us;
     out->orig_create_us = l->orig_create_us;
-    out->source_total = l->total;
+    out->source_total = l->content ? l->bytes_len : l->total;
     if (l->form != OK_FORM_ORIGINAL && l->source == OK_SOURCE_URL) {
         const ok_entry *o = ok_ld_entry_of(l, l->orig_id);
         if (o) out->source_total = o->total_size;

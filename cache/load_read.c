@@ -135,9 +135,10 @@ ok_status ok_load_meta_read(ok_load *l, const uint8_t *p, size_t n) {
                                                      p ? OK_REASON_CHECKSUM : OK_REASON_MISSING,
                                                      e->chunk_count));
     {
-        /* a form's load reports the original's content hash: its source */
+        /* a form's load reports the original's content hash: its source
+         * (content-keyed bytes: theirs) */
         ok_entry *o = l->form != OK_FORM_ORIGINAL ? ok_ld_entry_of(l, l->orig_id) : NULL;
-        memcpy(l->sha256, o ? o->sha256 : e->sha256, 32);
+        memcpy(l->sha256, o ? o->sha256 : l->content ? l->source_sha : e->sha256, 32);
     }
     l->has_sha = 1;
     l->verified = !(l->flags & OK_LOAD_NO_VERIFY);

@@ -112,7 +112,7 @@ ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n) {
         if (take > n) take = n;
         /* hashed per chunk segment: the marks at a chunk boundary must not
          * include bytes past it (a resume continues from there) */
-        ok_sha256_update(&l->sha, p, take);
+        if (!l->sha_given) ok_sha256_update(&l->sha, p, take);
         if (l->integ.alg >= OK_HASH_SHA384) ok_sha512_update(&l->sha5, p, take);
         if (l->storing) ok_xxh3_update(&l->sum, p, take);
         l->received += take;
@@ -214,7 +214,8 @@ static int integrity_match(ok_load *l, const uint8_t *sha256) {
  * other load's chunks landed): check integrity, then ask the C reader. */
 static ok_status finish_stream(ok_load *l) {
     int m;
-    ok_sha256_final(&l->sha, l->sha256);
+    if (l->sha_given) memcpy(l->sha256, l->source_sha, 32);
+    else ok_sha256_final(&l->sha, l->sha256);
     l->has_sha = 1;
     m = integrity_match(l, l->sha256);
     if (m < 0) {

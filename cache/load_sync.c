@@ -13,6 +13,12 @@ ok_status ok_load_start(ok_load *l) {
             return ok_ld_leave(l, ok_ld_fail(l, OK_ERR_INVALID_ARG, OK_REASON_BAD_INTEGRITY, 0));
         l->total = l->bytes_len;
         l->size_exact = 1;
+        if (l->content) {
+            /* a form of these bytes may serve: look under their key's lock */
+            l->storable = 1;
+            l->state = OK_LOAD_STATE_LOCKING;
+            return ok_ld_leave(l, ok_ld_push_simple(l, OK_ACT_LOCK, 0, 0, 0, l->lock_name));
+        }
         return ok_ld_leave(l, ok_ld_stream(l));
     }
     if (l->source == OK_SOURCE_FORM) {

@@ -217,7 +217,14 @@ typedef struct ok_load_params {
      * are off. URL loads then serve a verified form of this context and
      * say which form to capture (ok_load_capture_form). FORM loads: `raw`
      * is the original's cache key (ok_load_info.key of its load), `url` its
-     * URL, `form` what is stored, source_sha256 the original's SHA-256. */
+     * URL, `form` what is stored, source_sha256 the original's SHA-256.
+     * BYTES loads given source_sha256 (the host's SHA-256 of the bytes,
+     * WebCrypto's: ~3x the core's speed) and no integrity do not hash them
+     * again. With a form_ctx, in mode DEFAULT and with IndexedDB they are
+     * content-keyed: under the lock of "sha256:<hex>|form:original" a
+     * verified form made from these very bytes serves, else the bytes do
+     * (not hashed again) and say which form to capture; the bytes
+     * themselves are never stored. */
     const char *form_ctx;
     uint32_t form;
     const uint8_t *source_sha256;

@@ -39,11 +39,9 @@ export async function loadFresh(src, options, signal) {
   const mode = options.cache ?? 'default';
   const [ort, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
   const tReady = now();
-  const {
-    cache,
-    index,
-    flags: cacheFlags,
-  } = await cacheForLoad(core, src.kind === 'url' && mode !== 'no-store', signal);
+  // URLs are cached; bytes known by their content (src.sha256) keep their forms
+  const keyed = mode !== 'no-store' && (src.kind === 'url' || (!!src.sha256 && options.forms !== false));
+  const { cache, index, flags: cacheFlags } = await cacheForLoad(core, keyed, signal);
   const flags = cacheFlags | (isNode ? LOAD_FLAG.NODE : 0) | (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0);
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
   const wanted = poolDeviceName(options.pool, baseOptions.executionProviders);
@@ -75,10 +73,7 @@ export async function loadFresh(src, options, signal) {
       /* the caller's handler */
     }
   };
-  const forms = await raceAbort(
-    formsFor(ort, options, baseOptions, !!cache && src.kind === 'url' && mode !== 'no-store'),
-    signal,
-  );
+  const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && keyed), signal);
   const hooks = forms.ctx ? formHooks(forms, emit, core) : null;
   const machine = new LoadMachine(core.m, index, {
     source: src.kind,
@@ -91,6 +86,8 @@ export async function loadFresh(src, options, signal) {
     flags,
     bytesLength: src.bytes?.byteLength,
     formCtx: forms.ctx ?? null,
+    // bytes: the core does not hash them again, and keys their forms by it
+    sourceSha256: src.kind === 'bytes' ? (src.sha256 ?? undefined) : undefined,
   });
   // at the original's CREATE_SESSION: the model's external data files, each through its own machine
   const dataFiles = (report, parent, warnings) => {
@@ -133,8 +130,10 @@ export async function loadFresh(src, options, signal) {
   trackStore(r.storedLater);
   // Off the caller's critical path: once the original is stored, store (and verify) what was captured.
   const captured = hooks?.state.captured;
+  // (bytes are never stored: their forms are keyed by their content)
+  const capturing = !!captured && (r.stored || src.kind === 'bytes');
   const formsReady = r.storedLater.then((stored) =>
-    captured && stored
+    captured && (stored || src.kind === 'bytes')
       ? storeForms({
           // the form's sessions read the original's data files, as loaded
           ort,
@@ -147,7 +146,14 @@ export async function loadFresh(src, options, signal) {
           debug,
           onWarning: options.onWarning,
           sessionOptions: r.externalData ? { ...baseOptions, externalData: r.externalData } : baseOptions,
-          original: { bytes: r.bytes, report: r.report, sha256: r.info.sha256, key: r.info.key, url: src.url },
+          original: {
+            bytes: r.bytes,
+            report: r.report,
+            sha256: r.info.sha256,
+            key: r.info.key,
+            url: src.url ?? `bytes sha256:${r.info.sha256}`,
+            inMemory: src.kind === 'bytes',
+          },
         }).then((out) => ({ ...out, events }))
       : { stored: null, failed: [], events },
   );
@@ -172,13 +178,7 @@ export async function loadFresh(src, options, signal) {
     r.ortSession,
     {
       model: r.report,
-      form: formInfo(
-        forms,
-        r.info.form,
-        r.timings.createMs,
-        captured && r.stored ? captured.form : 0,
-        hooks?.state.stamped,
-      ),
+      form: formInfo(forms, r.info.form, r.timings.createMs, capturing ? captured.form : 0, hooks?.state.stamped),
       memory: memoryReport(core, r.memory, r.report, emit),
       source: {
         url: src.url ?? null,

@@ -13,6 +13,7 @@ import { acquire } from './cache/memory-tier.js';
 import { resolveOrt } from './ort-adapter.js';
 import { pickPrepared } from './forms/prepared.js';
 import { normalizeOptions } from './options.js';
+import { bytesSha256 } from './util/sha256.js';
 
 /**
  * Loads an ONNX model and creates an onnxruntime-web session for it.
@@ -43,6 +44,9 @@ export async function load(source, options = {}) {
   const src = await raceAbort(normalizeSource(source), options.signal);
   // the memory tier: a live session (or a load in flight) with the same key is shared
   const shareable = (mode === 'default' || mode === 'only-if-cached') && options.memory !== false;
+  // bytes are known by their SHA-256 (WebCrypto: 3x the core's own hash): the
+  // memory tier's key, the key of their forms, and the core need not hash them
+  if (src.kind === 'bytes') src.sha256 = await raceAbort(bytesSha256(src.bytes), options.signal);
   const key = shareable ? await memoryKey(src, options) : null;
   const fresh = (signal) => loadFresh(src, options, signal);
   return key ? acquire(key, fresh, options.signal) : fresh(options.signal);

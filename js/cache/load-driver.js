@@ -258,7 +258,8 @@ class LoadRun {
 
 function alloc(run, a) {
   run.buf = new ModelBuffer(a.value, a.value2);
-  if (run.ctx.bytes) run.buf.adopt(run.ctx.bytes);
+  // a FORM load's capture is its buffer; a bytes load allocates only to read a form of them
+  if (run.ctx.bytes && run.m.source === 'form') run.buf.adopt(run.ctx.bytes);
 }
 
 function note(run, a) {

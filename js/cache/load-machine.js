@@ -26,6 +26,7 @@ export class LoadMachine {
    */
   constructor(m, index, p) {
     this.m = m;
+    this.source = p.source;
     // shared with inspections and other loads: every put below is read by
     // the call it is passed to, before anything else runs
     this.scratch = sharedScratch(m);

@@ -2,19 +2,17 @@
 // (js/cache/memory-tier.js). The core decides which facts of a load make its
 // session; this hands them over canonical.
 import { getCore } from '../core/module.js';
-import { sha256Hex } from '../util/sha256.js';
 
 /**
  * The memory-tier key of a load, or null when it cannot be shared (bytes
  * where WebCrypto is missing). The core decides which facts of a load make
  * its session (ok_session_share_key); this hands them over canonical: the
  * source (`url:<url>`, or `sha256:<hex>` of bytes) and the options as JSON.
- * @param {{kind: 'url', url: string}|{kind: 'bytes', bytes: Uint8Array}} src
+ * @param {{kind: 'url', url: string}|{kind: 'bytes', bytes: Uint8Array, sha256?: string|null}} src
  * @returns {Promise<string|null>}
  */
 export async function memoryKey(src, options) {
-  const sourceKey =
-    src.kind === 'url' ? `url:${src.url}` : globalThis.crypto?.subtle ? `sha256:${await sha256Hex(src.bytes)}` : null;
+  const sourceKey = src.kind === 'url' ? `url:${src.url}` : src.sha256 ? `sha256:${src.sha256}` : null;
   if (!sourceKey) return null;
   const core = await getCore();
   const json = (v) => (v === undefined || v === null ? null : JSON.stringify(v, byIdentity));

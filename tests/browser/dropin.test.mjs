@@ -136,6 +136,60 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     assert.equal(env.server.count(SILERO), 1, 'one model request over two visits');
   });
 
+  test("a library's create(arrayBuffer) in two visits: the second creates from the verified form of those very bytes, equal to onnxruntime-web", async () => {
+    await env.reset();
+    const visits = [];
+    for (let visit = 0; visit < 2; visit++) {
+      const page = await dropinPage();
+      visits.push(
+        await page.evaluate(
+          async ({ url, SILERO_RUN }) => {
+            const { ort, real } = window;
+            const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
+            const model = await (await fetch(url)).arrayBuffer();
+            // ortkeep's first: its capturing loader must be in before onnxruntime-web starts
+            const s = await ort.InferenceSession.create(model);
+            const ours = await s.run(feeds(ort.Tensor));
+            const plain = await real.InferenceSession.create(new Uint8Array(model));
+            const theirs = await plain.run(feeds(real.Tensor));
+            await plain.release();
+            const out = {
+              form: s.info.form,
+              source: s.info.source,
+              same: JSON.stringify(Array.from(ours.output.data)) === JSON.stringify(Array.from(theirs.output.data)),
+              background: await s.formsReady,
+              list: (await (await import('/js/index.js')).cache.list()).map((e) => ({ key: e.key, form: e.form })),
+            };
+            await s.release();
+            return out;
+          },
+          { url: SILERO, SILERO_RUN },
+        ),
+      );
+      await page.close();
+    }
+    const [first, second] = visits;
+    assert.equal(first.same, true);
+    assert.equal(first.form.chosen, 'capturing', JSON.stringify(first.form));
+    const kept = first.background.stored;
+    assert.ok(kept === 'onnx' || kept === 'ort', JSON.stringify(first.background));
+    // only the form is stored, under the bytes' content: the library keeps its own bytes
+    assert.deepEqual(
+      first.list.map((e) => e.form),
+      [...first.background.failed.map((f) => f.form), kept].sort(),
+    );
+    assert.ok(
+      first.list.every((e) => e.key.startsWith(`sha256:${first.source.sha256}|form:`)),
+      JSON.stringify(first.list),
+    );
+    assert.equal(second.same, true);
+    assert.equal(second.form.form, kept);
+    assert.equal(second.form.chosen, 'verified');
+    assert.equal(second.form.level, 'disabled');
+    assert.deepEqual(second.source, first.source, 'the source is the bytes given, whatever form serves');
+    assert.equal(second.background.stored, null, 'nothing captured again');
+  });
+
   test('flat SessionOptions reach onnxruntime-web: graphOptimizationLevel, freeDimensionOverrides, logSeverityLevel', async () => {
     const page = await dropinPage();
     const r = await page.evaluate(async () => {

@@ -601,6 +601,124 @@ static void test_crash_anywhere(void) {
     }
 }
 
+/* Bytes in memory, keyed by their content: the first load serves the
+ * bytes (never stored, never fetched) and names a capture; the form
+ * stored under "sha256:<hex>" serves the next load of the same bytes;
+ * a refused form falls back to the caller's bytes; other bytes, no
+ * context, no IndexedDB, another mode or external data: no form. */
+static ok_load_params bytes_params(const uint8_t *sha, size_t len) {
+    ok_load_params p;
+    memset(&p, 0, sizeof p);
+    p.source = OK_SOURCE_BYTES;
+    p.bytes_len = len;
+    p.chunk_size = CS;
+    p.now = 3000;
+    p.form_ctx = CTX;
+    p.source_sha256 = sha;
+    return p;
+}
+
+static void test_content_keyed_bytes(void) {
+    world w;
+    ok_load_params p = bytes_params(sha_a, len_a), f;
+    char key[128];
+    int i, n;
+    ok_manifest m;
+    world_init(&w);
+    n = snprintf(key, sizeof key, "sha256:");
+    for (i = 0; i < 32; i++) n += snprintf(key + n, sizeof key - (size_t)n, "%02x", sha_a[i]);
+    snprintf(key + n, sizeof key - (size_t)n, "|form:original");
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.tier, OK_TIER_BYTES);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    CHECK_EQ_INT(w.db.index.n, 0); /* the bytes are not stored */
+    CHECK_EQ_INT(w.srv.n_req, 0);
+    /* the capture is stored under the bytes' content key */
+    f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+    f.raw = key;
+    f.url = "(bytes)";
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    fx_run(&w.pg, &f);
+    CHECK(w.pg.done);
+    CHECK(stored_form(&w.db, OK_FORM_ONNX, &m));
+    CHECK_EQ_INT(m.form_status, OK_FORM_VERIFIED);
+    CHECK(strncmp(m.key, key, 71) == 0);
+    ok_manifest_free(&m);
+    /* the same bytes again: the form serves, from IndexedDB */
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, opt_a, len_opt));
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ONNX);
+    CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
+    CHECK(memcmp(w.pg.served_sha, sha_a, 32) == 0); /* the source: the caller's bytes */
+    /* onnxruntime refuses the form: the caller's bytes serve, and the
+     * form is dropped (captured anew) */
+    w.pg.refuse_forms = 1u << OK_FORM_ONNX;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.tier, OK_TIER_BYTES);
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORIGINAL);
+    CHECK_EQ_INT(w.pg.n_notes, 1);
+    CHECK_EQ_INT(w.pg.notes[0], OK_NOTE_FORM_DROPPED);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_NONE);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    w.pg.refuse_forms = 0;
+    /* other bytes have no form (their hash names another key) */
+    w.srv.bytes = model_c;
+    w.srv.len = len_c;
+    p = bytes_params(sha_c, len_c);
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_c, len_c));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    /* not content-keyed: no context, no IndexedDB, another mode */
+    p.form_ctx = NULL;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_c, len_c));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    CHECK(memcmp(w.pg.served_sha, sha_c, 32) == 0); /* the host's hash, taken as given */
+    /* with integrity the core hashes them itself, whatever hash is given */
+    {
+        static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        char sri[64] = "sha256-";
+        size_t o = 7;
+        for (i = 0; i < 33; i += 3) {
+            uint32_t v = (uint32_t)sha_c[i] << 16 | (uint32_t)(i + 1 < 32 ? sha_c[i + 1] : 0) << 8 |
+                         (uint32_t)(i + 2 < 32 ? sha_c[i + 2] : 0);
+            sri[o++] = b64[v >> 18 & 63];
+            sri[o++] = b64[v >> 12 & 63];
+            sri[o++] = i + 1 < 32 ? b64[v >> 6 & 63] : '=';
+            sri[o++] = i + 2 < 32 ? b64[v & 63] : '=';
+        }
+        sri[o] = 0;
+        p.integrity = sri;
+        p.source_sha256 = sha_a; /* wrong: not taken */
+        fx_run(&w.pg, &p);
+        CHECK(served(&w.pg, model_c, len_c));
+        CHECK(memcmp(w.pg.served_sha, sha_c, 32) == 0);
+        p.integrity = NULL;
+        p.source_sha256 = sha_c;
+    }
+    p = bytes_params(sha_c, len_c);
+    p.flags = OK_LOAD_NO_IDB;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    p = bytes_params(sha_c, len_c);
+    p.mode = OK_MODE_NO_STORE;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    /* a model with external data: its data files are not stored beside
+     * bytes, so no form could be bound to them */
+    p = bytes_params(sha_c, len_c);
+    w.pg.facts = OK_FACT_EXTERNAL_DATA;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_c, len_c));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    w.pg.facts = 0;
+    CHECK(forms_whole(&w.db));
+    world_free(&w);
+}
+
 int main(void) {
     struct ok_sha256 h;
     model_a = fx_model(10 * CS + 123, 1, &len_a);
@@ -625,6 +743,7 @@ int main(void) {
     test_params();
     test_form_manifests();
     test_crash_anywhere();
+    test_content_keyed_bytes();
     free(model_a);
     free(model_c);
     free(opt_a);

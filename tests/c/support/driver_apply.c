@@ -229,6 +229,11 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         pg->tier = (uint32_t)value;
         pg->done_flags = a->flags;
         pg->chunks_at_done = pg->db->chunks.n;
+        {
+            ok_load_info info;
+            if (ok_load_info_get(l, &info) == OK_OK && info.has_sha256)
+                memcpy(pg->served_sha, info.sha256, 32);
+        }
         return 0;
     case OK_ACT_FAIL:
         pg->failed = 1;

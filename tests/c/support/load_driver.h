@@ -56,7 +56,7 @@ typedef struct {
     uint32_t warns[64];
     int n_warns;
     int sessions, released;
-    uint8_t served_sha[32];
+    uint8_t served_sha[32]; /* the content hash the load reports at DONE */
     size_t served_len;
     uint8_t *served; /* copy of what the session was created from */
     /* optimized forms: what onnxruntime and the verification answer */
