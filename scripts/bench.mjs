@@ -12,6 +12,7 @@ import { REPO_ROOT } from './static-server.mjs';
 
 const AREAS = [
   { name: 'model cache', module: './bench-cache.mjs' },
+  { name: 'bytes from a library: known by their content, served in their form', module: './bench-bytes.mjs' },
   { name: 'first and second visit: page start to first result', module: './bench-visits.mjs' },
   { name: 'peak memory of a load (renderer RSS)', module: './bench-memory.mjs' },
   { name: 'tensor pool on WebGPU', module: './bench-pool.mjs' },
