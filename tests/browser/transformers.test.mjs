@@ -2,7 +2,8 @@
 // Chromium, the app's code unchanged but for that one import; models made
 // by tests/fixtures/make_hf_models.py in the Hugging Face layout): a
 // feature-extraction pipeline on device 'wasm' and the default device gives
-// the same embeddings as transformers.js alone; the sessions are ortkeep's;
+// the same embeddings as transformers.js alone, and a text-generation
+// pipeline (a decoder fed its past key values) the same text; the sessions are ortkeep's;
 // the second visit (new page, same profile) makes no request for a model
 // file; a model whose weights are in model.onnx_data the same; a model file
 // answered by an HTML page is ortkeep's typed error and nothing is stored.
@@ -45,6 +46,38 @@ const embed = (page, model, device) =>
           tier: session.info?.cache?.tier ?? null,
         };
         await extractor.dispose();
+        return result;
+      } catch (e) {
+        return { ok: false, name: e?.name, code: e?.code, message: String(e?.message ?? e) };
+      }
+    },
+    { model, device },
+  );
+
+/** The app: a text-generation pipeline, greedy, 12 new tokens (the decoder runs once per token, its past fed back). */
+const generate = (page, model, device) =>
+  page.evaluate(
+    async ({ model, device }) => {
+      const { pipeline } = window.transformers;
+      try {
+        const generator = await pipeline('text-generation', model, { dtype: 'fp32', ...(device ? { device } : {}) });
+        const session = generator.model.sessions.model;
+        // the past each step is given: the cache grows by one token per step
+        const pasts = [];
+        const run = session.run.bind(session);
+        session.run = (feeds, ...rest) => {
+          pasts.push(feeds['past_key_values.0.key'].dims[2]);
+          return run(feeds, ...rest);
+        };
+        const [out] = await generator('hello ortkeep', { max_new_tokens: 12, do_sample: false });
+        const result = {
+          ok: true,
+          text: out.generated_text,
+          pasts,
+          ortkeep: typeof session.pool?.stats === 'function',
+          tier: session.info?.cache?.tier ?? null,
+        };
+        await generator.dispose();
         return result;
       } catch (e) {
         return { ok: false, name: e?.name, code: e?.code, message: String(e?.message ?? e) };
@@ -101,6 +134,42 @@ describe('transformers.js with ortkeep/transformers', () => {
         0,
         `requests: ${JSON.stringify([...env.server.counts].filter(([p]) => p.includes('hf-models')))}`,
       );
+    });
+  }
+
+  for (const device of ['wasm', undefined]) {
+    test(`text-generation tiny-gpt2 (past key values fed back each token) on device ${device ?? '(default)'}: the same text as transformers.js alone; the second visit requests no model file`, async () => {
+      await env.reset();
+      const alone = await appPage(false);
+      const theirs = await generate(alone, 'tiny-gpt2', device);
+      await alone.close();
+      assert.equal(theirs.ok, true, theirs.message);
+      assert.equal(theirs.ortkeep, false);
+      assert.ok(theirs.text.length > 'hello ortkeep'.length, JSON.stringify(theirs.text));
+      // 13 prompt tokens, then one step per new token with the past fed back
+      assert.deepEqual(
+        theirs.pasts,
+        Array.from({ length: 12 }, (_, i) => (i ? 12 + i : 0)),
+      );
+      const visits = [];
+      for (let visit = 0; visit < 2; visit++) {
+        env.server.resetCounts();
+        const page = await appPage(true);
+        visits.push(await generate(page, 'tiny-gpt2', device));
+        await page.evaluate(async () => (await import('/js/index.js')).cache.settled());
+        await page.close();
+        visits[visit].requests = modelRequests('tiny-gpt2');
+      }
+      const [first, second] = visits;
+      assert.equal(first.ok, true, `${first.code}: ${first.message}`);
+      assert.equal(first.ortkeep, true, "the session is ortkeep's");
+      assert.equal(first.tier, 'network');
+      assert.equal(first.text, theirs.text);
+      assert.deepEqual(first.pasts, theirs.pasts);
+      assert.equal(second.ok, true, `${second.code}: ${second.message}`);
+      assert.equal(second.tier, 'indexeddb');
+      assert.equal(second.text, theirs.text);
+      assert.equal(second.requests, 0);
     });
   }
 
