@@ -76,7 +76,8 @@ export interface LoadOptions extends ort.InferenceSession.SessionOptions {
 export interface FormsOptions {
   /**
    * the onnxruntime-web bundle the page imports: 'jsep' (default: `onnxruntime-web`, ort.min.js),
-   * 'wasm' (`onnxruntime-web/wasm`), 'asyncify' (`onnxruntime-web/webgpu`), 'jspi'
+   * 'wasm' (`onnxruntime-web/wasm`), 'asyncify' (`onnxruntime-web/webgpu` 1.23+; 'jsep' before), 'jspi';
+   * the drop-in entries and `ortkeep/transformers` set it for their entry
    */
   bundle?: 'jsep' | 'wasm' | 'asyncify' | 'jspi';
   /** shapes for the probe inputs of the round-trip check (symbolic dims default to 1, then 256) */

@@ -16,7 +16,8 @@ import { cache } from './cache/admin.js';
 import { routeSessionsThroughOrtkeep } from './dropin/shared-ort.js';
 import { resolveStandIns, transformersStore } from './dropin/transformers-store.js';
 
-routeSessionsThroughOrtkeep(ort, { source: resolveStandIns });
+// transformers.js imports onnxruntime-web/webgpu: the forms' capturing loader is that entry's
+routeSessionsThroughOrtkeep(ort, { source: resolveStandIns, entry: 'webgpu' });
 
 /** The URLs of the models and data files ortkeep's cache holds (the page's IndexedDB), asked afresh: other tabs store too. */
 async function storedUrls() {

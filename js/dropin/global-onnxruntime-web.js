@@ -6,6 +6,7 @@
 import '../browser-global.js';
 import { OrtkeepError } from '../errors.js';
 import { makeInferenceSession } from './inference-session.js';
+import { entryOfScript } from '../forms/entry-bundle.js';
 
 const ort = globalThis.ort;
 if (!ort?.InferenceSession) {
@@ -14,4 +15,8 @@ if (!ort?.InferenceSession) {
     'ortkeep: load ort.min.js (onnxruntime-web) before ortkeep-onnxruntime-web.iife.js',
   );
 }
-globalThis.ort = { ...ort, InferenceSession: makeInferenceSession(ort) };
+// the page's onnxruntime-web script names its entry (ort.webgpu.min.js: /webgpu)
+const script = [...(globalThis.document?.querySelectorAll('script[src]') ?? [])]
+  .map((el) => el.src)
+  .find((src) => /\/ort(\.[\w-]+)*\.js(?:[?#]|$)/.test(src));
+globalThis.ort = { ...ort, InferenceSession: makeInferenceSession(ort, { entry: entryOfScript(script) }) };

@@ -7,14 +7,16 @@ import { load } from '../load.js';
 import { createArguments, normalizeOptions } from '../options.js';
 import { realOrt } from '../ort-adapter.js';
 import { Session } from '../session.js';
+import { bundleForEntry } from '../forms/entry-bundle.js';
 
 const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
 
 /**
  * An InferenceSession factory over `ort` (the real onnxruntime-web).
  * @param {object} ort the onnxruntime-web module (or window.ort) whose Tensor, env and backends are used
- * @param {{defaults?: () => object, source?: (source: unknown, options: object) => {source: unknown, options: object}}} [how]
- *   defaults: ortkeep options added to every create() (the caller's win); source: rewrites what create() was given
+ * @param {{defaults?: () => object, source?: (source: unknown, options: object) => {source: unknown, options: object}, entry?: string}} [how]
+ *   defaults: ortkeep options added to every create() (the caller's win); source: rewrites what create() was given;
+ *   entry: which onnxruntime-web entry `ort` is (js/forms/entry-bundle.js): the forms' capturing loader is its flavour
  */
 export function makeInferenceSession(ort, how = {}) {
   ort = realOrt(ort);
@@ -32,7 +34,13 @@ export function makeInferenceSession(ort, how = {}) {
       let { source, options } = createArguments(arg0, arg1, arg2, arg3);
       if (how.source) ({ source, options } = how.source(source, options ?? {}));
       const given = normalizeOptions(options, { where: 'InferenceSession.create()' });
-      const session = await load(source, { ...how.defaults?.(), ...given, ort });
+      const forms = given.forms === false ? false : withBundle(given.forms, how.entry, ort);
+      const session = await load(source, {
+        ...how.defaults?.(),
+        ...given,
+        ...(forms === undefined ? {} : { forms }),
+        ort,
+      });
       const keep = onDeviceOutputs(given.sessionOptions?.preferredOutputLocation, session.outputNames);
       if (keep.length && session.pool.device !== 'cpu') session._keepOnDevice(keep);
       return session;
@@ -43,6 +51,13 @@ export function makeInferenceSession(ort, how = {}) {
       return value instanceof Session || (typeof Base === 'function' && value instanceof Base);
     }
   };
+}
+
+/** The caller's forms option with the capturing loader of `ort`'s entry, unless the caller named one. */
+function withBundle(forms, entry, ort) {
+  if (!entry || (forms && typeof forms === 'object' && forms.bundle)) return forms;
+  const bundle = bundleForEntry(entry, ort.env?.versions?.web);
+  return { ...(forms && typeof forms === 'object' ? forms : {}), bundle };
 }
 
 /** The outputs the caller's preferredOutputLocation places on a device. */

@@ -7,7 +7,7 @@ import { makeInferenceSession } from '../dropin/inference-session.js';
 export * from '#onnxruntime-web/webgpu';
 
 /** onnxruntime-web's InferenceSession API, created through ortkeep's load(). */
-export const InferenceSession = makeInferenceSession(ort);
+export const InferenceSession = makeInferenceSession(ort, { entry: 'webgpu' });
 
 /** onnxruntime-web's default export (its API object), with the same InferenceSession. */
 export default Object.freeze({ ...(ort.default ?? ort), InferenceSession });

@@ -19,7 +19,7 @@ export const modelBytes = (name) => readFile(path.join(REPO_ROOT, modelPath(name
  * (Access-Control-Allow-Origin: *, no exposed headers, preflights refused),
  * answering through `env.cdnHandler`.
  */
-export function useCacheBrowser({ files } = {}) {
+export function useCacheBrowser({ files, webgpu = false } = {}) {
   const env = { handler: null, cdnHandler: null };
   before(async () => {
     env.dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-cache-'));
@@ -33,7 +33,7 @@ export function useCacheBrowser({ files } = {}) {
       cors: { refusePreflight: true },
       handler: (...a) => env.cdnHandler?.(...a) ?? false,
     });
-    env.context = await launchPersistent(env.dir);
+    env.context = await launchPersistent(env.dir, { webgpu });
   });
   after(async () => {
     await env.context?.close();
@@ -51,7 +51,7 @@ export function useCacheBrowser({ files } = {}) {
   /** Closes the browser and starts it again on the same profile. */
   env.restart = async () => {
     await env.context.close();
-    env.context = await launchPersistent(env.dir);
+    env.context = await launchPersistent(env.dir, { webgpu });
   };
   /** A fresh cache and counters between tests. */
   env.reset = async () => {

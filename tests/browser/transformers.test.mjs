@@ -16,7 +16,8 @@ import { REPO_ROOT } from '../../scripts/static-server.mjs';
 import { useCacheBrowser } from './cache-env.mjs';
 
 const MODELS = path.join(REPO_ROOT, 'build/hf-models');
-const env = useCacheBrowser();
+// WebGPU on (SwiftShader): the text-generation test counts GPUBuffers per token
+const env = useCacheBrowser({ webgpu: true });
 
 async function appPage(withOrtkeep) {
   const page = await env.context.newPage();
@@ -54,26 +55,31 @@ const embed = (page, model, device) =>
     { model, device },
   );
 
-/** The app: a text-generation pipeline, greedy, 12 new tokens (the decoder runs once per token, its past fed back). */
-const generate = (page, model, device) =>
+/** The app: a text-generation pipeline, greedy, `tokens` new tokens (the decoder runs once per token, its past fed back). */
+const generate = (page, model, device, tokens = 12) =>
   page.evaluate(
-    async ({ model, device }) => {
+    async ({ model, device, tokens }) => {
       const { pipeline } = window.transformers;
       try {
         const generator = await pipeline('text-generation', model, { dtype: 'fp32', ...(device ? { device } : {}) });
         const session = generator.model.sessions.model;
         // the past each step is given: the cache grows by one token per step
         const pasts = [];
+        const buffers = []; // GPUBuffers made during each step
         const run = session.run.bind(session);
-        session.run = (feeds, ...rest) => {
+        session.run = async (feeds, ...rest) => {
           pasts.push(feeds['past_key_values.0.key'].dims[2]);
-          return run(feeds, ...rest);
+          const before = window.gpu.created;
+          const out = await run(feeds, ...rest);
+          buffers.push(window.gpu.created - before);
+          return out;
         };
-        const [out] = await generator('hello ortkeep', { max_new_tokens: 12, do_sample: false });
+        const [out] = await generator('hello ortkeep', { max_new_tokens: tokens, do_sample: false });
         const result = {
           ok: true,
           text: out.generated_text,
           pasts,
+          buffers,
           ortkeep: typeof session.pool?.stats === 'function',
           tier: session.info?.cache?.tier ?? null,
         };
@@ -83,7 +89,7 @@ const generate = (page, model, device) =>
         return { ok: false, name: e?.name, code: e?.code, message: String(e?.message ?? e) };
       }
     },
-    { model, device },
+    { model, device, tokens },
   );
 
 const modelRequests = (model) =>
@@ -172,6 +178,29 @@ describe('transformers.js with ortkeep/transformers', () => {
       assert.equal(second.requests, 0);
     });
   }
+
+  test("text-generation tiny-gpt2 on WebGPU (SwiftShader), 48 tokens with present kept on the GPU: sessions made through the /webgpu entry's own loader flavour, the same text and steps as transformers.js alone", async () => {
+    await env.reset();
+    const alone = await appPage(false);
+    const theirs = await generate(alone, 'tiny-gpt2', 'webgpu', 48);
+    await alone.close();
+    assert.equal(theirs.ok, true, theirs.message);
+    const page = await appPage(true);
+    const ours = await generate(page, 'tiny-gpt2', 'webgpu', 48);
+    await page.evaluate(async () => (await import('/js/index.js')).cache.settled());
+    await page.close();
+    // (with the JSEP capturing loader under /webgpu 1.23+ every WebGPU session failed: no webgpuInit)
+    assert.equal(ours.ok, true, `${ours.code}: ${ours.message}`);
+    assert.equal(ours.ortkeep, true);
+    assert.equal(ours.text, theirs.text);
+    assert.deepEqual(ours.pasts, theirs.pasts);
+    // GPUBuffers per token after the first 16 steps, printed: the issue's goal (no more than
+    // transformers.js alone) is not met yet (docs/limits.md)
+    const perToken = (b) => b.slice(16).reduce((a, n) => a + n, 0) / (b.length - 16);
+    console.log(
+      `[transformers webgpu] GPUBuffers per token, steps 16-47: ortkeep ${perToken(ours.buffers).toFixed(2)}, transformers.js alone ${perToken(theirs.buffers).toFixed(2)}`,
+    );
+  });
 
   test("a model file answered by an HTML page fails with ortkeep's typed error; nothing is stored; the next page loads the real model", async () => {
     await env.reset();
