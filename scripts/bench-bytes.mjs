@@ -10,13 +10,7 @@
 //   identify  the SHA-256 of the bytes alone (in the form page, after its load)
 // The goal: identifying the bytes costs at most 2% of that load.
 import process from 'node:process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { launchPersistent } from './chromium.mjs';
-import { startServer } from './static-server.mjs';
-import { assembleChunkedModel } from '../tests/models.mjs';
-import { MODELS, startRuntime } from './bench-cache.mjs';
+import { MODELS, openBench, startRuntime } from './bench-cache.mjs';
 
 const MODES = ['plain', 'no-forms', 'form'];
 const median = (xs) => {
@@ -69,10 +63,8 @@ async function measure(context, origin, url, mode) {
 }
 
 export async function run({ log = console.log } = {}) {
-  for (const m of MODELS) if (m.assemble) await assembleChunkedModel(m.assemble);
-  const server = await startServer();
-  const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-bench-bytes-'));
-  const context = await launchPersistent(dir);
+  const bench = await openBench('bytes');
+  const { server, context } = bench;
   const rows = [];
   try {
     log('medians of fresh pages, ms from runtime ready to session ready, the bytes already in the page');
@@ -111,9 +103,7 @@ export async function run({ log = console.log } = {}) {
       );
     }
   } finally {
-    await context.close();
-    await rm(dir, { recursive: true, force: true });
-    await server.close();
+    await bench.close();
   }
   return rows;
 }

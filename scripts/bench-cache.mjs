@@ -179,14 +179,31 @@ async function clearCaches(context, origin) {
   await page.close();
 }
 
-export async function run({ log = console.log } = {}) {
+/**
+ * The models assembled, a static server and a persistent profile, as users
+ * have: an ephemeral context keeps IndexedDB Blobs in memory, which reads
+ * differently (and fails once the writing page has closed) from the on-disk
+ * store a real browser uses.
+ */
+export async function openBench(name) {
   for (const m of MODELS) if (m.assemble) await assembleChunkedModel(m.assemble);
   const server = await startServer();
-  // A persistent profile, as users have: an ephemeral context keeps IndexedDB
-  // Blobs in memory, which reads differently (and fails once the writing page
-  // has closed) from the on-disk store a real browser uses.
-  const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-bench-cache-'));
+  const dir = await mkdtemp(path.join(tmpdir(), `ortkeep-bench-${name}-`));
   const context = await launchPersistent(dir);
+  return {
+    server,
+    context,
+    async close() {
+      await context.close();
+      await rm(dir, { recursive: true, force: true });
+      await server.close();
+    },
+  };
+}
+
+export async function run({ log = console.log } = {}) {
+  const bench = await openBench('cache');
+  const { server, context } = bench;
   const rows = [];
   try {
     const MODES = ['plain', 'cacheapi', 'idb-blob', 'cold', 'cold-nf', 'warm', 'warm-nv'];
@@ -291,9 +308,7 @@ export async function run({ log = console.log } = {}) {
       }
     }
   } finally {
-    await context.close();
-    await rm(dir, { recursive: true, force: true });
-    await server.close();
+    await bench.close();
   }
   return rows;
 }
