@@ -201,9 +201,9 @@ static void test_rebind_size(void) {
     }
 }
 
-/* Small int64/bool inputs fed with CPU data stay on the CPU backend on
- * WebGPU (onnxruntime-web reads them with CPU kernels); bigger ones, and
- * other dtypes, go to the GPU. */
+/* int64/bool inputs fed with CPU data stay on the CPU backend on WebGPU,
+ * whatever their size (onnxruntime-web reads most with CPU kernels, and one
+ * on the GPU costs a download per run); other dtypes go to the GPU. */
 static void test_placement(void) {
     shadow *s = sh_new(1 << 20, 3, 0);
     if (!s) {
@@ -220,7 +220,11 @@ static void test_placement(void) {
     CHECK_EQ_INT(ok_pool_actions(p, NULL)[4], CPU);
     CHECK_EQ_INT(ok_pool_feed(p, 1, GPU, I64, nine, 1, 72), OK_OK);
     sh_apply(s);
-    CHECK_EQ_INT(ok_pool_actions(p, NULL)[4 + 8 * (ok_pool_action_count(p) - 1)], GPU);
+    CHECK_EQ_INT(ok_pool_actions(p, NULL)[4 + 8 * (ok_pool_action_count(p) - 1)], CPU);
+    int64_t mask[] = {1, 4096};
+    CHECK_EQ_INT(ok_pool_feed(p, 1, GPU, 9, mask, 2, 4096), OK_OK); /* bool, any size */
+    sh_apply(s);
+    CHECK_EQ_INT(ok_pool_actions(p, NULL)[4 + 8 * (ok_pool_action_count(p) - 1)], CPU);
     CHECK_EQ_INT(ok_pool_feed(p, 2, GPU, F32, scalar, 0, 4), OK_OK);
     sh_apply(s);
     CHECK_EQ_INT(ok_pool_actions(p, NULL)[4], GPU);

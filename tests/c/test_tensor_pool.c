@@ -373,6 +373,63 @@ static void test_chaining(void) {
     sh_dispose(s);
 }
 
+/* A decoder whose cache length the attention mask gives (transformers.js's
+ * decoders: mask [batch, total]; present [batch, 4, total, 16], total bound
+ * by the mask): present grows one token per run, kept and fed back; it is
+ * made with room for the next steps, so after the prompt it is re-made
+ * about once per 32 tokens, not at every size class. */
+static void test_bound_growth(void) {
+    shadow *s = sh_new(1 << 20, 3, 1);
+    if (!s) {
+        CHECK(0);
+        return;
+    }
+    const int64_t B = OK_POOL_DIM_SYMBOL(0), S = OK_POOL_DIM_SYMBOL(1), P = OK_POOL_DIM_SYMBOL(2),
+                  T = OK_POOL_DIM_SYMBOL(3);
+    int64_t ids_decl[] = {B, S}, mask_decl[] = {B, T}, past_decl[] = {B, 4, P, 16},
+            present_decl[] = {B, 4, T, 16};
+    CHECK_EQ_INT(ok_pool_declare(s->p, OK_SLOT_INPUT, 0, I64, 2, ids_decl), OK_OK);
+    CHECK_EQ_INT(ok_pool_declare(s->p, OK_SLOT_INPUT, 1, I64, 2, mask_decl), OK_OK);
+    CHECK_EQ_INT(ok_pool_declare(s->p, OK_SLOT_INPUT, 2, F32, 4, past_decl), OK_OK);
+    CHECK_EQ_INT(ok_pool_declare(s->p, OK_SLOT_OUTPUT, 0, F32, 4, present_decl), OK_OK);
+    uint32_t prev_kept = 0;
+    uint64_t creates_at_16 = 0;
+    for (int step = 0; step < 64; step++) {
+        int64_t ids[] = {1, 1}, mask[] = {1, step + 2}, past[] = {1, 4, step + 1, 16};
+        if (step == 16) creates_at_16 = sh_stat_sum(s->p, OK_STAT_CREATES);
+        CHECK_EQ_INT(sh_run_begin(s), OK_OK);
+        CHECK_EQ_INT(ok_pool_input(s->p, 0, GPU, I64, ids, 2), OK_OK);
+        sh_apply(s);
+        CHECK_EQ_INT(ok_pool_input(s->p, 1, GPU, I64, mask, 2), OK_OK);
+        sh_apply(s);
+        CHECK_EQ_INT(
+            step ? ok_pool_input_bind(s->p, 2, prev_kept) : ok_pool_input(s->p, 2, GPU, F32, past, 4), OK_OK);
+        sh_apply(s);
+        CHECK_EQ_INT(ok_pool_output_auto(s->p, 0, GPU), OK_OK);
+        sh_apply(s);
+        uint32_t present_h = ok_pool_pinned(s->p, OK_SLOT_OUTPUT, 0);
+        CHECK(present_h != 0);
+        int64_t got[OK_POOL_MAX_RANK];
+        CHECK_EQ_INT(ok_pool_tensor_dims(s->p, present_h, got, OK_POOL_MAX_RANK), 4);
+        CHECK_EQ_INT(got[2], step + 2);
+        CHECK_EQ_INT(ok_pool_keep(s->p, 0), OK_OK);
+        sh_apply(s);
+        if (step) {
+            CHECK_EQ_INT(ok_pool_release(s->p, prev_kept), OK_OK);
+            sh_apply(s);
+        }
+        CHECK_EQ_INT(sh_run_end(s), OK_OK);
+        prev_kept = present_h;
+    }
+    /* 48 tokens from 17 to 65 (4.3 to 16.6 KiB): nine size classes, so 18
+     * creates without room to grow; with it, two re-makes of the pair */
+    CHECK(sh_stat_sum(s->p, OK_STAT_CREATES) - creates_at_16 <= 4);
+    CHECK_EQ_INT(ok_pool_release(s->p, prev_kept), OK_OK);
+    sh_apply(s);
+    CHECK_EQ_INT(ok_pool_check(s->p), OK_OK);
+    sh_dispose(s);
+}
+
 static void test_errors(void) {
     shadow *s = sh_new(1 << 20, 2, 1);
     if (!s) {
@@ -655,6 +712,7 @@ int main(void) {
     test_interleaved();
     test_dispose();
     test_chaining();
+    test_bound_growth();
     test_errors();
     test_alloc_failure();
     test_random();

@@ -52,14 +52,22 @@ int okp_predict(const ok_pool *p, uint32_t index, int64_t *dims) {
 uint64_t okp_growth_headroom(const ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims,
                              int32_t rank) {
     const slot *s = &p->slots[OK_SLOT_OUTPUT][index];
-    int learned = 0;
-    for (int32_t i = 0; i < rank && i < s->decl_rank; i++) learned |= unbound_symbol(p, s->decl[i]);
+    int learned = 0, symbolic = 0;
+    for (int32_t i = 0; i < rank && i < s->decl_rank; i++) {
+        learned |= unbound_symbol(p, s->decl[i]);
+        symbolic |= s->decl[i] <= OK_POOL_DIM_SYMBOL(0);
+    }
     uint64_t need;
-    if (!learned || ok_pool_tensor_bytes(dtype, dims, rank, &need) || !s->last_bytes || need <= s->last_bytes)
+    if (!symbolic || ok_pool_tensor_bytes(dtype, dims, rank, &need) || !s->last_bytes ||
+        need <= s->last_bytes)
         return 0;
     uint64_t step = need - s->last_bytes;
-    /* a jump (a prompt's prefill) is no step: at most 4x what it needs now */
-    return step > need / (GROWTH_STEPS / 4) ? 4 * need : step * GROWTH_STEPS;
+    /* A jump is no step: a learned relation's (a prompt's prefill) gets at
+     * most 4x what it needs now; a size an input binds that jumped is no
+     * growing cache, and gets none. A small step, learned or bound (a KV
+     * cache whose length the attention mask gives), room for more. */
+    if (step > need / (GROWTH_STEPS / 4)) return learned ? 4 * need : 0;
+    return step * GROWTH_STEPS;
 }
 
 void okp_learn(ok_pool *p, uint32_t index, const int64_t *dims, int32_t rank) {
@@ -184,7 +192,7 @@ ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype, c
     if (need != data_bytes)
         return okp_refuse(p, OK_ERR_SHAPE, OK_REFUSE_DATA, OK_SLOT_INPUT, index, OK_POOL_NONE, (int64_t)need,
                           (int64_t)data_bytes);
-    if (backend == OK_BACKEND_WEBGPU && (dtype == 7 || dtype == 9) && need <= OK_POOL_CPU_INPUT_BYTES)
+    if (backend == OK_BACKEND_WEBGPU && (dtype == 7 || dtype == 9))
         backend = OK_BACKEND_CPU; /* see ok_pool_feed in tensor_pool.h */
     if ((rc = okp_place(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, need))) return rc;
     okp_bind_symbols(p, index, dims, rank);

@@ -248,12 +248,12 @@ ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype, 
                         int32_t rank);
 /* ok_pool_input for CPU data of data_bytes bytes: refused (DATA) unless it
  * is exactly the tensor's size. Placement: on WebGPU, an int64 or bool input
- * of at most OK_POOL_CPU_INPUT_BYTES (a sample rate, a length, a step
- * counter) is pinned on the CPU backend instead (the action says so):
- * onnxruntime-web reads such inputs with CPU kernels, and one pinned on the
- * GPU costs it a download per run (a staging GPUBuffer and a sync), where a
- * CPU tensor costs at most a small upload. */
-#define OK_POOL_CPU_INPUT_BYTES 64
+ * (a sample rate, a step counter, an attention mask, token ids) is pinned on
+ * the CPU backend instead (the action says so): onnxruntime-web reads most
+ * such inputs with CPU kernels, and one pinned on the GPU then costs it a
+ * download per run (a staging GPUBuffer and a sync: transformers.js's
+ * attention mask, [batch, total], one more token each step), where a CPU
+ * tensor a GPU kernel reads costs an upload, as onnxruntime-web alone does. */
 ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
                        int32_t rank, uint64_t data_bytes);
 /* Output `index` for this run: when planned (see SHAPES), one REUSE, TAKE
