@@ -14,6 +14,7 @@ const AREAS = [
   { name: 'model cache', module: './bench-cache.mjs' },
   { name: 'bytes from a library: known by their content, served in their form', module: './bench-bytes.mjs' },
   { name: 'first and second visit: page start to first result', module: './bench-visits.mjs' },
+  { name: 'transformers.js: page start to first result, alone and with ortkeep', module: './bench-transformers.mjs' },
   { name: 'peak memory of a load (renderer RSS)', module: './bench-memory.mjs' },
   { name: 'tensor pool on WebGPU', module: './bench-pool.mjs' },
   { name: 'run() overhead on the wasm EP', module: './bench-run-overhead.mjs' },

@@ -60,11 +60,15 @@ const INT_TYPES = new Set(['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32'
  *
  * @param {{inputs: Array<{name: string, elemType: number, dims: Array<number|string|null>|null}>}} report
  * @param {{count?: number, freeDimensionOverrides?: Record<string, number>, seed?: number,
- *          inputDims?: Record<string, number[]>}} [options]
+ *          inputDims?: Record<string, number[]>, intSpan?: number}} [options]
+ *   intSpan: integers are 0..intSpan-1 (4; 2 reaches a BERT's token_type_ids, whose table has 2 rows)
  * @returns {Array<Record<string, {type: string, data: ArrayLike<unknown>, dims: number[]}>>}
  *   `count` feed sets: plain records, not ort.Tensor (wrap them with the caller's ort)
  */
-export function probeFeeds(report, { count = 3, freeDimensionOverrides = {}, seed = 1, inputDims = {} } = {}) {
+export function probeFeeds(
+  report,
+  { count = 3, freeDimensionOverrides = {}, seed = 1, inputDims = {}, intSpan = 4 } = {},
+) {
   if (!report || !Array.isArray(report.inputs)) {
     throw new OrtkeepError(
       'INVALID_ARG',
@@ -95,6 +99,7 @@ export function probeFeeds(report, { count = 3, freeDimensionOverrides = {}, see
           dims.reduce((a, b) => a * b, 1),
           next,
           i,
+          intSpan,
         ),
         dims: [...dims],
       };
@@ -131,7 +136,7 @@ function shapeOf(input, overrides, inputDims) {
   });
 }
 
-function fill(type, n, next, set) {
+function fill(type, n, next, set, intSpan) {
   if (type === 'string') return Array.from({ length: n }, () => `p${Math.floor(next() * 4)}`);
   if (type === 'bool') return Uint8Array.from({ length: n }, (_, k) => (k + set) & 1);
   if (INT_TYPES.has(type)) {
@@ -139,7 +144,7 @@ function fill(type, n, next, set) {
     const big = Ctor === BigInt64Array || Ctor === BigUint64Array;
     const data = new Ctor(n);
     for (let k = 0; k < n; k++) {
-      const v = Math.floor(next() * 4);
+      const v = Math.floor(next() * intSpan);
       data[k] = big ? BigInt(v) : v;
     }
     return data;

@@ -180,9 +180,10 @@ export function backgroundOrt(ort) {
       return backgroundSession(s);
     },
   };
-  return new Proxy(ort, {
-    get(target, prop) {
-      return prop === 'InferenceSession' ? InferenceSession : Reflect.get(target, prop, target);
-    },
-  });
+  // ort's other exports read through; not a Proxy: the drop-in's view of
+  // onnxruntime-web is frozen, and a Proxy may not answer another value for
+  // a frozen property (every capture through ortkeep/transformers failed so)
+  const view = Object.create(ort);
+  Object.defineProperty(view, 'InferenceSession', { value: InferenceSession });
+  return view;
 }

@@ -55,13 +55,16 @@ export async function verify(ort, core, formSession, formBytes, original, sessio
   try {
     let feeds = null;
     let expected = null;
-    for (const shapes of probeLadder(original.report, probe)) {
-      try {
-        feeds = probeFeeds(original.report, { count: VERIFY.PROBE_SETS, ...shapes });
-        expected = await runProbes((f) => ref.run(wrap(f)), feeds);
-        break;
-      } catch {
-        expected = null;
+    // integers 0..3 first, then 0..1 (a BERT's token_type_ids index a table of 2 rows)
+    ladder: for (const shapes of probeLadder(original.report, probe)) {
+      for (const intSpan of [4, 2]) {
+        try {
+          feeds = probeFeeds(original.report, { count: VERIFY.PROBE_SETS, ...shapes, intSpan });
+          expected = await runProbes((f) => ref.run(wrap(f)), feeds);
+          break ladder;
+        } catch {
+          expected = null;
+        }
       }
     }
     if (!expected) return judged();

@@ -3,7 +3,8 @@
 // by tests/fixtures/make_hf_models.py in the Hugging Face layout): a
 // feature-extraction pipeline on device 'wasm' and the default device gives
 // the same embeddings as transformers.js alone, and a text-generation
-// pipeline (a decoder fed its past key values) the same text; the sessions are ortkeep's;
+// pipeline (a decoder fed its past key values) the same text; the sessions are ortkeep's,
+// and the first visit captures and verifies a form (kept, or judged slower);
 // the second visit (new page, same profile) makes no request for a model
 // file; a model whose weights are in model.onnx_data the same; a model file
 // answered by an HTML page is ortkeep's typed error and nothing is stored.
@@ -45,6 +46,9 @@ const embed = (page, model, device) =>
           data: Array.from(output.data),
           ortkeep: typeof session.pool?.stats === 'function',
           tier: session.info?.cache?.tier ?? null,
+          form: session.info?.form?.chosen ?? null,
+          // what the background work kept (a form, or each tier's verdict)
+          background: (await session.formsReady) ?? null,
         };
         await extractor.dispose();
         return result;
@@ -128,6 +132,12 @@ describe('transformers.js with ortkeep/transformers', () => {
       assert.deepEqual(ours.dims, theirs.dims);
       assert.deepEqual(ours.data, theirs.data);
       assert.ok(modelRequests(model) > 0);
+      // a form is captured and verified through transformers.js's onnxruntime-web: kept, or judged
+      // slower than the original (this shared machine times it), never failed to capture or to probe
+      assert.ok(
+        ours.background.stored || ours.background.failed.every((f) => f.reason === 'form-slower'),
+        JSON.stringify(ours.background),
+      );
       env.server.resetCounts();
       const second = await appPage(true);
       const again = await embed(second, model, device);

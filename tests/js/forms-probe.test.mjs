@@ -50,6 +50,10 @@ test('feeds follow the report: symbolic dims from overrides else 1, null dims 1,
   assert.deepEqual(a.ids.dims, [1, 5]);
   assert.ok(a.ids.data instanceof BigInt64Array && a.ids.type === 'int64');
   assert.ok([...a.ids.data].every((v) => v >= 0n && v <= 3n));
+  // intSpan 2: 0..1 (a BERT's token_type_ids index a table of 2 rows)
+  const [narrow] = probeFeeds(report, { count: 1, intSpan: 2 });
+  assert.ok([...narrow.ids.data].every((v) => v === 0n || v === 1n));
+  assert.ok(new Set(narrow.ids.data).size === 2 || narrow.ids.data.length < 4);
   assert.ok(a.u.data instanceof BigUint64Array && a.u.type === 'uint64');
   assert.deepEqual([...a.mask.data], [0, 1, 0, 1, 0, 1]);
   assert.deepEqual([...b.mask.data], [1, 0, 1, 0, 1, 0]);
