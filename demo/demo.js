@@ -55,6 +55,9 @@ async function comparePool(clip, webgpu) {
   const zeroState = () => new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]);
   const frameAt = (k) => (k * FRAME) % (clip.length - FRAME);
   const { session } = await ortkeepLoad(ort, MODEL_URL, 'pool', undefined, { executionProviders });
+  // the first WebGPU load captures and verifies its own form in the background (sessions and
+  // GPUBuffers of their own): the comparison starts once that is over
+  await session.formsReady;
   const plain = await ort.InferenceSession.create(MODEL_URL, { executionProviders });
   const steps = {
     on: (k) => session.run(frameFeeds(clip, frameAt(k), zeroState())),
