@@ -7,6 +7,7 @@ import '../browser-global.js';
 import { OrtkeepError } from '../errors.js';
 import { makeInferenceSession } from './inference-session.js';
 import { entryOfScript } from '../forms/entry-bundle.js';
+import { ortScriptUrl } from '../forms/capture-loader.js';
 
 const ort = globalThis.ort;
 if (!ort?.InferenceSession) {
@@ -16,7 +17,4 @@ if (!ort?.InferenceSession) {
   );
 }
 // the page's onnxruntime-web script names its entry (ort.webgpu.min.js: /webgpu)
-const script = [...(globalThis.document?.querySelectorAll('script[src]') ?? [])]
-  .map((el) => el.src)
-  .find((src) => /\/ort(\.[\w-]+)*\.js(?:[?#]|$)/.test(src));
-globalThis.ort = { ...ort, InferenceSession: makeInferenceSession(ort, { entry: entryOfScript(script) }) };
+globalThis.ort = { ...ort, InferenceSession: makeInferenceSession(ort, { entry: entryOfScript(ortScriptUrl()) }) };

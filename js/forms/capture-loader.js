@@ -310,7 +310,7 @@ async function sameVersion(loaderUrl, version) {
 }
 
 /** The URL of the page's onnxruntime-web script (ort.min.js, ort.webgpu.min.js, …), if one is there. */
-function ortScriptUrl() {
+export function ortScriptUrl() {
   if (typeof document === 'undefined') return null;
   for (const el of document.querySelectorAll('script[src]')) {
     try {
