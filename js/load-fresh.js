@@ -125,6 +125,10 @@ export async function loadFresh(src, options, signal) {
     fetch: options.fetch,
     debug,
     forms: hooks,
+    // bytes keyed by their fingerprint's hint: confirmed before the caller gets a session or anything is captured
+    confirmSource: src.identity?.hinted
+      ? async () => (await raceAbort(src.identity.confirm(), signal)) === src.sha256
+      : null,
   });
   // A download is served before its store; the store ends behind the caller.
   trackStore(r.storedLater);
@@ -187,7 +191,16 @@ export async function loadFresh(src, options, signal) {
       },
       cache: cacheInfo,
       warnings: r.warnings,
-      timings: { runtimeMs: tReady - t0, ...r.timings, totalMs: now() - t0 },
+      timings: {
+        // bytes: what knowing them cost the caller: the glance or the full hash; with a
+        // hint, the main thread's share of the hash beside the load, and any wait for it
+        ...(src.identity
+          ? { identifyMs: src.identity.glanceMs + src.identity.besideMs() + (r.timings.confirmMs ?? 0) }
+          : {}),
+        runtimeMs: tReady - t0,
+        ...r.timings,
+        totalMs: now() - t0,
+      },
     },
     {
       core,

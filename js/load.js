@@ -9,11 +9,11 @@ import { raceAbort } from './util/abort.js';
 import { normalizeSource } from './sources.js';
 import { memoryKey } from './cache/memory-key.js';
 import { loadFresh } from './load-fresh.js';
-import { acquire } from './cache/memory-tier.js';
+import { acquire, isLive } from './cache/memory-tier.js';
 import { resolveOrt } from './ort-adapter.js';
 import { pickPrepared } from './forms/prepared.js';
 import { normalizeOptions } from './options.js';
-import { bytesSha256 } from './util/sha256.js';
+import { IdentityMismatch, identifyBytes } from './util/bytes-identity.js';
 
 /**
  * Loads an ONNX model and creates an onnxruntime-web session for it.
@@ -46,8 +46,30 @@ export async function load(source, options = {}) {
   const shareable = (mode === 'default' || mode === 'only-if-cached') && options.memory !== false;
   // bytes are known by their SHA-256 (WebCrypto: 3x the core's own hash): the
   // memory tier's key, the key of their forms, and the core need not hash them
-  if (src.kind === 'bytes') src.sha256 = await raceAbort(bytesSha256(src.bytes), options.signal);
+  if (src.kind === 'bytes') {
+    const id = await raceAbort(identifyBytes(src.bytes), options.signal);
+    src.sha256 = id.sha256;
+    src.identity = id;
+  }
+  try {
+    return await loadShared(src, options, shareable);
+  } catch (e) {
+    if (!(e instanceof IdentityMismatch)) throw e;
+    // the fingerprint named other bytes: again, keyed by these bytes' own hash
+    src.sha256 = await src.identity.confirm();
+    src.identity = { ...src.identity, hinted: false };
+    return loadShared(src, options, shareable);
+  }
+}
+
+async function loadShared(src, options, shareable) {
   const key = shareable ? await memoryKey(src, options) : null;
+  if (key && src.identity?.hinted && isLive(key)) {
+    // a live session is shared only with the bytes it was made from
+    const sha = await raceAbort(src.identity.confirm(), options.signal);
+    if (sha !== src.sha256) throw new IdentityMismatch();
+    src.identity = { ...src.identity, hinted: false };
+  }
   const fresh = (signal) => loadFresh(src, options, signal);
   return key ? acquire(key, fresh, options.signal) : fresh(options.signal);
 }

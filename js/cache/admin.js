@@ -11,6 +11,7 @@ import { formName, reasonName } from './messages.js';
 import { configureCache, pageCache } from './page-cache.js';
 import { estimate as storageEstimate, persist } from './quota.js';
 import { storesSettled, workSettled } from './background-work.js';
+import { forgetBytes } from '../util/bytes-identity.js';
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
 async function synced() {
@@ -112,9 +113,10 @@ export const cache = {
     return true;
   },
 
-  /** Deletes every stored model not being loaded right now. */
+  /** Deletes every stored model not being loaded right now (and the fingerprints that name bytes' hashes). */
   async clear() {
     const c = await synced();
+    forgetBytes();
     const st = c.index.clear();
     await drain(c);
     if (st !== STATUS.OK) throw coreStatusError(st, 'clearing the cache');

@@ -13,6 +13,11 @@ const live = new Map(); // memory key → slot
 
 const now = () => (globalThis.performance ?? Date).now();
 
+/** Whether a session (or a load in flight) is live under this key. */
+export function isLive(key) {
+  return live.has(key);
+}
+
 /**
  * @param {string} key memoryKey()
  * @param {(signal: AbortSignal) => Promise<object>} create makes the Session

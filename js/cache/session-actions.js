@@ -5,6 +5,7 @@
 import { CACHE_ACTION as ACT, STATUS } from '../core-constants.js';
 import { createSession } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/capture-loader.js';
+import { IdentityMismatch } from '../util/bytes-identity.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 
@@ -37,6 +38,27 @@ function validate(run, a) {
   } else {
     run.ev(run.m.validated(status, offset, null));
   }
+}
+
+/**
+ * Bytes keyed by their fingerprint's hint (js/util/bytes-identity.js): the
+ * session made from what that key served reaches nobody, and nothing is
+ * captured under it, before the full hash agrees. Else the load is aborted
+ * (the core loses nothing; the session is released) and starts again with
+ * the true key. The hash runs beside the load: waited for as late as can be.
+ */
+async function sourceConfirmed(run) {
+  const confirm = run.ctx.confirmSource;
+  if (!confirm) return true;
+  run.ctx.confirmSource = null;
+  const t0 = now();
+  const ok = await confirm();
+  run.timings.confirmMs = now() - t0;
+  run.mark = now();
+  if (ok) return true;
+  run.partError = new IdentityMismatch();
+  run.ev(run.m.abort());
+  return false;
 }
 
 async function createSessionAction(run, a) {
@@ -81,8 +103,10 @@ async function createSessionAction(run, a) {
   // before is null for the page's first session (onnxruntime-web starts with it)
   const heapAfter = ok ? ortHeapBytes() : null;
   run.memory = heapAfter !== null ? { before: heapBefore, after: heapAfter } : null;
+  const createMs = now() - t0;
   run.phase('createMs');
-  run.ev(run.m.sessionTimed(ok, now() - t0));
+  if (!(await sourceConfirmed(run))) return;
+  run.ev(run.m.sessionTimed(ok, createMs));
 }
 
 async function verifyForm(run) {
@@ -92,6 +116,7 @@ async function verifyForm(run) {
 
 /** CAPTURE_FORM: no verdict stands for these bytes; capture the form now (the key's lock is held). */
 async function captureForm(run, a) {
+  if (!(await sourceConfirmed(run))) return;
   const bytes = await run.ctx.forms.capture(a.value);
   if (bytes) run.ctx.bytes = bytes; // the FORM load's bytes from here on (ALLOC adopts them)
   run.ev(run.m.captured(bytes?.byteLength ?? 0));

@@ -190,6 +190,111 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     assert.equal(second.background.stored, null, 'nothing captured again');
   });
 
+  test('bytes are keyed by a fingerprint only once their full SHA-256 agrees: other bytes with the same fingerprint get their own session and form, equal to onnxruntime-web', async () => {
+    if (!existsSync(path.join(REPO_ROOT, 'build/fixtures-wide/wide.onnx')))
+      execFileSync('/usr/bin/python3', [
+        path.join(REPO_ROOT, 'tests/fixtures/make_wide_model.py'),
+        path.join(REPO_ROOT, 'build/fixtures-wide'),
+      ]);
+    await env.reset();
+    // visit 1: a model past the fingerprint's size (its forms stored), then the
+    // same bytes with one weight byte changed where the fingerprint does not
+    // look, loaded while the first session is live (the memory tier); visit 2:
+    // the model again, while the fingerprint names the changed bytes, whose
+    // form is stored (a fresh load from IndexedDB)
+    const visits = [];
+    for (let visit = 0; visit < 2; visit++) {
+      const page = await dropinPage();
+      visits.push(
+        await page.evaluate(
+          async ({ url, visit }) => {
+            const { ort, real } = window;
+            const feeds = (T) => ({
+              x: new T(
+                'float32',
+                Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i / 7)),
+                [1, 1024],
+              ),
+            });
+            const hex = async (b) =>
+              Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', b)), (x) =>
+                x.toString(16).padStart(2, '0'),
+              ).join('');
+            const plainRun = async (bytes) => {
+              const p = await real.InferenceSession.create(bytes.slice());
+              const r = await p.run(feeds(real.Tensor));
+              await p.release();
+              return JSON.stringify(Array.from(r.y.data));
+            };
+            const model = new Uint8Array(await (await fetch(url)).arrayBuffer());
+            const remembered = () => JSON.parse(localStorage.getItem('ortkeep:bytes-sha256') ?? '[]');
+            const use = async (bytes) => {
+              const s = await ort.InferenceSession.create(bytes.buffer);
+              const r = await s.run(feeds(ort.Tensor));
+              return {
+                s,
+                form: s.info.form,
+                sha: s.info.source.sha256,
+                same: JSON.stringify(Array.from(r.y.data)) === (await plainRun(bytes)),
+              };
+            };
+            const out = { sha: await hex(model), before: remembered() };
+            // ortkeep's first: its capturing loader must be in before onnxruntime-web starts
+            const a = await use(model);
+            out.afterFirst = remembered();
+            if (visit === 0) {
+              await a.s.formsReady;
+              // the same gaps bytes-identity.js leaves: 64 pieces of 16 KiB, evenly spaced
+              const PIECE = 16 << 10;
+              const step = (model.length - PIECE) / 63;
+              const expected = await plainRun(model);
+              let changed = null;
+              for (let i = 1; i < 63 && !changed; i++) {
+                const at = Math.round(i * step) + PIECE + Math.floor((step - PIECE) / 2);
+                const c = model.slice();
+                c[at] ^= 0x40;
+                try {
+                  if ((await plainRun(c)) !== expected) changed = c;
+                } catch {
+                  /* not a weight: try the next gap */
+                }
+              }
+              if (!changed) throw new Error('no weight byte in a gap changes the output');
+              out.changedSha = await hex(changed);
+              const b = await use(changed);
+              out.after = remembered();
+              out.loads = [a, b].map(({ s, ...rest }) => rest);
+              out.distinct = a.s.info.source.sha256 !== b.s.info.source.sha256;
+              await b.s.formsReady;
+              await b.s.release();
+            } else {
+              out.loads = [a].map(({ s, ...rest }) => rest);
+            }
+            await a.s.release();
+            return out;
+          },
+          { url: '/build/fixtures-wide/wide.onnx', visit },
+        ),
+      );
+      await page.close();
+    }
+    const [first, second] = visits;
+    assert.notEqual(first.sha, first.changedSha);
+    // one fingerprint for both: it named the model, then the changed bytes, then the model again
+    assert.deepEqual(first.before, []);
+    assert.equal(first.afterFirst.length, 1);
+    assert.equal(first.afterFirst[0][1], first.sha);
+    assert.deepEqual(first.after, [[first.afterFirst[0][0], first.changedSha]]);
+    assert.deepEqual(second.before, first.after);
+    assert.deepEqual(second.afterFirst, first.afterFirst);
+    const [a, b] = first.loads;
+    assert.deepEqual([a.same, a.sha], [true, first.sha]);
+    assert.equal(first.distinct, true, 'the live session of the model is not shared with other bytes');
+    assert.deepEqual([b.same, b.sha, b.form.chosen], [true, first.changedSha, 'capturing'], JSON.stringify(b.form));
+    const [c] = second.loads;
+    assert.deepEqual([c.same, c.sha, c.form.chosen], [true, first.sha, 'verified'], JSON.stringify(c.form));
+  });
+
   test('flat SessionOptions reach onnxruntime-web: graphOptimizationLevel, freeDimensionOverrides, logSeverityLevel', async () => {
     const page = await dropinPage();
     const r = await page.evaluate(async () => {
