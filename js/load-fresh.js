@@ -127,7 +127,8 @@ export async function loadFresh(src, options, signal) {
     forms: hooks,
     // bytes keyed by their fingerprint's hint: confirmed before the caller gets a session or anything is captured
     confirmSource: src.identity?.hinted
-      ? async () => (await raceAbort(src.identity.confirm(), signal)) === src.sha256
+      ? async (now) =>
+          (await raceAbort(now ? src.identity.confirmNow() : src.identity.confirm(), signal)) === src.sha256
       : null,
   });
   // A download is served before its store; the store ends behind the caller.

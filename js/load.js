@@ -47,7 +47,9 @@ export async function load(source, options = {}) {
   // bytes are known by their SHA-256 (WebCrypto: 3x the core's own hash): the
   // memory tier's key, the key of their forms, and the core need not hash them
   if (src.kind === 'bytes') {
-    const id = await raceAbort(identifyBytes(src.bytes), options.signal);
+    // a glance first only where a form may serve (else no read to hash beside)
+    const glance = mode === 'default' && options.forms !== false && !options.integrity;
+    const id = await raceAbort(identifyBytes(src.bytes, glance), options.signal);
     src.sha256 = id.sha256;
     src.identity = id;
   }

@@ -45,14 +45,15 @@ function validate(run, a) {
  * session made from what that key served reaches nobody, and nothing is
  * captured under it, before the full hash agrees. Else the load is aborted
  * (the core loses nothing; the session is released) and starts again with
- * the true key. The hash runs beside the load: waited for as late as can be.
+ * the true key. The hash runs beside the load: waited for as late as it
+ * can be (createSessionAction says when).
  */
-async function sourceConfirmed(run) {
+async function sourceConfirmed(run, atOnce = false) {
   const confirm = run.ctx.confirmSource;
   if (!confirm) return true;
   run.ctx.confirmSource = null;
   const t0 = now();
-  const ok = await confirm();
+  const ok = await confirm(atOnce);
   run.timings.confirmMs = now() - t0;
   run.mark = now();
   if (ok) return true;
@@ -65,6 +66,10 @@ async function createSessionAction(run, a) {
   run.phase(run.hit ? 'readMs' : 'storeMs');
   const { ctx } = run;
   const form = a.value2; // an optimized form: onnxruntime optimized it already
+  // the caller's own bytes: onnxruntime would hold the main thread the hash
+  // beside needs to be fed, so it is had first, at once; a form's creation
+  // runs beside the hash and is waited for after
+  if (!form && !(await sourceConfirmed(run, true))) return;
   let externalData = null;
   if (ctx.dataFiles) {
     // the model's data files (an optimized .onnx form reads the original's)

@@ -34,17 +34,26 @@ export class IdentityMismatch extends Error {
 /**
  * How load() knows bytes: `sha256` to key the load now; `confirm()` settles
  * with the true SHA-256 (null without WebCrypto); `hinted` when `sha256`
- * came from a fingerprint and is only a candidate until `confirm()` agrees;
+ * came from a fingerprint and is only a candidate until `confirm()` agrees
+ * (`confirmNow()`: the same, for a caller with nothing else to do);
  * `glanceMs` the time to here, `besideMs()` the main thread's time since on
  * the hash beside the load.
  * @param {Uint8Array} bytes
- * @returns {Promise<{sha256: string|null, confirm: () => Promise<string|null>, hinted: boolean, glanceMs: number, besideMs: () => number}>}
+ * @param {boolean} [glance] false: hash in full first (no form can serve this load)
+ * @returns {Promise<{sha256: string|null, confirm: () => Promise<string|null>, confirmNow: () => Promise<string|null>, hinted: boolean, glanceMs: number, besideMs: () => number}>}
  */
-export async function identifyBytes(bytes) {
+export async function identifyBytes(bytes, glance = true) {
   const t0 = performance.now();
   if (!globalThis.crypto?.subtle)
-    return { sha256: null, confirm: async () => null, hinted: false, glanceMs: 0, besideMs: () => 0 };
-  const print = bytes.byteLength > GLANCE_FROM ? await fingerprint(bytes) : null;
+    return {
+      sha256: null,
+      confirm: async () => null,
+      confirmNow: async () => null,
+      hinted: false,
+      glanceMs: 0,
+      besideMs: () => 0,
+    };
+  const print = glance && bytes.byteLength > GLANCE_FROM ? await fingerprint(bytes) : null;
   const hint = print ? recall(print) : null;
   // with a hint, the full hash runs beside the load from now; without, it is the load's first step
   const beside = hint ? sha256Beside(bytes) : null;
@@ -52,8 +61,22 @@ export async function identifyBytes(bytes) {
   if (print) full.then((sha) => remember(print, sha)).catch(() => {});
   const confirm = () => full;
   const besideMs = () => beside?.spentMs() ?? 0;
-  if (hint) return { sha256: hint, confirm, hinted: true, glanceMs: performance.now() - t0, besideMs };
-  return { sha256: await confirm(), confirm, hinted: false, glanceMs: performance.now() - t0, besideMs };
+  if (hint) {
+    // waited for with nothing else to do (no form serves): see sha256Beside's hurry()
+    const confirmNow = () => {
+      beside.hurry();
+      return full;
+    };
+    return { sha256: hint, confirm, confirmNow, hinted: true, glanceMs: performance.now() - t0, besideMs };
+  }
+  return {
+    sha256: await confirm(),
+    confirm,
+    confirmNow: confirm,
+    hinted: false,
+    glanceMs: performance.now() - t0,
+    besideMs,
+  };
 }
 
 /**
