@@ -39,8 +39,13 @@ export async function loadFresh(src, options, signal) {
   const mode = options.cache ?? 'default';
   const [ort, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
   const tReady = now();
-  // URLs are cached; bytes known by their content (src.sha256) keep their forms
-  const keyed = mode !== 'no-store' && (src.kind === 'url' || (!!src.sha256 && options.forms !== false));
+  // URLs are cached; bytes known by their content (src.sha256) keep their
+  // forms, under cache 'default' with no integrity only (the core's content
+  // key, cache/load_machine.c): else they open no IndexedDB, forms off saying so
+  const keyed =
+    src.kind === 'url'
+      ? mode !== 'no-store'
+      : mode === 'default' && !!src.sha256 && !options.integrity && options.forms !== false;
   const { cache, index, flags: cacheFlags } = await cacheForLoad(core, keyed, signal);
   const flags = cacheFlags | (isNode ? LOAD_FLAG.NODE : 0) | (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0);
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };

@@ -295,6 +295,30 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     assert.deepEqual([c.same, c.sha, c.form.chosen], [true, first.sha, 'verified'], JSON.stringify(c.form));
   });
 
+  test("bytes with a cache mode other than 'default' keep no forms, and say so", async () => {
+    await env.reset();
+    const page = await dropinPage();
+    const r = await page.evaluate(async (url) => {
+      const { ort } = window;
+      const model = await (await fetch(url)).arrayBuffer();
+      const out = {};
+      for (const cache of ['reload', 'no-cache', 'no-store']) {
+        const s = await ort.InferenceSession.create(model, { cache });
+        out[cache] = s.info.form;
+        await s.formsReady;
+        await s.release();
+      }
+      out.list = await (await import('/js/index.js')).cache.list();
+      return out;
+    }, SILERO);
+    await page.close();
+    for (const mode of ['reload', 'no-cache', 'no-store']) {
+      assert.equal(r[mode].chosen, 'off', `${mode}: ${JSON.stringify(r[mode])}`);
+      assert.match(r[mode].why, /nothing is stored/);
+    }
+    assert.deepEqual(r.list, []);
+  });
+
   test('flat SessionOptions reach onnxruntime-web: graphOptimizationLevel, freeDimensionOverrides, logSeverityLevel', async () => {
     const page = await dropinPage();
     const r = await page.evaluate(async () => {
