@@ -8,6 +8,7 @@ import { runArguments } from './options.js';
 import { BACKEND, PoolStatus, STAT_NAMES } from './pool/pool-core.js';
 import { applyActions } from './pool/actions.js';
 import { captureFeeds } from './pool/feed-capture.js';
+import { FeedCopies } from './pool/feed-copies.js';
 import { download } from './pool/readback.js';
 import { runPooled } from './pool/run.js';
 import { poolDeviceName } from './pool/session-options.js';
@@ -42,8 +43,8 @@ export class Session {
         boundToDevice: hooks.boundToDevice ?? false,
         tail: Promise.resolve(),
         keptHandle: new WeakMap() /* kept ort.Tensor we handed out → pool handle */,
+        copies: new FeedCopies(),
         feeds: {},
-        fetches: {},
         ctx: null,
         keepOnDevice: [],
         deviceName: poolDeviceName(hooks.pool, hooks.executionProviders),
@@ -115,7 +116,7 @@ export class Session {
       options.keep ??= this._i.keepOnDevice.filter((n) => !options.fetches || options.fetches.includes(n));
     if (this.disposed) throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
     // Read now: the caller may refill its buffers once run() has returned.
-    feeds = captureFeeds(this.ort, feeds, (v) => this._i.keptHandle.has(v));
+    feeds = captureFeeds(this.ort, feeds, (v) => this._i.keptHandle.has(v), this._i.copies);
     // One run at a time per session: the pool has one open run.
     const previous = this._i.tail;
     let done;
@@ -198,9 +199,9 @@ export class Session {
       inputSpecs: this.inputSpecs,
       outputSpecs: this.outputSpecs,
       keptHandle: this._i.keptHandle,
+      copies: this._i.copies,
       hooks: (entry) => this._hooksFor(entry),
       feeds: this._i.feeds,
-      fetches: this._i.fetches,
       debug: this._i.debug,
       boundToDevice: !!this._i.boundToDevice,
       slotName: (kind, index) =>

@@ -20,15 +20,14 @@ function checkDims(name, dims) {
   return dims.slice();
 }
 
-const copyData = (data) => (ArrayBuffer.isView(data) ? data.slice() : Array.isArray(data) ? data.slice() : data);
-
 /**
  * @param {object} ort onnxruntime-web
  * @param {Record<string, unknown>} feeds what the caller passed
  * @param {(value: object) => boolean} isKept whether a value is a kept output of this session
+ * @param {import('./feed-copies.js').FeedCopies} copies the session's recycled copies
  * @returns {Record<string, unknown>} the same feeds, CPU data copied ({type, data, dims} records)
  */
-export function captureFeeds(ort, feeds, isKept) {
+export function captureFeeds(ort, feeds, isKept, copies) {
   if (!feeds || typeof feeds !== 'object')
     throw new OrtkeepError('BAD_FEED', 'ortkeep: run() takes an object of input name → tensor');
   const out = {};
@@ -49,15 +48,15 @@ export function captureFeeds(ort, feeds, isKept) {
         );
       }
       // a plain record, not a new ort.Tensor: the pool writes it into its own tensor
-      out[name] = { type: value.type, data: copyData(value.data), dims: checkDims(name, [...value.dims]) };
+      out[name] = { type: value.type, data: copies.copy(value.data), dims: checkDims(name, [...value.dims]) };
       continue;
     }
     if (ArrayBuffer.isView(value)) {
-      out[name] = copyData(value);
+      out[name] = copies.copy(value);
       continue;
     }
     if (value && typeof value === 'object' && 'data' in value) {
-      out[name] = { data: copyData(value.data), dims: checkDims(name, value.dims), type: value.type };
+      out[name] = { data: copies.copy(value.data), dims: checkDims(name, value.dims), type: value.type };
       continue;
     }
     out[name] = value; // refused with the input's name when it is bound

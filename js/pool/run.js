@@ -16,16 +16,17 @@ import { refusalError } from './refusal.js';
 const NO_NAMES = Object.freeze([]);
 
 /**
- * @param {object} ctx {ort, ortSession, st, inputSpecs, outputSpecs, keptHandle: WeakMap, hooks(entry), feeds, fetches, debug?, slotName?}
+ * @param {object} ctx {ort, ortSession, st, inputSpecs, outputSpecs, keptHandle: WeakMap, copies, hooks(entry), feeds, debug?, slotName?}
  * @param {Record<string, unknown>} feeds captured at the run() call (js/pool/feed-capture.js)
  * @param {{fetches?: string[], keep?: string[]}} options
  */
 export async function runPooled(ctx, feeds, options) {
   const { st, inputSpecs, outputSpecs } = ctx;
   const { pool, dev } = st;
-  const inputNames = inputSpecs.map((s) => s.name);
-  const outputNames = outputSpecs.map((s) => s.name);
-  for (const name of Object.keys(feeds)) {
+  // the model's names, once per session (a run's checks are most of ortkeep's time on a small model)
+  const inputNames = (ctx.inputNames ??= inputSpecs.map((s) => s.name));
+  const outputNames = (ctx.outputNames ??= outputSpecs.map((s) => s.name));
+  for (const name in feeds) {
     if (!inputNames.includes(name)) {
       throw new OrtkeepError(
         'BAD_FEED',
@@ -39,12 +40,14 @@ export async function runPooled(ctx, feeds, options) {
   }
   const keep = options.keep ?? NO_NAMES;
   const wanted = options.fetches ? [...new Set([...options.fetches, ...keep])] : outputNames;
-  for (const name of [...keep, ...wanted]) {
-    if (!outputNames.includes(name)) {
-      throw new OrtkeepError(
-        'INVALID_ARG',
-        `ortkeep: '${name}' is not an output of this model (outputs: ${outputNames.join(', ')})`,
-      );
+  if (wanted !== outputNames || keep.length) {
+    for (const name of [...keep, ...wanted]) {
+      if (!outputNames.includes(name)) {
+        throw new OrtkeepError(
+          'INVALID_ARG',
+          `ortkeep: '${name}' is not an output of this model (outputs: ${outputNames.join(', ')})`,
+        );
+      }
     }
   }
 
@@ -75,8 +78,8 @@ export async function runPooled(ctx, feeds, options) {
     }
     // Outputs C plans (known before the run) are preallocated and passed as
     // fetches; for the others (null) onnxruntime allocates and the pool adopts.
-    const fetches = ctx.fetches;
-    for (const k of Object.keys(fetches)) delete fetches[k];
+    // a fresh object: deleting last run's keys would turn a reused one into a slow dictionary
+    const fetches = {};
     for (let j = 0; j < outputSpecs.length; j++) {
       const spec = outputSpecs[j];
       if (!wanted.includes(spec.name)) continue;
@@ -172,12 +175,12 @@ const lostError = (dev) =>
 
 const owner = (ctx, spec) => ({ hooks: ctx.hooks, name: spec?.name, debug: ctx.debug, slotName: ctx.slotName });
 
-/** A pool call for a slot; a refusal becomes the typed error that names it. */
+/** A pool call for a slot; a refusal becomes the typed error that names it (slot(): made only then). */
 function call(fn, slot) {
   try {
     return fn();
   } catch (e) {
-    throw refusalError(e, slot);
+    throw refusalError(e, slot());
   }
 }
 
@@ -191,7 +194,7 @@ async function bindInput(ctx, i, value, backend) {
   const { st, inputSpecs } = ctx;
   const { pool, dev, map, devs } = st;
   const spec = inputSpecs[i];
-  const slot = { kind: 'input', name: spec.name, declared: spec.dims };
+  const slot = () => ({ kind: 'input', name: spec.name, declared: spec.dims });
   const kept = value && typeof value === 'object' ? ctx.keptHandle.get(value) : undefined;
   if (kept !== undefined) {
     call(() => pool.inputBind(i, kept), slot);
@@ -204,18 +207,22 @@ async function bindInput(ctx, i, value, backend) {
         `ortkeep: input '${spec.name}' is a ${value.location} tensor but this session's pool runs on ${dev.name}`,
       );
     }
-    call(() => pool.bindExternal(SLOT.input, i, dev.backend, onnxType(value.type), value.dims), {
-      ...slot,
-      dims: value.dims,
-      type: value.type,
-    });
+    call(
+      () => pool.bindExternal(SLOT.input, i, dev.backend, onnxType(value.type), value.dims),
+      () => ({ ...slot(), dims: value.dims, type: value.type }),
+    );
     return (await applyActions(pool, map, devs, { external: value }, owner(ctx, spec))).tensor;
   }
   const { type, data, dims } = cpuFeed(ctx.ort, spec, value);
   if (type === 'string') return new ctx.ort.Tensor(type, data, dims); // strings stay out of the pool
-  call(() => pool.feed(i, backend, onnxType(type), dims, data.byteLength), { ...slot, dims, type });
+  call(
+    () => pool.feed(i, backend, onnxType(type), dims, data.byteLength),
+    () => ({ ...slot(), dims, type }),
+  );
   const entry = await applyActions(pool, map, devs, null, owner(ctx, spec));
   devs[entry.backend].upload(entry, data); // C may place a small int64/bool input on the CPU
+  // written into the pool's tensor (a device's upload copies at the call): the copy is the next run's
+  if (entry.tensor.location !== 'cpu' || entry.tensor.data !== data) ctx.copies?.recycle(data);
   return entry.tensor;
 }
 
@@ -224,7 +231,7 @@ async function adopt(ctx, j, result, kept) {
   const { st, outputSpecs } = ctx;
   const dev = result.location === st.dev.location ? st.dev : st.cpu;
   const spec = outputSpecs[j];
-  const slot = { kind: 'output', name: spec.name, dims: result.dims, type: result.type };
+  const slot = () => ({ kind: 'output', name: spec.name, dims: result.dims, type: result.type });
   const capacity = dev.capacityOf(result);
   if (!call(() => st.pool.result(j, dev.backend, onnxType(result.type), result.dims, capacity, kept), slot))
     return null;
