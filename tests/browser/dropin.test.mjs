@@ -27,6 +27,17 @@ async function dropinPage() {
   return page;
 }
 
+/** The same page code on `n` visits (a new page each, one profile), given `args` and `visit`: its answers. */
+async function onVisits(n, fn, args) {
+  const answers = [];
+  for (let visit = 0; visit < n; visit++) {
+    const page = await dropinPage();
+    answers.push(await page.evaluate(fn, { ...args, visit }));
+    await page.close();
+  }
+  return answers;
+}
+
 /** silero v5's feeds and both runs, in the page: ours through the drop-in, theirs through the real package. */
 const SILERO_RUN = `
   const feeds = (T) => ({
@@ -138,36 +149,30 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
 
   test("a library's create(arrayBuffer) in two visits: the second creates from the verified form of those very bytes, equal to onnxruntime-web", async () => {
     await env.reset();
-    const visits = [];
-    for (let visit = 0; visit < 2; visit++) {
-      const page = await dropinPage();
-      visits.push(
-        await page.evaluate(
-          async ({ url, SILERO_RUN }) => {
-            const { ort, real } = window;
-            const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
-            const model = await (await fetch(url)).arrayBuffer();
-            // ortkeep's first: its capturing loader must be in before onnxruntime-web starts
-            const s = await ort.InferenceSession.create(model);
-            const ours = await s.run(feeds(ort.Tensor));
-            const plain = await real.InferenceSession.create(new Uint8Array(model));
-            const theirs = await plain.run(feeds(real.Tensor));
-            await plain.release();
-            const out = {
-              form: s.info.form,
-              source: s.info.source,
-              same: JSON.stringify(Array.from(ours.output.data)) === JSON.stringify(Array.from(theirs.output.data)),
-              background: await s.formsReady,
-              list: (await (await import('/js/index.js')).cache.list()).map((e) => ({ key: e.key, form: e.form })),
-            };
-            await s.release();
-            return out;
-          },
-          { url: SILERO, SILERO_RUN },
-        ),
-      );
-      await page.close();
-    }
+    const visits = await onVisits(
+      2,
+      async ({ url, SILERO_RUN }) => {
+        const { ort, real } = window;
+        const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
+        const model = await (await fetch(url)).arrayBuffer();
+        // ortkeep's first: its capturing loader must be in before onnxruntime-web starts
+        const s = await ort.InferenceSession.create(model);
+        const ours = await s.run(feeds(ort.Tensor));
+        const plain = await real.InferenceSession.create(new Uint8Array(model));
+        const theirs = await plain.run(feeds(real.Tensor));
+        await plain.release();
+        const out = {
+          form: s.info.form,
+          source: s.info.source,
+          same: JSON.stringify(Array.from(ours.output.data)) === JSON.stringify(Array.from(theirs.output.data)),
+          background: await s.formsReady,
+          list: (await (await import('/js/index.js')).cache.list()).map((e) => ({ key: e.key, form: e.form })),
+        };
+        await s.release();
+        return out;
+      },
+      { url: SILERO, SILERO_RUN },
+    );
     const [first, second] = visits;
     assert.equal(first.same, true);
     assert.equal(first.form.chosen, 'capturing', JSON.stringify(first.form));
@@ -202,82 +207,76 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     // look, loaded while the first session is live (the memory tier); visit 2:
     // the model again, while the fingerprint names the changed bytes, whose
     // form is stored (a fresh load from IndexedDB)
-    const visits = [];
-    for (let visit = 0; visit < 2; visit++) {
-      const page = await dropinPage();
-      visits.push(
-        await page.evaluate(
-          async ({ url, visit }) => {
-            const { ort, real } = window;
-            const feeds = (T) => ({
-              x: new T(
-                'float32',
-                Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i / 7)),
-                [1, 1024],
-              ),
-            });
-            const hex = async (b) =>
-              Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', b)), (x) =>
-                x.toString(16).padStart(2, '0'),
-              ).join('');
-            const plainRun = async (bytes) => {
-              const p = await real.InferenceSession.create(bytes.slice());
-              const r = await p.run(feeds(real.Tensor));
-              await p.release();
-              return JSON.stringify(Array.from(r.y.data));
-            };
-            const model = new Uint8Array(await (await fetch(url)).arrayBuffer());
-            const remembered = () => JSON.parse(localStorage.getItem('ortkeep:bytes-sha256') ?? '[]');
-            const use = async (bytes) => {
-              const s = await ort.InferenceSession.create(bytes.buffer);
-              const r = await s.run(feeds(ort.Tensor));
-              return {
-                s,
-                form: s.info.form,
-                sha: s.info.source.sha256,
-                same: JSON.stringify(Array.from(r.y.data)) === (await plainRun(bytes)),
-              };
-            };
-            const out = { sha: await hex(model), before: remembered() };
-            // ortkeep's first: its capturing loader must be in before onnxruntime-web starts
-            const a = await use(model);
-            out.afterFirst = remembered();
-            if (visit === 0) {
-              await a.s.formsReady;
-              // the same gaps bytes-identity.js leaves: 64 pieces of 16 KiB, evenly spaced
-              const PIECE = 16 << 10;
-              const step = (model.length - PIECE) / 63;
-              const expected = await plainRun(model);
-              let changed = null;
-              for (let i = 1; i < 63 && !changed; i++) {
-                const at = Math.round(i * step) + PIECE + Math.floor((step - PIECE) / 2);
-                const c = model.slice();
-                c[at] ^= 0x40;
-                try {
-                  if ((await plainRun(c)) !== expected) changed = c;
-                } catch {
-                  /* not a weight: try the next gap */
-                }
-              }
-              if (!changed) throw new Error('no weight byte in a gap changes the output');
-              out.changedSha = await hex(changed);
-              const b = await use(changed);
-              out.after = remembered();
-              out.loads = [a, b].map(({ s, ...rest }) => rest);
-              out.distinct = a.s.info.source.sha256 !== b.s.info.source.sha256;
-              await b.s.formsReady;
-              await b.s.release();
-            } else {
-              out.loads = [a].map(({ s, ...rest }) => rest);
+    const visits = await onVisits(
+      2,
+      async ({ url, visit }) => {
+        const { ort, real } = window;
+        const feeds = (T) => ({
+          x: new T(
+            'float32',
+            Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i / 7)),
+            [1, 1024],
+          ),
+        });
+        const hex = async (b) =>
+          Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', b)), (x) =>
+            x.toString(16).padStart(2, '0'),
+          ).join('');
+        const plainRun = async (bytes) => {
+          const p = await real.InferenceSession.create(bytes.slice());
+          const r = await p.run(feeds(real.Tensor));
+          await p.release();
+          return JSON.stringify(Array.from(r.y.data));
+        };
+        const model = new Uint8Array(await (await fetch(url)).arrayBuffer());
+        const remembered = () => JSON.parse(localStorage.getItem('ortkeep:bytes-sha256') ?? '[]');
+        const use = async (bytes) => {
+          const s = await ort.InferenceSession.create(bytes.buffer);
+          const r = await s.run(feeds(ort.Tensor));
+          return {
+            s,
+            form: s.info.form,
+            sha: s.info.source.sha256,
+            same: JSON.stringify(Array.from(r.y.data)) === (await plainRun(bytes)),
+          };
+        };
+        const out = { sha: await hex(model), before: remembered() };
+        // ortkeep's first: its capturing loader must be in before onnxruntime-web starts
+        const a = await use(model);
+        out.afterFirst = remembered();
+        if (visit === 0) {
+          await a.s.formsReady;
+          // the same gaps bytes-identity.js leaves: 64 pieces of 16 KiB, evenly spaced
+          const PIECE = 16 << 10;
+          const step = (model.length - PIECE) / 63;
+          const expected = await plainRun(model);
+          let changed = null;
+          for (let i = 1; i < 63 && !changed; i++) {
+            const at = Math.round(i * step) + PIECE + Math.floor((step - PIECE) / 2);
+            const c = model.slice();
+            c[at] ^= 0x40;
+            try {
+              if ((await plainRun(c)) !== expected) changed = c;
+            } catch {
+              /* not a weight: try the next gap */
             }
-            await a.s.release();
-            return out;
-          },
-          { url: '/build/fixtures-wide/wide.onnx', visit },
-        ),
-      );
-      await page.close();
-    }
+          }
+          if (!changed) throw new Error('no weight byte in a gap changes the output');
+          out.changedSha = await hex(changed);
+          const b = await use(changed);
+          out.after = remembered();
+          out.loads = [a, b].map(({ s, ...rest }) => rest);
+          out.distinct = a.s.info.source.sha256 !== b.s.info.source.sha256;
+          await b.s.formsReady;
+          await b.s.release();
+        } else {
+          out.loads = [a].map(({ s, ...rest }) => rest);
+        }
+        await a.s.release();
+        return out;
+      },
+      { url: '/build/fixtures-wide/wide.onnx' },
+    );
     const [first, second] = visits;
     assert.notEqual(first.sha, first.changedSha);
     // one fingerprint for both: it named the model, then the changed bytes, then the model again
