@@ -31,6 +31,8 @@ onmessage = async ({ data: { id, length, at, size, piece, cancel } }) => {
 };`;
 /** The worker goes when it has had nothing to hash for this long. */
 const IDLE_MS = 10_000;
+/** A new worker that has not handed back a piece by then never will: the main thread hashes. */
+const START_MS = 10_000;
 
 let worker = null;
 let broken = isNode || typeof Worker === 'undefined' || typeof Blob === 'undefined';
@@ -128,7 +130,16 @@ function hashWorker() {
   } finally {
     if (url) URL.revokeObjectURL(url);
   }
+  // a refusal is an error event, and a worker that never starts sends none:
+  // a load never waits on it for ever
+  const started = worker;
+  const deadline = setTimeout(() => {
+    if (worker !== started) return;
+    broken = true;
+    giveUp();
+  }, START_MS);
   worker.onmessage = ({ data }) => {
+    clearTimeout(deadline);
     if (data.piece) {
       const next = waiting.shift();
       return next ? next(data.piece) : void free.push(data.piece);
@@ -142,6 +153,7 @@ function hashWorker() {
   // refused late (a CSP says so with an error event) or crashed
   worker.onerror = (e) => {
     e.preventDefault?.();
+    clearTimeout(deadline);
     broken = true;
     giveUp();
   };

@@ -294,6 +294,58 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     assert.deepEqual([c.same, c.sha, c.form.chosen], [true, first.sha, 'verified'], JSON.stringify(c.form));
   });
 
+  // a fallback that never comes is a load that never ends: fail in time
+  test('under a CSP without blob: workers, big bytes are hashed on the main thread: the second visit is served from their form, equal to onnxruntime-web', {
+    timeout: 120000,
+  }, async () => {
+    if (!existsSync(path.join(REPO_ROOT, 'build/fixtures-wide/wide.onnx')))
+      execFileSync('/usr/bin/python3', [
+        path.join(REPO_ROOT, 'tests/fixtures/make_wide_model.py'),
+        path.join(REPO_ROOT, 'build/fixtures-wide'),
+      ]);
+    await env.reset();
+    const csp =
+      "default-src 'self'; script-src 'self' 'unsafe-inline' blob: 'wasm-unsafe-eval'; " +
+      "connect-src 'self' blob: data:; worker-src 'none'";
+    env.handler = (req, res, { pathname, serveFile }) => {
+      if (pathname !== '/tests/browser/pages/dropin.html') return false;
+      res.setHeader('Content-Security-Policy', csp);
+      return serveFile(req, res, pathname, {}).then(() => true);
+    };
+    const [first, second] = await onVisits(
+      2,
+      async ({ url }) => {
+        const refused = [];
+        document.addEventListener('securitypolicyviolation', (e) => refused.push(e.effectiveDirective));
+        const { ort, real } = window;
+        const x = Float32Array.from({ length: 1024 }, (_, i) => Math.cos(i / 5));
+        const model = new Uint8Array(await (await fetch(url)).arrayBuffer());
+        // ortkeep's first: its capturing loader must be in before onnxruntime-web starts
+        const s = await ort.InferenceSession.create(model.buffer);
+        const ours = await s.run({ x: new ort.Tensor('float32', x, [1, 1024]) });
+        const plain = await real.InferenceSession.create(model.slice());
+        const theirs = await plain.run({ x: new real.Tensor('float32', x, [1, 1024]) });
+        await plain.release();
+        const out = {
+          form: s.info.form,
+          same: JSON.stringify(Array.from(ours.y.data)) === JSON.stringify(Array.from(theirs.y.data)),
+          background: await s.formsReady,
+          refused,
+        };
+        await s.release();
+        return out;
+      },
+      { url: '/build/fixtures-wide/wide.onnx' },
+    );
+    env.handler = null;
+    assert.equal(first.same, true);
+    assert.ok(first.background.stored, JSON.stringify(first.background));
+    assert.deepEqual(first.refused, [], 'no worker on a first visit: the hash comes first');
+    assert.equal(second.same, true);
+    assert.equal(second.form.chosen, 'verified', JSON.stringify(second.form));
+    assert.ok(second.refused.includes('worker-src'), `the worker was refused: ${JSON.stringify(second.refused)}`);
+  });
+
   test("bytes with a cache mode other than 'default' keep no forms, and say so", async () => {
     await env.reset();
     const page = await dropinPage();
