@@ -6,6 +6,7 @@
 // create), the data files, forms stored in the background, the session.
 import { LOAD_FLAG, TIER } from './core-constants.js';
 import { raceAbort } from './util/abort.js';
+import { bytesKeepForms } from './sources.js';
 import { getCore } from './core/module.js';
 import { resolveOrt } from './ort-adapter.js';
 import { cacheForLoad } from './cache/page-cache.js';
@@ -40,12 +41,8 @@ export async function loadFresh(src, options, signal) {
   const [ort, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
   const tReady = now();
   // URLs are cached; bytes known by their content (src.sha256) keep their
-  // forms, under cache 'default' with no integrity only (the core's content
-  // key, cache/load_machine.c): else they open no IndexedDB, forms off saying so
-  const keyed =
-    src.kind === 'url'
-      ? mode !== 'no-store'
-      : mode === 'default' && !!src.sha256 && !options.integrity && options.forms !== false;
+  // forms where bytesKeepForms says: else they open no IndexedDB, forms off saying so
+  const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && bytesKeepForms(options);
   const { cache, index, flags: cacheFlags } = await cacheForLoad(core, keyed, signal);
   const flags = cacheFlags | (isNode ? LOAD_FLAG.NODE : 0) | (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0);
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
@@ -132,8 +129,8 @@ export async function loadFresh(src, options, signal) {
     forms: hooks,
     // bytes keyed by their fingerprint's hint: confirmed before the caller gets a session or anything is captured
     confirmSource: src.identity?.hinted
-      ? async (now) =>
-          (await raceAbort(now ? src.identity.confirmNow() : src.identity.confirm(), signal)) === src.sha256
+      ? async (atOnce) =>
+          (await raceAbort(atOnce ? src.identity.confirmNow() : src.identity.confirm(), signal)) === src.sha256
       : null,
   });
   // A download is served before its store; the store ends behind the caller.

@@ -6,7 +6,7 @@
 import { CACHE_LIMIT, CACHE_MODE } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { raceAbort } from './util/abort.js';
-import { normalizeSource } from './sources.js';
+import { bytesKeepForms, normalizeSource } from './sources.js';
 import { memoryKey } from './cache/memory-key.js';
 import { loadFresh } from './load-fresh.js';
 import { acquire, isLive } from './cache/memory-tier.js';
@@ -48,8 +48,7 @@ export async function load(source, options = {}) {
   // memory tier's key, the key of their forms, and the core need not hash them
   if (src.kind === 'bytes') {
     // a glance first only where a form may serve (else no read to hash beside)
-    const glance = mode === 'default' && options.forms !== false && !options.integrity;
-    const id = await raceAbort(identifyBytes(src.bytes, glance), options.signal);
+    const id = await raceAbort(identifyBytes(src.bytes, bytesKeepForms(options)), options.signal);
     src.sha256 = id.sha256;
     src.identity = id;
   }

@@ -45,5 +45,15 @@ export async function normalizeSource(source) {
   );
 }
 
+/**
+ * Whether bytes may keep forms under their content: cache 'default', forms
+ * on, no integrity (the core keys them so only then: cache/load_machine.c's
+ * content key). load() takes a glance at such bytes; loadFresh() opens
+ * IndexedDB for them; every other bytes load does neither.
+ */
+export function bytesKeepForms(options) {
+  return (options.cache ?? 'default') === 'default' && options.forms !== false && !options.integrity;
+}
+
 // where it lived before js/util/sha256.js (forms import it from here)
 export { sha256Hex } from './util/sha256.js';

@@ -1,7 +1,7 @@
 // Bytes handed to load() are known by their SHA-256: the memory tier's key,
 // the key of their forms. Hashing 44 MB takes ~80 ms here, 12% of a warm
 // load. So a load first takes a glance: a fingerprint (the length and 1 MiB
-// sampled across the bytes, ~2 ms) names the SHA-256 a previous load of
+// sampled across the bytes, ~3 ms) names the SHA-256 a previous load of
 // this origin computed. The load starts with it while the full hash runs
 // beside it (js/util/sha256-beside.js). Nothing from that key reaches the
 // caller and nothing is stored under it before the full hash confirms it
