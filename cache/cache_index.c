@@ -84,6 +84,9 @@ static ok_status entry_from_manifest(const ok_manifest *m, const char *name, siz
     e->form_reason = m->form_reason;
     e->create_us = m->create_us;
     e->orig_create_us = m->orig_create_us;
+    e->rev_pairs = m->rev_pairs;
+    e->rev_form_us = m->rev_form_us;
+    e->rev_orig_us = m->rev_orig_us;
     memcpy(e->source_sha256, m->source_sha256, 32);
     e->key = ok_cache_strndup(m->key, m->key_len);
     e->url = ok_cache_strndup(m->url, m->url_len);
@@ -621,6 +624,9 @@ static void fill_info(const ok_entry *e, ok_cache_entry_info *o) {
     o->form_reason = e->form_reason;
     o->create_us = e->create_us;
     o->orig_create_us = e->orig_create_us;
+    o->rev_pairs = e->rev_pairs;
+    o->rev_form_us = e->rev_form_us;
+    o->rev_orig_us = e->rev_orig_us;
     o->source_sha256 = e->source_sha256;
     o->key = e->key;
     o->url = e->url;

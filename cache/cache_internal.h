@@ -19,8 +19,9 @@ typedef struct ok_entry {
     uint64_t gen, total_size, last_used, hit_count, report_sum;
     uint8_t sha256[32];
     uint32_t form_status, form_reason, create_us, orig_create_us; /* forms */
-    uint8_t source_sha256[32];                                    /* forms */
-    uint8_t *integ;                                               /* integ_count * ok_hash_bytes(integ_alg) */
+    uint32_t rev_pairs, rev_form_us, rev_orig_us; /* forms: the revision under way (form_tiers.h) */
+    uint8_t source_sha256[32];                    /* forms */
+    uint8_t *integ;                               /* integ_count * ok_hash_bytes(integ_alg) */
     char *key, *url, *etag, *lm;
     char *name;     /* storage name, unique across tabs */
     uint64_t *sums; /* chunk checksums, sums_cap slots */

@@ -1,50 +1,60 @@
 /* Entry manifests: the bytes of one "index" record.
  *
- * Layout (little-endian), version 2 (the original form), 3 (an optimized
- * form: version 2 plus the form record) or 4 (a part: an external data file
- * of a model, flag PART; version 3's layout, the record's source sha256 the
- * model's content hash, no verdict):
+ * Layout (little-endian), version 2 (the original form), 5 (an optimized
+ * form: version 2 plus the form record with its revision), 3 (a form
+ * before revisions: read, never written) or 4 (a part: an external data
+ * file of a model, flag PART; version 3's layout, the record's source
+ * sha256 the model's content hash, no verdict):
  *     0  "OKCM"                 magic
- *     4  u16 version = 2, 3 or 4, u16 0
+ *     4  u16 version = 2, 3, 4 or 5, u16 0
  *     8  u32 record length, CRC included
  *    12  u32 state, form, flags, chunk_size, chunk_count, stored_count,
  *            integrity_alg, integrity_count, report_len,
- *            form record length (0 in version 2, 48 in versions 3, 4)
+ *            form record length (0 in version 2, 48 in versions 3, 4,
+ *            60 in version 5)
  *    52  u64 gen, total_size, last_used, hit_count, report_sum
  *    92  [32] content sha256 (zero until committed)
  *   124  u32 key_len, url_len, etag_len, lm_len
  *   140  integrity_count * digest bytes   expected digests (SRI)
  *        key, url, etag, last-modified bytes
- *        versions 3, 4: u32 form_status, form_reason, create_us, orig_create_us,
- *                   [32] source sha256
+ *        versions 3, 4, 5: u32 form_status, form_reason, create_us,
+ *                   orig_create_us, [32] source sha256
+ *        version 5: u32 rev_pairs, rev_form_us, rev_orig_us (the
+ *                   revision of the verdict under way, form_tiers.h)
  *        stored_count * u64     chunk checksums
  *   end  u32 CRC-32 (IEEE) of everything before it
  *
  * Decoding checks every field against the others, so a record that passes
  * describes a self-consistent entry; anything else is a typed error. A
  * record of another version is OK_ERR_STATE: another ortkeep wrote it, so
- * it is left alone rather than swept. Forms are version 3 and parts version
- * 4 so that an ortkeep from before them leaves them alone too. */
+ * it is left alone rather than swept. Forms are version 5 (3 before their
+ * revisions) and parts version 4 so that an ortkeep from before them leaves
+ * them alone too. */
 #include <string.h>
 
 #include "cache_internal.h"
 
 #define MF_MAGIC "OKCM"
 #define MF_VERSION 2u
-#define MF_VERSION_FORM 3u
+#define MF_VERSION_FORM_V3 3u
 #define MF_VERSION_PART 4u
+#define MF_VERSION_FORM 5u
 #define MF_HEAD 140u
 #define MF_FORM_REC 48u
-
-static size_t form_rec(const ok_manifest *m) {
-    return m->form != OK_FORM_ORIGINAL || (m->flags & OK_EF_PART) ? MF_FORM_REC : 0;
-}
+#define MF_FORM_REC_REV 60u
 
 static uint32_t version_of(const ok_manifest *m) {
     return (m->flags & OK_EF_PART)       ? MF_VERSION_PART
            : m->form != OK_FORM_ORIGINAL ? MF_VERSION_FORM
                                          : MF_VERSION;
 }
+
+/* The form record's length in a record of version `v`. */
+static size_t form_rec_len(uint32_t v) {
+    return v == MF_VERSION ? 0 : v == MF_VERSION_FORM ? MF_FORM_REC_REV : MF_FORM_REC;
+}
+
+static size_t form_rec(const ok_manifest *m) { return form_rec_len(version_of(m)); }
 
 static uint32_t crc32_ieee(const uint8_t *p, size_t n) {
     static const uint32_t t[16] = {0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu,
@@ -134,7 +144,12 @@ ok_status ok_manifest_encode(const ok_manifest *m, uint8_t *out, size_t cap) {
         put32(out + off + 8, m->create_us);
         put32(out + off + 12, m->orig_create_us);
         memcpy(out + off + 16, m->source_sha256, 32);
-        off += MF_FORM_REC;
+        if (form_rec(m) == MF_FORM_REC_REV) {
+            put32(out + off + 48, m->rev_pairs);
+            put32(out + off + 52, m->rev_form_us);
+            put32(out + off + 56, m->rev_orig_us);
+        }
+        off += form_rec(m);
     }
     for (i = 0; i < m->stored_count; i++, off += 8) put64(out + off, m->sums[i]);
     put32(out + off, crc32_ieee(out, off));
@@ -198,7 +213,8 @@ static ok_status check_fields(const ok_manifest *m) {
 }
 
 ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
-    uint32_t rec_len, strs, i;
+    uint32_t rec_len, strs, i, version;
+    size_t rec;
     uint64_t body;
     const uint8_t *p;
     uint8_t *blk;
@@ -213,8 +229,11 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     if (len < 4) return memcmp(b, MF_MAGIC, len) ? OK_ERR_CORRUPT : OK_ERR_TRUNCATED;
     if (memcmp(b, MF_MAGIC, 4) != 0) return OK_ERR_CORRUPT;
     if (len < 12) return OK_ERR_TRUNCATED;
-    if (get32(b + 4) != MF_VERSION && get32(b + 4) != MF_VERSION_FORM && get32(b + 4) != MF_VERSION_PART)
+    version = get32(b + 4);
+    if (version != MF_VERSION && version != MF_VERSION_FORM && version != MF_VERSION_FORM_V3 &&
+        version != MF_VERSION_PART)
         return OK_ERR_STATE;
+    rec = form_rec_len(version);
     rec_len = get32(b + 8);
     if (rec_len > len) return OK_ERR_TRUNCATED;
     if (rec_len < len || rec_len < MF_HEAD + 4) return OK_ERR_CORRUPT;
@@ -240,10 +259,12 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     m->etag_len = get32(b + 132);
     m->lm_len = get32(b + 136);
     if (b[6] || b[7]) return OK_ERR_CORRUPT;
-    /* the version says what the record is: a form (3), a part (4), or the
-     * original (2, no record) */
-    if (b[4] != version_of(m) || get32(b + 48) != form_rec(m)) return OK_ERR_CORRUPT;
-    if (form_rec(m)) {
+    /* the version says what the record is: a form (5, or 3 from before
+     * revisions), a part (4), or the original (2, no record) */
+    if ((version != version_of(m) && !(version == MF_VERSION_FORM_V3 && version_of(m) == MF_VERSION_FORM)) ||
+        get32(b + 48) != rec)
+        return OK_ERR_CORRUPT;
+    if (rec) {
         /* the record sits after the strings: bounds-checked below once
          * their lengths are known */
         size_t at;
@@ -252,12 +273,17 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
             m->integrity_count > OK_CACHE_MAX_INTEGRITY || m->integrity_alg > OK_HASH_SHA512)
             return OK_ERR_CORRUPT;
         at = MF_HEAD + integ_bytes(m) + m->key_len + m->url_len + m->etag_len + m->lm_len;
-        if (at + MF_FORM_REC + 4 > len) return OK_ERR_CORRUPT;
+        if (at + rec + 4 > len) return OK_ERR_CORRUPT;
         m->form_status = get32(b + at);
         m->form_reason = get32(b + at + 4);
         m->create_us = get32(b + at + 8);
         m->orig_create_us = get32(b + at + 12);
         memcpy(m->source_sha256, b + at + 16, 32);
+        if (rec == MF_FORM_REC_REV) {
+            m->rev_pairs = get32(b + at + 48);
+            m->rev_form_us = get32(b + at + 52);
+            m->rev_orig_us = get32(b + at + 56);
+        }
     }
     st = check_fields(m);
     if (st) {
@@ -266,7 +292,7 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
     }
     ib = integ_bytes(m);
     strs = m->key_len + m->url_len + m->etag_len + m->lm_len;
-    body = (uint64_t)MF_HEAD + ib + strs + form_rec(m) + (uint64_t)m->stored_count * 8 + 4;
+    body = (uint64_t)MF_HEAD + ib + strs + rec + (uint64_t)m->stored_count * 8 + 4;
     if (body != len) return OK_ERR_CORRUPT;
 
     p = b + MF_HEAD + ib;
@@ -284,8 +310,7 @@ ok_status ok_manifest_decode(const uint8_t *b, size_t len, ok_manifest *m) {
         return OK_ERR_NOMEM;
     }
     sums = (uint64_t *)(void *)blk;
-    for (i = 0; i < m->stored_count; i++)
-        sums[i] = get64(b + MF_HEAD + ib + strs + form_rec(m) + (size_t)i * 8);
+    for (i = 0; i < m->stored_count; i++) sums[i] = get64(b + MF_HEAD + ib + strs + rec + (size_t)i * 8);
     m->sums = sums;
     s = (char *)blk + (size_t)m->stored_count * 8;
     memcpy(s, p, m->key_len);
@@ -341,6 +366,9 @@ void ok_entry_to_manifest(const ok_entry *e, ok_manifest *m) {
     m->form_reason = e->form_reason;
     m->create_us = e->create_us;
     m->orig_create_us = e->orig_create_us;
+    m->rev_pairs = e->rev_pairs;
+    m->rev_form_us = e->rev_form_us;
+    m->rev_orig_us = e->rev_orig_us;
     memcpy(m->source_sha256, e->source_sha256, 32);
     m->integrity = e->integ;
     m->key = e->key;

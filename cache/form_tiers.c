@@ -113,6 +113,30 @@ int ok_form_retry(const ok_entry *f, uint64_t now) {
            now - f->last_used >= OK_FORM_RETRY_SLOWER_MS;
 }
 
+int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us) {
+    if (!f || f->form_status != OK_FORM_VERIFIED || !form_us) return 0;
+    return f->rev_pairs > 0 ||
+           (uint64_t)form_us * 100u >= (uint64_t)f->orig_create_us * OK_FORM_REVISE_NEAR_PCT;
+}
+
+static uint32_t add_sat(uint32_t a, uint32_t b) { return b > UINT32_MAX - a ? UINT32_MAX : a + b; }
+
+uint32_t ok_form_revise(ok_entry *f, uint32_t *form_us, uint32_t *orig_us) {
+    uint32_t pairs = f->rev_pairs + 1, fsum = add_sat(f->rev_form_us, *form_us),
+             osum = add_sat(f->rev_orig_us, *orig_us);
+    if (pairs < OK_FORM_REVISE_PAIRS) {
+        f->rev_pairs = pairs;
+        f->rev_form_us = fsum;
+        f->rev_orig_us = osum;
+        return OK_REVISE_MORE;
+    }
+    f->rev_pairs = f->rev_form_us = f->rev_orig_us = 0;
+    if ((uint64_t)fsum * 100u <= (uint64_t)osum * OK_FORM_REVISE_SLOWER_PCT) return OK_REVISE_KEPT;
+    *form_us = fsum / pairs;
+    *orig_us = osum / pairs;
+    return OK_REVISE_DEMOTE;
+}
+
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,
                                uint32_t facts, uint64_t model_bytes, uint64_t data_bytes, uint64_t now,
                                uint32_t *out) {

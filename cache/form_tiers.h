@@ -67,6 +67,39 @@ ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key, const ch
 ok_status ok_form_judge(uint32_t verdict, uint32_t create_us, uint32_t orig_create_us, uint32_t prior_reason,
                         uint32_t *status, uint32_t *reason);
 
+/* Revision of a verified form's verdict. Every warm load served by a form
+ * times its creation; that alone says nothing against the original, whose
+ * time was taken once, at verification, maybe in a quieter moment. So a
+ * warm load whose form creation came within OK_FORM_REVISE_NEAR_PCT of
+ * the original's verified time (or any while a revision is under way)
+ * times the original once beside it, in the background: the one extra
+ * session such a load adds. Each such pair is tallied in the form's
+ * record; after OK_FORM_REVISE_PAIRS pairs the form is demoted when over
+ * them it created more than OK_FORM_REVISE_SLOWER_PCT% of the original's
+ * time (a "slower" tombstone, tried again after OK_FORM_RETRY_SLOWER_MS),
+ * else the tally restarts. The margin is for the pair's order: the form's
+ * creation is the caller's, always first, and a page's later creations
+ * run on better-compiled onnxruntime wasm (measured here: an 8x CPU
+ * throttle put silero's form at 1.08x its original in one pair). */
+#define OK_FORM_REVISE_PAIRS 3u
+#define OK_FORM_REVISE_NEAR_PCT 90u
+#define OK_FORM_REVISE_SLOWER_PCT 105u
+
+/* A warm load served by the verified form `f` that created in `form_us`
+ * (us) is to time the original beside it. */
+int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us);
+
+/* ok_form_revise outcomes */
+#define OK_REVISE_MORE 0u   /* tallied; fewer than OK_FORM_REVISE_PAIRS pairs */
+#define OK_REVISE_KEPT 1u   /* the form proved faster: the tally restarts */
+#define OK_REVISE_DEMOTE 2u /* slower over the pairs: the caller commits a tombstone */
+
+/* Tally one pair (the form's warm creation, the original's beside it, us)
+ * into the verified form `f`'s record. DEMOTE leaves in *form_us and
+ * *orig_us the pairs' mean times (the tombstone's record); else f's
+ * record is updated and is to be written. */
+uint32_t ok_form_revise(ok_entry *f, uint32_t *form_us, uint32_t *orig_us);
+
 /* The tier after `form` the facts allow (OK_FORM_ORIGINAL: none). */
 uint32_t ok_form_after(uint32_t form, uint32_t facts);
 

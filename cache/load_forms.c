@@ -5,6 +5,7 @@
 #include "form_tiers.h"
 
 static ok_status store_capture(ok_load *l);
+static ok_status revise_form(ok_load *l, ok_entry *f);
 
 /* A FORM load after the sync: another tab (or an earlier load) may have
  * decided this form for these bytes already; else capture it (when asked
@@ -17,6 +18,7 @@ ok_status ok_ld_lookup_form_store(ok_load *l) {
      * files stored beside them now (its load committed them, and nothing
      * else changes them without replacing the original's bytes or files) */
     ok_form_source_id(l->c, l->raw, l->source_sha, l->source_sha);
+    if (l->revising) return revise_form(l, f);
     if (f && memcmp(f->source_sha256, l->source_sha, 32) == 0) {
         if (!ok_form_retry(f, l->now)) {
             l->form_status = f->form_status;
@@ -37,6 +39,51 @@ ok_status ok_ld_lookup_form_store(ok_load *l) {
         return ok_ld_push_simple(l, OK_ACT_CAPTURE_FORM, l->form, 0, 0, NULL);
     }
     return store_capture(l);
+}
+
+ok_status ok_load_revise(ok_load *l, uint32_t form_us, uint32_t orig_us) {
+    if (!l || !form_us || !orig_us) return OK_ERR_INVALID_ARG;
+    if (l->source != OK_SOURCE_FORM || l->state != OK_LOAD_STATE_NEW) return OK_ERR_STATE;
+    l->revising = 1;
+    l->rev_form_us = form_us;
+    l->rev_orig_us = orig_us;
+    return OK_OK;
+}
+
+/* A revising FORM load, under the key's lock: tally the pair into the
+ * verified form it was timed on and write its record, or demote it. */
+static ok_status revise_form(ok_load *l, ok_entry *f) {
+    uint32_t form_us = l->rev_form_us, orig_us = l->rev_orig_us;
+    ok_act_args a;
+    ok_status st;
+    if (!f || f->form_status != OK_FORM_VERIFIED || memcmp(f->source_sha256, l->source_sha, 32) != 0) {
+        /* another verdict took its place meanwhile (another tab, other
+         * bytes): the pair was not timed on it */
+        l->form_status = f ? f->form_status : OK_FORM_NONE;
+        l->form_reason = f ? f->form_reason : OK_REASON_NONE;
+        return ok_ld_done(l);
+    }
+    if (ok_form_revise(f, &form_us, &orig_us) == OK_REVISE_DEMOTE) {
+        /* a tombstone of a newer generation supersedes the form (its
+         * chunks go with it) and is retried like any "slower" verdict */
+        l->create_us = form_us;
+        l->orig_create_us = orig_us;
+        l->storing = 1;
+        return ok_ld_form_commit(l, OK_FORM_FAILED, OK_REASON_FORM_SLOWER);
+    }
+    l->form_status = f->form_status;
+    l->form_reason = f->form_reason;
+    l->create_us = f->create_us;
+    l->orig_create_us = f->orig_create_us;
+    st = ok_ld_done(l);
+    if (st) return st;
+    ok_ld_args0(&a, OK_ACT_WRITE_MANIFEST);
+    st = ok_q_push_manifest(&l->q, a, f);
+    if (!st) {
+        l->w_pending = 1;
+        l->w_type = OK_ACT_WRITE_MANIFEST;
+    }
+    return st;
 }
 
 ok_status ok_load_captured(ok_load *l, uint64_t bytes_len) {

@@ -133,6 +133,11 @@ struct ok_load {
     uint32_t prior_reason; /* FORM: why the stored verdict for these bytes
                                failed, when it is tried again */
     uint32_t facts;        /* FORM: the original's OK_FACT_* */
+    /* revisions of a verified form's verdict (form_tiers.h): a URL or BYTES
+     * load served by one says whether to time the original beside it
+     * (revise); a FORM load given that pair (revising) tallies it */
+    int revise, revising;
+    uint32_t rev_form_us, rev_orig_us;
 
     /* external data files (parts) */
     char *part;                        /* DATA: the file's location */

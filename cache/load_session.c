@@ -103,6 +103,8 @@ ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us) {
         return ok_ld_leave(l, st);
     }
     l->session_live = 1;
+    if (l->tier == OK_TIER_INDEXEDDB && l->form != OK_FORM_ORIGINAL)
+        l->revise = ok_form_revise_wanted(ok_ld_entry_of(l, l->hit_id), create_us);
     if (l->tier == OK_TIER_INDEXEDDB) return ok_ld_leave(l, done_hit(l));
     if (l->storing && l->write_id)
         return ok_ld_leave(l, l->defer && !l->parts_lost ? serve_then_store(l) : ok_ld_commit(l));

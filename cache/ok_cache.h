@@ -317,6 +317,7 @@ typedef struct ok_cache_entry_info {
     uint32_t id, state, form, flags, chunk_size, chunk_count, stored_count;
     uint32_t refcount, writing, integrity_alg, report_len;
     uint32_t form_status, form_reason, create_us, orig_create_us;
+    uint32_t rev_pairs, rev_form_us, rev_orig_us; /* a verified form's revision under way */
     uint64_t gen, total_size, stored_bytes, last_used, hit_count;
     const char *key, *url, *etag, *last_modified, *name;
     const uint8_t *sha256;        /* 32 bytes, content hash (committed) */
@@ -339,11 +340,14 @@ typedef struct ok_manifest {
     uint32_t integrity_alg, integrity_count, report_len;
     uint64_t gen, total_size, last_used, hit_count, report_sum;
     uint8_t sha256[32];
-    /* optimized forms only (form != ORIGINAL; manifest version 3): the
+    /* optimized forms only (form != ORIGINAL; manifest version 5, 3 before revisions): the
      * verdict, why, session creation times (us) of the form at 'disabled'
      * and of the original at the caller's level, measured together, and the
-     * SHA-256 of the original the form was made from */
+     * SHA-256 of the original the form was made from; (version 5) the
+     * revision of that verdict under way: paired samples taken on warm
+     * loads and the sums of their creation times (form_tiers.h) */
     uint32_t form_status, form_reason, create_us, orig_create_us;
+    uint32_t rev_pairs, rev_form_us, rev_orig_us;
     uint8_t source_sha256[32];
     const uint8_t *integrity;                     /* integrity_count * digest bytes of the alg */
     const char *key, *url, *etag, *last_modified; /* NUL-terminated */

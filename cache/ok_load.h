@@ -339,6 +339,12 @@ ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us);
  * machine can be slowed by anything. */
 ok_status ok_load_form_verified(ok_load *l, uint32_t verdict, uint32_t orig_create_us,
                                 uint32_t form_create_us);
+/* Before ok_load_start, on a FORM load of the tier a URL or BYTES load
+ * was served by (its info said `revise`): instead of capturing, tally
+ * that load's form creation time and the original's, timed beside it (us),
+ * into the form's verdict; a form no faster over OK_FORM_REVISE_PAIRS such
+ * pairs is demoted to a "slower" tombstone (form_tiers.h). */
+ok_status ok_load_revise(ok_load *l, uint32_t form_us, uint32_t orig_us);
 /* CAPTURE_FORM's answer (a FORM load with OK_LOAD_CAPTURE_LATER, holding
  * the key's lock): the captured form's size, its bytes now being the
  * load's; 0: onnxruntime wrote nothing usable (a tombstone is committed). */
@@ -397,6 +403,9 @@ typedef struct ok_load_info {
                               next (ORIGINAL: none) */
     uint32_t create_us, orig_create_us; /* the served or stored form's */
     uint64_t source_total;              /* the original's size (a served form's source) */
+    uint32_t revise;                    /* served by a form, once DONE: time the original's
+                              creation beside it and hand both to a FORM load
+                              (ok_load_revise) */
 } ok_load_info;
 
 #define OK_LOAD_STATE_LIST(X) \

@@ -508,6 +508,25 @@ static void test_params(void) {
 
 /* Manifests of forms: version 3, the record round-trips, tombstones hold
  * nothing, an original never carries a verdict. */
+static void put_le32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* CRC-32 (IEEE), bit by bit: the manifest's trailer */
+static uint32_t crc32_le(const uint8_t *p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    size_t i;
+    int k;
+    for (i = 0; i < n; i++) {
+        c ^= p[i];
+        for (k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
 static void test_form_manifests(void) {
     ok_manifest m, d;
     uint8_t buf[1024];
@@ -532,14 +551,44 @@ static void test_form_manifests(void) {
     m.sums = &sum;
     n = ok_manifest_size(&m);
     CHECK_EQ_INT(ok_manifest_encode(&m, buf, sizeof buf), OK_OK);
-    CHECK_EQ_INT(buf[4], 3);
+    m.rev_pairs = 2;
+    m.rev_form_us = 11;
+    m.rev_orig_us = 13;
+    n = ok_manifest_size(&m);
+    CHECK_EQ_INT(ok_manifest_encode(&m, buf, sizeof buf), OK_OK);
+    CHECK_EQ_INT(buf[4], 5);
     CHECK_EQ_INT(ok_manifest_decode(buf, n, &d), OK_OK);
     CHECK_EQ_INT(d.form_status, OK_FORM_VERIFIED);
     CHECK_EQ_INT(d.create_us, 7);
     CHECK_EQ_INT(d.orig_create_us, 9);
+    CHECK_EQ_INT(d.rev_pairs, 2);
+    CHECK_EQ_INT(d.rev_form_us, 11);
+    CHECK_EQ_INT(d.rev_orig_us, 13);
     CHECK(memcmp(d.source_sha256, sha_a, 32) == 0);
     CHECK(d.sums[0] == 42);
     ok_manifest_free(&d);
+    {
+        /* a form written before revisions (version 3: the record without
+         * its last 12 bytes) still reads, with no revision under way */
+        uint8_t old3[1024];
+        size_t at = n - 4 - 8 - 12; /* the revision's 12 bytes, before the sums */
+        memcpy(old3, buf, at);
+        memcpy(old3 + at, buf + at + 12, 8);
+        old3[4] = 3;
+        put_le32(old3 + 8, (uint32_t)(n - 12));
+        put_le32(old3 + 48, 48);
+        put_le32(old3 + n - 16, crc32_le(old3, n - 16));
+        CHECK_EQ_INT(ok_manifest_decode(old3, n - 12, &d), OK_OK);
+        CHECK_EQ_INT(d.create_us, 7);
+        CHECK_EQ_INT(d.rev_pairs, 0);
+        CHECK(d.sums[0] == 42);
+        ok_manifest_free(&d);
+        /* version 3 with the revision's length is not one */
+        put_le32(old3 + 48, 60);
+        put_le32(old3 + n - 16, crc32_le(old3, n - 16));
+        CHECK_EQ_INT(ok_manifest_decode(old3, n - 12, &d), OK_ERR_CORRUPT);
+    }
+    m.rev_pairs = m.rev_form_us = m.rev_orig_us = 0;
     /* a committed form must carry a verdict */
     m.form_status = OK_FORM_NONE;
     CHECK_EQ_INT(ok_manifest_encode(&m, buf, sizeof buf), OK_OK);
@@ -559,6 +608,121 @@ static void test_form_manifests(void) {
     /* version 2 must not be a form (an original has no record) */
     buf[4] = 2;
     CHECK(ok_manifest_decode(buf, n, &d) != OK_OK);
+}
+
+/* A warm load served by the form: whether it asks to time the original
+ * beside it (ok_load_info.revise); the served session is released. */
+static int warm_asks_revision(world *w, uint32_t form_us) {
+    ok_load_params p = url_params();
+    ok_load *l = NULL;
+    ok_load_info info;
+    int revise;
+    w->pg.create_us[OK_FORM_ONNX] = form_us;
+    fx_run_load(&w->pg, &p, &l);
+    CHECK(served(&w->pg, opt_a, len_opt));
+    CHECK(l != NULL);
+    if (!l) return -1;
+    CHECK_EQ_INT(ok_load_info_get(l, &info), OK_OK);
+    revise = (int)info.revise;
+    ok_load_free(l);
+    return revise;
+}
+
+/* One pair through a revising FORM load, as js/forms/revise.js runs it. */
+static void revise_pair(world *w, const uint8_t *sha, uint32_t form_us, uint32_t orig_us) {
+    ok_load_params f = form_params(OK_FORM_ONNX, sha, 0);
+    ok_load *l = NULL;
+    CHECK_EQ_INT(ok_load_new(w->pg.c, &f, &l), OK_OK);
+    CHECK_EQ_INT(ok_load_revise(l, form_us, orig_us), OK_OK);
+    w->pg.verifies = w->pg.captures = 0;
+    fx_drive(&w->pg, l, &f, NULL);
+    CHECK(w->pg.done);
+    CHECK_EQ_INT(w->pg.verifies, 0); /* no session, no capture: the pair is all */
+    CHECK_EQ_INT(w->pg.captures, 0);
+}
+
+static uint32_t stored_pairs(fx_db *d) {
+    ok_manifest m;
+    uint32_t n;
+    if (!stored_form(d, OK_FORM_ONNX, &m)) return UINT32_MAX;
+    n = m.rev_pairs;
+    ok_manifest_free(&m);
+    return n;
+}
+
+/* A verified form that warm loads find slower than the original, timed
+ * beside it, is demoted after OK_FORM_REVISE_PAIRS pairs; one that is not
+ * is kept and its tally restarts (issue: verdicts that hold). */
+static void test_verdict_revision(void) {
+    world w;
+    ok_load_params p = url_params(), f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+    ok_load *l = NULL;
+    uint32_t reason = 0;
+    ok_manifest m;
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED); /* 100 us against 300 */
+    /* clearly faster than the original's verified time: nothing to time */
+    CHECK_EQ_INT(warm_asks_revision(&w, 100), 0);
+    CHECK_EQ_INT(warm_asks_revision(&w, 269), 0);
+    /* within 10% of it: the original is timed beside it */
+    CHECK_EQ_INT(warm_asks_revision(&w, 270), 1);
+    /* only a FORM load revises, only before it starts, only with both times */
+    CHECK_EQ_INT(ok_load_new(w.pg.c, &p, &l), OK_OK);
+    CHECK_EQ_INT(ok_load_revise(l, 300, 280), OK_ERR_STATE);
+    ok_load_free(l);
+    CHECK_EQ_INT(ok_load_new(w.pg.c, &f, &l), OK_OK);
+    CHECK_EQ_INT(ok_load_revise(l, 0, 280), OK_ERR_INVALID_ARG);
+    ok_load_free(l);
+    /* a pair made on other bytes' form is not counted */
+    revise_pair(&w, sha_c, 400, 100);
+    CHECK_EQ_INT(stored_pairs(&w.db), 0);
+    /* pairs tallied in the form's record; while one is under way every warm
+     * load times the original too */
+    revise_pair(&w, sha_a, 290, 280);
+    CHECK_EQ_INT(stored_pairs(&w.db), 1);
+    CHECK_EQ_INT(warm_asks_revision(&w, 100), 1);
+    revise_pair(&w, sha_a, 300, 250);
+    CHECK_EQ_INT(stored_pairs(&w.db), 2);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
+    /* the third: 900 us of form against 790 of original (1.14x) -> demoted */
+    revise_pair(&w, sha_a, 310, 260);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, &reason), OK_FORM_FAILED);
+    CHECK_EQ_INT(reason, OK_REASON_FORM_SLOWER);
+    CHECK(stored_form(&w.db, OK_FORM_ONNX, &m));
+    CHECK_EQ_INT(m.create_us, 300); /* the pairs' means */
+    CHECK_EQ_INT(m.orig_create_us, 263);
+    ok_manifest_free(&m);
+    CHECK(forms_whole(&w.db)); /* the form's chunks went with it */
+    /* the original serves; the next tier is asked for */
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORT);
+    /* a week on, .onnx is tried again */
+    p.now = 1000 + OK_FORM_RETRY_SLOWER_MS + 2000;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    world_free(&w);
+
+    /* a form no slower than the original over its pairs (here: as fast,
+     * within the margin) is kept; the tally restarts */
+    world_init(&w);
+    p = url_params();
+    fx_run(&w.pg, &p);
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    fx_run(&w.pg, &f);
+    revise_pair(&w, sha_a, 280, 300);
+    revise_pair(&w, sha_a, 380, 300); /* one slower pair among faster ones */
+    revise_pair(&w, sha_a, 285, 300); /* 945 us against 900: 5% */
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
+    CHECK_EQ_INT(stored_pairs(&w.db), 0);
+    CHECK_EQ_INT(warm_asks_revision(&w, 100), 0);
+    CHECK(forms_whole(&w.db));
+    world_free(&w);
 }
 
 /* A tab killed after any write of a FORM load: the store never serves a
@@ -744,6 +908,7 @@ int main(void) {
     test_form_manifests();
     test_crash_anywhere();
     test_content_keyed_bytes();
+    test_verdict_revision();
     free(model_a);
     free(model_c);
     free(opt_a);

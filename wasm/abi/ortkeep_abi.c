@@ -211,6 +211,12 @@ OK_EXPORT char *ok_abi_cache_entry_json(const ok_cache *c, uint32_t i) {
     ok_jbuf_u64(&b, e.create_us);
     jkey(&b, ",\"origCreateUs\":");
     ok_jbuf_u64(&b, e.orig_create_us);
+    jkey(&b, ",\"revPairs\":");
+    ok_jbuf_u64(&b, e.rev_pairs);
+    jkey(&b, ",\"revFormUs\":");
+    ok_jbuf_u64(&b, e.rev_form_us);
+    jkey(&b, ",\"revOrigUs\":");
+    ok_jbuf_u64(&b, e.rev_orig_us);
     jkey(&b, ",\"sourceSha256\":");
     if ((e.form != OK_FORM_ORIGINAL || (e.flags & OK_EF_PART)) && e.source_sha256) {
         ok_hex(e.source_sha256, 32, hex);
@@ -325,6 +331,8 @@ OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
     ok_jbuf_u64(&b, i.orig_create_us);
     jkey(&b, ",\"sourceTotal\":");
     ok_jbuf_u64(&b, i.source_total);
+    jkey(&b, ",\"revise\":");
+    ok_jbuf_puts(&b, i.revise ? "true" : "false");
     jkey(&b, ",\"sha256\":");
     if (i.has_sha256) {
         ok_hex(i.sha256, 32, hex);
