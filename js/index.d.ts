@@ -323,6 +323,12 @@ export interface CacheEntry {
   /** verified forms: creation time at 'disabled' vs the original's, measured together */
   createMs?: number;
   originalCreateMs?: number;
+  /**
+   * verified forms whose verdict is being revised: the warm loads so far that
+   * timed the original beside the form (3 decide: kept, or demoted to a
+   * 'form-slower' failure), with the sums of both sides' creation times
+   */
+  revision?: { pairs: number; formMs: number; originalMs: number };
   /** failed forms: why */
   reason?: string;
   /** forms: the SHA-256 of the original they were made from */
@@ -394,6 +400,14 @@ export declare class Session {
     stored: FormName | null;
     failed: Array<{ form: FormName; reason: string }>;
     events: FormEvent[];
+    /**
+     * a load served by a verified form that created no clearly faster than
+     * its original: the original was timed once beside it and the pair
+     * tallied into the form's verdict; after 3 such pairs with no gain the
+     * form is demoted (tried again after a week). null: the revision could
+     * not be made (the original is no longer stored)
+     */
+    revision?: { form: FormName; formMs: number; originalMs: number; status: 'kept' | 'demoted' } | null;
   }>;
   /**
    * Runs the model. Outputs come back as CPU ort.Tensors; on the webgpu and

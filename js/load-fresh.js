@@ -18,6 +18,7 @@ import { runLoad } from './cache/load-driver.js';
 import { externalDataPlan } from './external-data.js';
 import { loadDataFiles } from './cache/data-files.js';
 import { storeForms } from './forms/tiers.js';
+import { reviseForm } from './forms/revise.js';
 import { boundToDevice, poolFallsBackToCpu } from './pool/session-options.js';
 import { persist } from './cache/quota.js';
 import { trackStore, trackWork } from './cache/background-work.js';
@@ -28,6 +29,17 @@ import { isNode } from './platform/node.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
+
+/**
+ * A warm load served by a form that the core wants the original timed
+ * beside (ok_load_info.revise). Not when its session was the page's first:
+ * that creation holds onnxruntime-web's own start-up, so it would make any
+ * form look slow; nor with external data files (the original's would be
+ * read back too).
+ */
+function revisable(r, forms, cache) {
+  return !!(r.info.revise && forms.ctx && cache && r.runtimeStarted && !r.externalData);
+}
 
 /**
  * One load of a normalized source (js/sources.js) through the C load machine:
@@ -162,7 +174,11 @@ export async function loadFresh(src, options, signal) {
             inMemory: src.kind === 'bytes',
           },
         }).then((out) => ({ ...out, events }))
-      : { stored: null, failed: [], events },
+      : revisable(r, forms, cache)
+        ? reviseForm({ ort, core, cache, forms, src, info: r.info, sessionOptions: baseOptions, debug }).then(
+            (revision) => ({ stored: null, failed: [], events, revision }),
+          )
+        : { stored: null, failed: [], events },
   );
   trackWork(formsReady);
   // Ask once a model is stored; the browser answers (or prompts) on its own time.

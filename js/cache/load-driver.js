@@ -306,6 +306,7 @@ function done(run, a) {
     timings: run.timings,
     warnings: run.warnings,
     memory: run.memory ?? null,
+    runtimeStarted: !!run.runtimeStarted,
     externalData: run.externalData ?? null,
   });
 }

@@ -194,6 +194,11 @@ export class LoadMachine {
   sessionTimed(ok, ms) {
     return this.m._ok_load_session_timed(this.l, ok ? 1 : 0, Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0);
   }
+  /** Before start(), a FORM load: tally this pair (us: the form's warm creation, the original's beside it). */
+  revise(formUs, origUs) {
+    const st = this.m._ok_load_revise(this.l, formUs >>> 0, origUs >>> 0);
+    if (st !== STATUS.OK) throw coreStatusError(st, 'the revision');
+  }
   /** VERIFY_FORM's answer (VERDICT.*), the original's creation time and the form's timed again (ms; 0: not). */
   formVerified(verdict, origMs, formMs = 0) {
     const us = (ms) => Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0;

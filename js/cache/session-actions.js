@@ -9,6 +9,9 @@ import { IdentityMismatch } from '../util/bytes-identity.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 
+/** The onnxruntime-webs (by their env) that created a session in this page: a later creation holds no start-up. */
+const started = new WeakSet();
+
 function validate(run, a) {
   run.progress('verify', a.value, a.value);
   let status = STATUS.OK;
@@ -95,7 +98,9 @@ async function createSessionAction(run, a) {
       !form && !stamped && ctx.forms?.captureLater
         ? run.m.captureForm(ctx.forms.facts(run.report), ctx.forms.externalBytes(run.report))
         : 0;
+    run.runtimeStarted = started.has(ctx.ort.env ?? ctx.ort);
     run.ortSession = await createSession(ctx.ort, run.buf.view(a.value), so);
+    started.add(ctx.ort.env ?? ctx.ort);
     // the form named is captured after the caller has this session, in the
     // background work (js/forms/tiers.js storeForms): capturing inside this
     // creation made it 1.3-1.5x slower

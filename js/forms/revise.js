@@ -1,0 +1,80 @@
+// A verified form's verdict, revised from warm loads (cache/form_tiers.h,
+// ok_form_revise). A warm load that the core found suspect (its form
+// created within 10% of the original's time at verification) times the
+// original once beside it, off the caller's path: the one extra session it
+// adds. The pair goes to a revising FORM load, which tallies it under the
+// key's lock and, after enough pairs showing no gain, demotes the form to a
+// "slower" tombstone (tried again after a week).
+import { FORM_STATUS } from '../core-constants.js';
+import { runLoad } from '../cache/load-driver.js';
+import { LoadMachine } from '../cache/load-machine.js';
+import { formName } from '../cache/messages.js';
+import { backgroundOrt } from './turns.js';
+
+const now = () => (globalThis.performance ?? Date).now();
+
+/**
+ * The original's creation, timed as verification times it (the caller's
+ * options, one onnxruntime-web call at a time beside the caller's): from
+ * the caller's bytes, or read back from IndexedDB (checked chunk by chunk)
+ * for a URL. Its session is released at once. ms, or null.
+ */
+async function timeOriginal({ ort, core, cache, src, key, sessionOptions }) {
+  if (src.kind === 'bytes') {
+    const t0 = now();
+    const session = await ort.InferenceSession.create(src.bytes, sessionOptions);
+    const ms = now() - t0;
+    await session.release();
+    return ms;
+  }
+  const machine = new LoadMachine(core.m, cache.index, {
+    source: 'url',
+    raw: key,
+    url: src.url,
+    pageUrl: src.pageUrl,
+    mode: 'only-if-cached',
+    formCtx: null,
+  });
+  const r = await runLoad({ machine, core, cache, ort, sessionOptions, url: src.url });
+  await r.ortSession.release();
+  return r.timings.createMs ?? null;
+}
+
+/**
+ * Never throws: a revision that cannot be made leaves the verdict as it was.
+ * @param {object} p
+ * @param {object} p.info the warm load's core info (revise set, form, key, sha256, createUs)
+ * @returns {Promise<{form: string, formMs: number, originalMs: number, status: string}|null>}
+ */
+export async function reviseForm({ ort, core, cache, forms, src, info, sessionOptions, debug }) {
+  // a task later: the caller's code after `await load()` goes first
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  try {
+    const bg = backgroundOrt(ort);
+    const originalMs = await timeOriginal({ ort: bg, core, cache, src, key: info.key, sessionOptions });
+    if (!originalMs) return null;
+    const machine = new LoadMachine(core.m, cache.index, {
+      source: 'form',
+      raw: info.key,
+      url: src.url ?? `bytes sha256:${info.sha256}`,
+      formCtx: forms.ctx,
+      form: info.form,
+      sourceSha256: info.sha256,
+    });
+    const formUs = info.createUs;
+    const origUs = Math.min(0xffffffff, Math.max(1, Math.round(originalMs * 1000)));
+    machine.revise(formUs, origUs);
+    const r = await runLoad({ machine, core, cache, ort: bg, sessionOptions, url: src.url ?? null });
+    const out = {
+      form: formName(info.form),
+      formMs: formUs / 1000,
+      originalMs,
+      status: r.info.formStatus === FORM_STATUS.FAILED ? 'demoted' : 'kept',
+    };
+    debug?.(`ortkeep: form revision ${JSON.stringify(out)}`);
+    return out;
+  } catch (e) {
+    debug?.(`ortkeep: the form's revision was not made (${e?.message ?? e})`);
+    return null;
+  }
+}
