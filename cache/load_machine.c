@@ -64,8 +64,7 @@ ok_status ok_load_new(ok_cache *c, const ok_load_params *p, ok_load **out) {
     if (!st && p->source == OK_SOURCE_BYTES && p->source_sha256 && !p->integrity) {
         l->sha_given = 1;
         memcpy(l->source_sha, p->source_sha256, 32);
-        if (l->form_ctx && p->mode == OK_MODE_DEFAULT &&
-            !(p->flags & (OK_LOAD_NO_IDB | OK_LOAD_IDB_FAILED))) {
+        if (ok_load_bytes_content_keyed(0, l->form_ctx != NULL, p->mode, p->flags)) {
             l->content = 1;
             st = ok_ld_make_keys(l);
         }
@@ -137,6 +136,11 @@ const uint8_t *ok_load_action_data(const ok_load *l) { return l ? l->q.data : NU
 
 void ok_load_actions_clear(ok_load *l) {
     if (l) ok_q_clear(&l->q);
+}
+
+int ok_load_bytes_content_keyed(int has_integrity, int forms_on, uint32_t mode, uint32_t flags) {
+    return !has_integrity && forms_on && mode == OK_MODE_DEFAULT &&
+           !(flags & (OK_LOAD_NO_IDB | OK_LOAD_IDB_FAILED));
 }
 
 ok_status ok_load_abort(ok_load *l) {

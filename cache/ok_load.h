@@ -349,6 +349,12 @@ ok_status ok_load_revise(ok_load *l, uint32_t form_us, uint32_t orig_us);
  * the key's lock): the captured form's size, its bytes now being the
  * load's; 0: onnxruntime wrote nothing usable (a tombstone is committed). */
 ok_status ok_load_captured(ok_load *l, uint64_t bytes_len);
+/* Whether a BYTES load given its SHA-256 is content-keyed: its forms kept
+ * and served under "sha256:<hex>|form:original" (ok_load_params). Only with
+ * no integrity, forms on (a form context), mode DEFAULT and IndexedDB here
+ * (flags without NO_IDB, IDB_FAILED). JS asks before it opens IndexedDB
+ * for bytes or glances at them; ok_load_new keys by the same answer. */
+int ok_load_bytes_content_keyed(int has_integrity, int forms_on, uint32_t mode, uint32_t flags);
 /* Asked at CREATE_SESSION of a URL load serving the original: which form
  * to capture after it (OK_FORM_ONNX / ORT; a FORM load with
  * OK_LOAD_CAPTURE_LATER captures it), or OK_FORM_ORIGINAL

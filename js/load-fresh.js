@@ -54,7 +54,7 @@ export async function loadFresh(src, options, signal) {
   const tReady = now();
   // URLs are cached; bytes known by their content (src.sha256) keep their
   // forms where bytesKeepForms says: else they open no IndexedDB, forms off saying so
-  const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && bytesKeepForms(options);
+  const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && bytesKeepForms(core, options);
   const { cache, index, flags: cacheFlags } = await cacheForLoad(core, keyed, signal);
   const flags = cacheFlags | (isNode ? LOAD_FLAG.NODE : 0) | (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0);
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };

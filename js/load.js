@@ -6,6 +6,7 @@
 import { CACHE_LIMIT, CACHE_MODE } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { raceAbort } from './util/abort.js';
+import { getCore } from './core/module.js';
 import { bytesKeepForms, normalizeSource } from './sources.js';
 import { memoryKey } from './cache/memory-key.js';
 import { loadFresh } from './load-fresh.js';
@@ -48,7 +49,8 @@ export async function load(source, options = {}) {
   // memory tier's key, the key of their forms, and the core need not hash them
   if (src.kind === 'bytes') {
     // a glance first only where a form may serve (else no read to hash beside)
-    const id = await raceAbort(identifyBytes(src.bytes, bytesKeepForms(options)), options.signal);
+    const core = await raceAbort(getCore(), options.signal);
+    const id = await raceAbort(identifyBytes(src.bytes, bytesKeepForms(core, options)), options.signal);
     src.sha256 = id.sha256;
     src.identity = id;
   }

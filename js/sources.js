@@ -2,6 +2,7 @@
 // (resolved against the page; in Node a path or a file: URL), or bytes in
 // memory (Uint8Array, ArrayBuffer, any view, Blob). Which URLs may be cached
 // and which are refused is the machine's decision, not this file's.
+import { CACHE_MODE } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { isNode, pathToUrl } from './platform/node.js';
 
@@ -46,13 +47,16 @@ export async function normalizeSource(source) {
 }
 
 /**
- * Whether bytes may keep forms under their content: cache 'default', forms
- * on, no integrity (the core keys them so only then: cache/load_machine.c's
- * content key). load() takes a glance at such bytes; loadFresh() opens
- * IndexedDB for them; every other bytes load does neither.
+ * Whether bytes may keep forms under their content: the core's rule
+ * (ok_load_bytes_content_keyed: cache 'default', forms on, no integrity),
+ * asked before IndexedDB is opened. load() takes a glance at such bytes;
+ * loadFresh() opens IndexedDB for them; every other bytes load does neither.
+ * @param {{m: object}} core
  */
-export function bytesKeepForms(options) {
-  return (options.cache ?? 'default') === 'default' && options.forms !== false && !options.integrity;
+export function bytesKeepForms(core, options) {
+  const mode = CACHE_MODE[options.cache ?? 'default'];
+  if (mode === undefined) return false; // refused with INVALID_ARG by the load itself
+  return !!core.m._ok_load_bytes_content_keyed(options.integrity ? 1 : 0, options.forms !== false ? 1 : 0, mode, 0);
 }
 
 // where it lived before js/util/sha256.js (forms import it from here)

@@ -788,6 +788,14 @@ static void test_content_keyed_bytes(void) {
     char key[128];
     int i, n;
     ok_manifest m;
+    /* the rule JS asks before it opens IndexedDB, and the load keys by */
+    CHECK(ok_load_bytes_content_keyed(0, 1, OK_MODE_DEFAULT, 0));
+    CHECK(!ok_load_bytes_content_keyed(1, 1, OK_MODE_DEFAULT, 0));
+    CHECK(!ok_load_bytes_content_keyed(0, 0, OK_MODE_DEFAULT, 0));
+    CHECK(!ok_load_bytes_content_keyed(0, 1, OK_MODE_RELOAD, 0));
+    CHECK(!ok_load_bytes_content_keyed(0, 1, OK_MODE_NO_CACHE, 0));
+    CHECK(!ok_load_bytes_content_keyed(0, 1, OK_MODE_DEFAULT, OK_LOAD_NO_IDB));
+    CHECK(!ok_load_bytes_content_keyed(0, 1, OK_MODE_DEFAULT, OK_LOAD_IDB_FAILED));
     world_init(&w);
     n = snprintf(key, sizeof key, "sha256:");
     for (i = 0; i < 32; i++) n += snprintf(key + n, sizeof key - (size_t)n, "%02x", sha_a[i]);
