@@ -373,6 +373,65 @@ static void test_chaining(void) {
     sh_dispose(s);
 }
 
+/* The wasm EP's decoder loop: onnxruntime allocates every output on the
+ * CPU, the pool adopts them, the caller keeps two and releases the last
+ * ones. Released outputs are never asked for again (CPU outputs are not
+ * preallocated), so the free list is capped by count, not only by bytes:
+ * its length is what every lookup scans. */
+static void test_free_count_cap(void) {
+    shadow *s = sh_new(64u << 20, 3, 3);
+    if (!s) {
+        CHECK(0);
+        return;
+    }
+    const uint32_t cap = OK_POOL_FREE_PER_SLOT * 6 + OK_POOL_FREE_EXTRA;
+    uint32_t kept[2] = {0, 0};
+    for (int step = 0; step < 300; step++) {
+        int64_t x[] = {1, 8}, past[] = {1, step + 1, 8}, y[] = {1, 8}, present[] = {1, step + 2, 8};
+        CHECK_EQ_INT(sh_run_begin(s), OK_OK);
+        CHECK_EQ_INT(ok_pool_input(s->p, 0, CPU, F32, x, 2), OK_OK);
+        sh_apply(s);
+        if (step == 0) {
+            CHECK_EQ_INT(ok_pool_input(s->p, 1, CPU, F32, y, 2), OK_OK);
+            sh_apply(s);
+            CHECK_EQ_INT(ok_pool_input(s->p, 2, CPU, F32, past, 3), OK_OK);
+        } else {
+            CHECK_EQ_INT(ok_pool_input_bind(s->p, 1, kept[0]), OK_OK);
+            sh_apply(s);
+            CHECK_EQ_INT(ok_pool_input_bind(s->p, 2, kept[1]), OK_OK);
+        }
+        sh_apply(s);
+        CHECK_EQ_INT(ok_pool_adopt(s->p, 0, CPU, F32, y, 2, 0), OK_OK);
+        sh_apply(s);
+        CHECK_EQ_INT(ok_pool_adopt(s->p, 1, CPU, F32, y, 2, 0), OK_OK);
+        sh_apply(s);
+        CHECK_EQ_INT(ok_pool_keep(s->p, 1), OK_OK);
+        sh_apply(s);
+        uint32_t state_h = s->last_handle;
+        CHECK_EQ_INT(ok_pool_adopt(s->p, 2, CPU, F32, present, 3, 0), OK_OK);
+        sh_apply(s);
+        CHECK_EQ_INT(ok_pool_keep(s->p, 2), OK_OK);
+        sh_apply(s);
+        uint32_t present_h = s->last_handle;
+        if (step > 0) {
+            CHECK_EQ_INT(ok_pool_release(s->p, kept[0]), OK_OK);
+            sh_apply(s);
+            CHECK_EQ_INT(ok_pool_release(s->p, kept[1]), OK_OK);
+            sh_apply(s);
+        }
+        CHECK_EQ_INT(sh_run_end(s), OK_OK);
+        CHECK_EQ_INT(ok_pool_check(s->p), OK_OK);
+        kept[0] = state_h;
+        kept[1] = present_h;
+    }
+    const uint64_t *c = ok_pool_stats(s->p, CPU);
+    /* far under the byte budget, yet the list stays short */
+    CHECK(c[OK_STAT_BYTES_FREE] < (1u << 20));
+    CHECK(c[OK_STAT_LIVE_TENSORS] <= cap + 6 + 2);
+    CHECK(c[OK_STAT_DESTROYS] > 500);
+    sh_dispose(s);
+}
+
 /* A decoder whose cache length the attention mask gives (transformers.js's
  * decoders: mask [batch, total]; present [batch, 4, total, 16], total bound
  * by the mask): present grows one token per run, kept and fed back; it is
@@ -712,6 +771,7 @@ int main(void) {
     test_interleaved();
     test_dispose();
     test_chaining();
+    test_free_count_cap();
     test_bound_growth();
     test_errors();
     test_alloc_failure();

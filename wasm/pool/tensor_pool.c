@@ -180,15 +180,24 @@ void okp_destroy(ok_pool *p, tensor *t) {
     t->handle = 0;
 }
 
-/* Least recently freed first, down to the budget. Tensors handed out in the
- * open run are skipped: ORT may still hold them for this run. */
+static uint32_t max_free(const ok_pool *p) {
+    return OK_POOL_FREE_PER_SLOT * (p->n_slots[0] + p->n_slots[1]) + OK_POOL_FREE_EXTRA;
+}
+
+/* Least recently freed first, down to the budget (bytes and count).
+ * Tensors handed out in the open run are skipped: ORT may still hold them
+ * for this run. */
 void okp_evict(ok_pool *p) {
     uint64_t evictable = 0;
+    uint32_t count = 0;
     for (uint32_t i = 0; i < p->n_t; i++) {
         tensor *t = &p->t[i];
-        if (t->handle && t->state == T_FREE && !okp_quarantined(p, t)) evictable += t->cap;
+        if (t->handle && t->state == T_FREE && !okp_quarantined(p, t)) {
+            evictable += t->cap;
+            count++;
+        }
     }
-    while (evictable > p->budget) {
+    while (evictable > p->budget || count > max_free(p)) {
         tensor *old = NULL;
         for (uint32_t i = 0; i < p->n_t; i++) {
             tensor *t = &p->t[i];
@@ -197,6 +206,7 @@ void okp_evict(ok_pool *p) {
         }
         if (!old) break;
         evictable -= old->cap;
+        count--;
         okp_destroy(p, old);
     }
 }
@@ -569,6 +579,7 @@ ok_status ok_pool_check(const ok_pool *p) {
     if (!p) return OK_ERR_INVALID_ARG;
     uint64_t held[OK_BACKEND_COUNT] = {0}, fr[OK_BACKEND_COUNT] = {0};
     uint64_t live[OK_BACKEND_COUNT] = {0}, evictable = 0;
+    uint32_t free_count = 0;
     if (p->n_t > p->cap_t || p->n_act > p->cap_act) return OK_ERR_CORRUPT;
     for (uint32_t i = 0; i < p->n_t; i++) {
         const tensor *t = &p->t[i];
@@ -594,7 +605,10 @@ ok_status ok_pool_check(const ok_pool *p) {
         case T_FREE:
             if (t->caller_ref || t->external) return OK_ERR_CORRUPT;
             fr[t->backend] += t->cap;
-            if (!okp_quarantined(p, t)) evictable += t->cap;
+            if (!okp_quarantined(p, t)) {
+                evictable += t->cap;
+                free_count++;
+            }
             break;
         default: return OK_ERR_CORRUPT;
         }
@@ -611,7 +625,7 @@ ok_status ok_pool_check(const ok_pool *p) {
         if (p->stats[b][OK_STAT_BYTES_HELD] != held[b] || p->stats[b][OK_STAT_BYTES_FREE] != fr[b] ||
             p->stats[b][OK_STAT_LIVE_TENSORS] != live[b])
             return OK_ERR_CORRUPT;
-    if (evictable > p->budget) return OK_ERR_CORRUPT;
+    if (evictable > p->budget || free_count > max_free(p)) return OK_ERR_CORRUPT;
     if (p->disposed && live_entries(p)) return OK_ERR_CORRUPT;
     return OK_OK;
 }

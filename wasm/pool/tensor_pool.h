@@ -37,8 +37,9 @@
  * never handed back to the slot it was last bound to with another byte size
  * (the free list skips it); same dims reuse it in place as before.
  *
- * Budget: bytes of FREE tensors <= budget after every call made outside a
- * run. Tensors unpinned during an open run (run_begin..run_end) are neither
+ * Budget: bytes of FREE tensors <= budget, and their count <=
+ * OK_POOL_FREE_PER_SLOT per slot + OK_POOL_FREE_EXTRA, after every call made
+ * outside a run. Tensors unpinned during an open run (run_begin..run_end) are neither
  * reused nor destroyed until run_end, because ORT may still see them bound;
  * run_end then evicts down to the budget.
  */
@@ -68,6 +69,16 @@ enum { OK_SLOT_INPUT = 0, OK_SLOT_OUTPUT = 1 };
 #define OK_POOL_ACTION_WORDS 8
 /* The free list's byte budget a session's pool gets unless the caller sets one. */
 #define OK_POOL_DEFAULT_BUDGET ((uint64_t)64 << 20)
+/* The free list also holds at most OK_POOL_FREE_PER_SLOT tensors per slot
+ * of the session, plus OK_POOL_FREE_EXTRA, the least recently freed going
+ * first. A free tensor serves only a request of its size class, so past
+ * that many the list is mostly outputs that grew out of their classes or
+ * onnxruntime's own outputs adopted on the CPU (wasm EP), which are never
+ * asked for again; and every lookup scans the list. Measured before the
+ * cap: a KV decoder on wasm kept 128 more free tensors per 64 tokens, and
+ * its time per token went from 1x to 2-6x plain onnxruntime-web's. */
+#define OK_POOL_FREE_PER_SLOT 2u
+#define OK_POOL_FREE_EXTRA 8u
 
 /* X(FIELD, word): the uint32 word of each field of an action record (the
  * layout above); js/core-constants.js carries it as POOL_ACTION_WORD. */
