@@ -44,6 +44,17 @@ ok_status ok_ld_done(ok_load *l) {
 
 /* COMMIT: the entry's manifest as COMMITTED, with its report, in one
  * transaction; the entry stays pending in memory until the write lands. */
+ok_status ok_ld_push_manifest(ok_load *l, ok_entry *e) {
+    ok_act_args a;
+    ok_status st;
+    ok_ld_args0(&a, OK_ACT_WRITE_MANIFEST);
+    st = ok_q_push_manifest(&l->q, a, e);
+    if (st) return st;
+    l->w_pending = 1;
+    l->w_type = OK_ACT_WRITE_MANIFEST;
+    return OK_OK;
+}
+
 ok_status ok_ld_push_commit(ok_load *l, ok_entry *e, const uint8_t *report, uint32_t report_len) {
     ok_act_args a;
     ok_status st;

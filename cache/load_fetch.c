@@ -83,7 +83,6 @@ ok_status ok_ld_refetch_plain(ok_load *l) {
 /* Begin storing a fresh download: a new pending entry and its marker. */
 ok_status ok_ld_begin_entry(ok_load *l) {
     ok_entry *e = NULL;
-    ok_act_args a;
     ok_status st;
     size_t ib = (size_t)l->integ.count * ok_hash_bytes(l->integ.alg);
     uint32_t i;
@@ -126,11 +125,8 @@ ok_status ok_ld_begin_entry(ok_load *l) {
     ok_idx_insert(l->c, e);
     l->write_id = e->id;
     /* the PENDING marker goes down before any chunk */
-    ok_ld_args0(&a, OK_ACT_WRITE_MANIFEST);
-    st = ok_q_push_manifest(&l->q, a, e);
+    st = ok_ld_push_manifest(l, e);
     if (st) return st;
-    l->w_pending = 1;
-    l->w_type = OK_ACT_WRITE_MANIFEST;
     l->marker_pending = 1;
     return OK_OK;
 }

@@ -54,7 +54,6 @@ ok_status ok_load_revise(ok_load *l, uint32_t form_us, uint32_t orig_us) {
  * verified form it was timed on and write its record, or demote it. */
 static ok_status revise_form(ok_load *l, ok_entry *f) {
     uint32_t form_us = l->rev_form_us, orig_us = l->rev_orig_us;
-    ok_act_args a;
     ok_status st;
     if (!f || f->form_status != OK_FORM_VERIFIED || memcmp(f->source_sha256, l->source_sha, 32) != 0) {
         /* another verdict took its place meanwhile (another tab, other
@@ -76,14 +75,7 @@ static ok_status revise_form(ok_load *l, ok_entry *f) {
     l->create_us = f->create_us;
     l->orig_create_us = f->orig_create_us;
     st = ok_ld_done(l);
-    if (st) return st;
-    ok_ld_args0(&a, OK_ACT_WRITE_MANIFEST);
-    st = ok_q_push_manifest(&l->q, a, f);
-    if (!st) {
-        l->w_pending = 1;
-        l->w_type = OK_ACT_WRITE_MANIFEST;
-    }
-    return st;
+    return st ? st : ok_ld_push_manifest(l, f);
 }
 
 ok_status ok_load_captured(ok_load *l, uint64_t bytes_len) {

@@ -192,6 +192,8 @@ ok_status ok_ld_accept_fresh(ok_load *l);
 ok_status ok_ld_create_session(ok_load *l);
 ok_status ok_ld_done(ok_load *l);
 ok_status ok_ld_push_commit(ok_load *l, ok_entry *e, const uint8_t *report, uint32_t report_len);
+/* WRITE_MANIFEST of e: the load's one outstanding write. */
+ok_status ok_ld_push_manifest(ok_load *l, ok_entry *e);
 ok_status ok_ld_commit(ok_load *l);
 
 /* load_forms.c: optimized forms */

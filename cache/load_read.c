@@ -57,16 +57,12 @@ static ok_status truncate_resume(ok_load *l, ok_entry *e, uint32_t idx) {
 /* Resume prefix re-read (or truncated): ask for the rest. */
 static ok_status resume_fetch(ok_load *l) {
     ok_entry *e = ok_ld_entry_of(l, l->write_id);
-    ok_act_args a;
     ok_status st;
     l->rehash = 0;
     if (!e || !e->stored_count) return ok_ld_refetch_plain(l);
     /* the manifest first, so a crash leaves it naming only good chunks */
-    ok_ld_args0(&a, OK_ACT_WRITE_MANIFEST);
-    st = ok_q_push_manifest(&l->q, a, e);
+    st = ok_ld_push_manifest(l, e);
     if (st) return st;
-    l->w_pending = 1;
-    l->w_type = OK_ACT_WRITE_MANIFEST;
     l->w_chunk = 0;
     l->marker_pending = 0;
     l->received = ok_entry_stored_bytes(e);

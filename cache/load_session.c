@@ -49,15 +49,7 @@ static ok_status done_hit(ok_load *l) {
         if (!st) st = ok_ld_release_hit(l); /* the form's read reference */
         e = o;
     }
-    if (!st && e && !e->superseded) {
-        ok_act_args a;
-        ok_ld_args0(&a, OK_ACT_WRITE_MANIFEST);
-        st = ok_q_push_manifest(&l->q, a, e);
-        if (!st) {
-            l->w_pending = 1;
-            l->w_type = OK_ACT_WRITE_MANIFEST;
-        }
-    }
+    if (!st && e && !e->superseded) st = ok_ld_push_manifest(l, e);
     if (!st) st = ok_ld_release_hit(l);
     return st;
 }

@@ -41,8 +41,6 @@ static ok_status committed(ok_load *l) {
 /* Redo the write that failed (after an eviction or a reopen). */
 static ok_status redo_write(ok_load *l, uint32_t type) {
     ok_entry *e = ok_ld_entry_of(l, l->write_id);
-    ok_act_args a;
-    ok_status st;
     if (!e) return OK_ERR_STATE;
     if (type == OK_ACT_STORE_CHUNK) {
         l->queued--;
@@ -51,13 +49,7 @@ static ok_status redo_write(ok_load *l, uint32_t type) {
     if (type == OK_ACT_COMMIT)
         return l->source == OK_SOURCE_FORM ? ok_ld_form_commit(l, l->form_status, l->form_reason)
                                            : ok_ld_commit(l);
-    ok_ld_args0(&a, OK_ACT_WRITE_MANIFEST);
-    st = ok_q_push_manifest(&l->q, a, e);
-    if (!st) {
-        l->w_pending = 1;
-        l->w_type = OK_ACT_WRITE_MANIFEST;
-    }
-    return st;
+    return ok_ld_push_manifest(l, e);
 }
 
 /* After the write outstanding was settled (landed, or given up on): what
