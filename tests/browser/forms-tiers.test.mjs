@@ -278,7 +278,7 @@ test('a stored form that rots is dropped (form-dropped), the original serves, an
   const kept = first.background.stored;
   assert.ok(kept, JSON.stringify(first.background));
   // flip a byte of the stored form's first chunk: the form's manifest is
-  // the version-3 record (cache/cache_manifest.c)
+  // the version-5 record (cache/cache_manifest.c)
   const flipped = await page.evaluate(async () => {
     const d = await new Promise((resolve, reject) => {
       const r = indexedDB.open('ortkeep-cache');
@@ -296,7 +296,7 @@ test('a stored form that rots is dropped (form-dropped), the original serves, an
     for (let n = 0; n < names.length; n++) {
       const v = values[n];
       const bytes = new Uint8Array(v instanceof Blob ? await v.arrayBuffer() : v);
-      if (bytes[4] === 3 && (await window.raw.dump()).chunks.some(([c]) => c === names[n]))
+      if (bytes[4] === 5 && (await window.raw.dump()).chunks.some(([c]) => c === names[n]))
         return window.raw.flip(0, 1000, n);
     }
     return null;

@@ -506,7 +506,7 @@ static void test_params(void) {
     ok_cache_close(c);
 }
 
-/* Manifests of forms: version 3, the record round-trips, tombstones hold
+/* Manifests of forms: version 5 (3 still read), the record round-trips, tombstones hold
  * nothing, an original never carries a verdict. */
 static void put_le32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v;
