@@ -403,9 +403,10 @@ export declare class Session {
     /**
      * a load served by a verified form that created no clearly faster than
      * its original: the original was timed once beside it and the pair
-     * tallied into the form's verdict; after 3 such pairs with no gain the
-     * form is demoted (tried again after a week). null: the revision could
-     * not be made (the original is no longer stored)
+     * tallied into the form's verdict; after 3 such pairs the form is
+     * demoted if it took more than 105% of the original's time over them
+     * (tried again after a week). null: the revision could not be made (the
+     * original is no longer stored)
      */
     revision?: { form: FormName; formMs: number; originalMs: number; status: 'kept' | 'demoted' } | null;
   }>;
