@@ -11,6 +11,7 @@ import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-machine.js';
 import { formName } from '../cache/messages.js';
 import { backgroundOrt } from './turns.js';
+import { createSession } from '../ort-adapter.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 
@@ -23,7 +24,7 @@ const now = () => (globalThis.performance ?? Date).now();
 async function timeOriginal({ ort, core, cache, src, key, sessionOptions }) {
   if (src.kind === 'bytes') {
     const t0 = now();
-    const session = await ort.InferenceSession.create(src.bytes, sessionOptions);
+    const session = await createSession(ort, src.bytes, sessionOptions);
     const ms = now() - t0;
     await session.release();
     return ms;
