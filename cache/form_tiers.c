@@ -113,8 +113,9 @@ int ok_form_retry(const ok_entry *f, uint64_t now) {
            now - f->last_used >= OK_FORM_RETRY_SLOWER_MS;
 }
 
-int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us) {
+int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us, uint32_t facts) {
     if (!f || f->form_status != OK_FORM_VERIFIED || !form_us) return 0;
+    if (facts & (OK_SESSION_RUNTIME_START | OK_SESSION_DATA_FILES)) return 0;
     return f->rev_pairs > 0 ||
            (uint64_t)form_us * 100u >= (uint64_t)f->orig_create_us * OK_FORM_REVISE_NEAR_PCT;
 }
@@ -128,13 +129,13 @@ uint32_t ok_form_revise(ok_entry *f, uint32_t *form_us, uint32_t *orig_us) {
         f->rev_pairs = pairs;
         f->rev_form_us = fsum;
         f->rev_orig_us = osum;
-        return OK_REVISE_MORE;
+        return OK_REVISION_TALLIED;
     }
     f->rev_pairs = f->rev_form_us = f->rev_orig_us = 0;
-    if ((uint64_t)fsum * 100u <= (uint64_t)osum * OK_FORM_REVISE_SLOWER_PCT) return OK_REVISE_KEPT;
+    if ((uint64_t)fsum * 100u <= (uint64_t)osum * OK_FORM_REVISE_SLOWER_PCT) return OK_REVISION_KEPT;
     *form_us = fsum / pairs;
     *orig_us = osum / pairs;
-    return OK_REVISE_DEMOTE;
+    return OK_REVISION_DEMOTED;
 }
 
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,

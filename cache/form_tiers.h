@@ -86,18 +86,17 @@ ok_status ok_form_judge(uint32_t verdict, uint32_t create_us, uint32_t orig_crea
 #define OK_FORM_REVISE_SLOWER_PCT 105u
 
 /* A warm load served by the verified form `f` that created in `form_us`
- * (us) is to time the original beside it. */
-int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us);
-
-/* ok_form_revise outcomes */
-#define OK_REVISE_MORE 0u   /* tallied; fewer than OK_FORM_REVISE_PAIRS pairs */
-#define OK_REVISE_KEPT 1u   /* the form proved faster: the tally restarts */
-#define OK_REVISE_DEMOTE 2u /* slower over the pairs: the caller commits a tombstone */
+ * (us), with `facts` (OK_SESSION_*) about that creation, is to time the
+ * original beside it. Not when onnxruntime-web started with it (its
+ * start-up would make the form look slow) nor when it read external data
+ * files (the original's would be read back too). */
+int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us, uint32_t facts);
 
 /* Tally one pair (the form's warm creation, the original's beside it, us)
- * into the verified form `f`'s record. DEMOTE leaves in *form_us and
- * *orig_us the pairs' mean times (the tombstone's record); else f's
- * record is updated and is to be written. */
+ * into the verified form `f`'s record: OK_REVISION_TALLIED, KEPT (the
+ * tally restarts) or DEMOTED (ok_load.h). DEMOTED leaves in *form_us and
+ * *orig_us the pairs' mean times (the tombstone's record, the caller
+ * commits it); else f's record is updated and is to be written. */
 uint32_t ok_form_revise(ok_entry *f, uint32_t *form_us, uint32_t *orig_us);
 
 /* The tier after `form` the facts allow (OK_FORM_ORIGINAL: none). */

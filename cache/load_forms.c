@@ -60,9 +60,11 @@ static ok_status revise_form(ok_load *l, ok_entry *f) {
          * bytes): the pair was not timed on it */
         l->form_status = f ? f->form_status : OK_FORM_NONE;
         l->form_reason = f ? f->form_reason : OK_REASON_NONE;
+        l->revision = OK_REVISION_NOT_COUNTED;
         return ok_ld_done(l);
     }
-    if (ok_form_revise(f, &form_us, &orig_us) == OK_REVISE_DEMOTE) {
+    l->revision = ok_form_revise(f, &form_us, &orig_us);
+    if (l->revision == OK_REVISION_DEMOTED) {
         /* a tombstone of a newer generation supersedes the form (its
          * chunks go with it) and is retried like any "slower" verdict */
         l->create_us = form_us;

@@ -138,6 +138,7 @@ struct ok_load {
      * (revise); a FORM load given that pair (revising) tallies it */
     int revise, revising;
     uint32_t rev_form_us, rev_orig_us;
+    uint32_t revision; /* what the revising load made of its pair (OK_REVISION_*) */
 
     /* external data files (parts) */
     char *part;                        /* DATA: the file's location */

@@ -176,6 +176,7 @@ ok_status ok_load_info_get(const ok_load *l, ok_load_info *out) {
     out->create_us = l->create_us;
     out->orig_create_us = l->orig_create_us;
     out->revise = (uint32_t)l->revise;
+    out->revision = l->revision;
     out->source_total = l->content ? l->bytes_len : l->total;
     if (l->form != OK_FORM_ORIGINAL && l->source == OK_SOURCE_URL) {
         const ok_entry *o = ok_ld_entry_of(l, l->orig_id);

@@ -66,9 +66,10 @@ static ok_status serve_then_store(ok_load *l) {
     return ok_ld_pump(l);
 }
 
-ok_status ok_load_session(ok_load *l, int ok) { return ok_load_session_timed(l, ok, 0); }
+ok_status ok_load_session(ok_load *l, int ok) { return ok_load_session_timed(l, ok ? OK_SESSION_OK : 0, 0); }
 
-ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us) {
+ok_status ok_load_session_timed(ok_load *l, uint32_t facts, uint32_t create_us) {
+    int ok = !!(facts & OK_SESSION_OK);
     ok_status st;
     if (!l) return OK_ERR_INVALID_ARG;
     if (!l->session_pending) return OK_ERR_STATE;
@@ -96,7 +97,7 @@ ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us) {
     }
     l->session_live = 1;
     if (l->tier == OK_TIER_INDEXEDDB && l->form != OK_FORM_ORIGINAL)
-        l->revise = ok_form_revise_wanted(ok_ld_entry_of(l, l->hit_id), create_us);
+        l->revise = ok_form_revise_wanted(ok_ld_entry_of(l, l->hit_id), create_us, facts);
     if (l->tier == OK_TIER_INDEXEDDB) return ok_ld_leave(l, done_hit(l));
     if (l->storing && l->write_id)
         return ok_ld_leave(l, l->defer && !l->parts_lost ? serve_then_store(l) : ok_ld_commit(l));

@@ -330,9 +330,23 @@ ok_status ok_load_write_failed(ok_load *l, uint32_t kind);
 /* The C reader's verdict on the model buffer: status OK with its report
  * (stored with the entry), or the reader's error and the byte offset. */
 ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset, const uint8_t *report, size_t n);
-/* create_us: how long the session took to create (forms are timed). */
+/* What JS knows of a CREATE_SESSION's creation (ok_load_session_timed's
+ * facts): whether it succeeded, and what makes its time no measure of the
+ * form it created (the verdict revision, form_tiers.h, weighs them). */
+#define OK_SESSION_FACT_LIST(X)                                                    \
+    X(OK, 1)            /* the session was created */                              \
+    X(RUNTIME_START, 2) /* onnxruntime-web started with it: its start-up counts */ \
+    X(DATA_FILES, 4)    /* it read external data files (so would the original) */
+enum {
+#define OK_SESSION_FACT_ENUM_(name, value) OK_SESSION_##name = value,
+    OK_SESSION_FACT_LIST(OK_SESSION_FACT_ENUM_)
+#undef OK_SESSION_FACT_ENUM_
+};
+/* ok: nonzero when the session was created. _timed: facts (OK_SESSION_*;
+ * 0 or 1 are "failed" and "created") and how long the creation took
+ * (forms are timed). */
 ok_status ok_load_session(ok_load *l, int ok);
-ok_status ok_load_session_timed(ok_load *l, int ok, uint32_t create_us);
+ok_status ok_load_session_timed(ok_load *l, uint32_t facts, uint32_t create_us);
 /* VERIFY_FORM's answer (OK_VERDICT_*), with the original's creation time
  * measured beside the form's and, when JS timed the form again, that time
  * (0: none). Each side counts at its best sample: one creation on a shared
@@ -412,7 +426,21 @@ typedef struct ok_load_info {
     uint32_t revise;                    /* served by a form, once DONE: time the original's
                               creation beside it and hand both to a FORM load
                               (ok_load_revise) */
+    uint32_t revision;                  /* a revising FORM load, once DONE: OK_REVISION_* */
 } ok_load_info;
+
+/* What a revising FORM load made of its pair (ok_load_info.revision). */
+#define OK_REVISION_LIST(X)                                                                 \
+    X(NONE, 0)        /* no pair was handed to this load */                                 \
+    X(TALLIED, 1)     /* counted; fewer than OK_FORM_REVISE_PAIRS pairs so far */           \
+    X(KEPT, 2)        /* no slower over its pairs: the form stays, the tally restarts */    \
+    X(DEMOTED, 3)     /* slower over its pairs: a "slower" tombstone supersedes the form */ \
+    X(NOT_COUNTED, 4) /* another verdict took the form's place: the pair was not its */
+enum {
+#define OK_REVISION_ENUM_(name, value) OK_REVISION_##name = value,
+    OK_REVISION_LIST(OK_REVISION_ENUM_)
+#undef OK_REVISION_ENUM_
+};
 
 #define OK_LOAD_STATE_LIST(X) \
     X(NEW, 0)                 \

@@ -287,6 +287,22 @@ export const LOAD_FLAG = Object.freeze({
   CAPTURE_LATER: 16,
 });
 
+/** ok_load_session_timed's facts about a creation */
+export const SESSION_FACT = Object.freeze({
+  OK: 1,
+  RUNTIME_START: 2,
+  DATA_FILES: 4,
+});
+
+/** ok_load_info.revision: what a revising FORM load made of its pair */
+export const REVISION = Object.freeze({
+  NONE: 0,
+  TALLIED: 1,
+  KEPT: 2,
+  DEMOTED: 3,
+  NOT_COUNTED: 4,
+});
+
 /** the numbers behind the host's small decisions (cache/host_policy.h) */
 export const HOST_POLICY = Object.freeze({
   PIECE_BYTES: 1048576,

@@ -405,10 +405,17 @@ export declare class Session {
      * its original: the original was timed once beside it and the pair
      * tallied into the form's verdict; after 3 such pairs the form is
      * demoted if it took more than 105% of the original's time over them
-     * (tried again after a week). null: the revision could not be made (the
-     * original is no longer stored)
+     * (tried again after a week), else kept and the tally restarts.
+     * status: 'tallied' (fewer than 3 pairs so far), 'kept', 'demoted', or
+     * 'not-counted' (another verdict took the form's place meanwhile).
+     * null: the revision could not be made (the original is no longer stored)
      */
-    revision?: { form: FormName; formMs: number; originalMs: number; status: 'kept' | 'demoted' } | null;
+    revision?: {
+      form: FormName;
+      formMs: number;
+      originalMs: number;
+      status: 'tallied' | 'kept' | 'demoted' | 'not-counted';
+    } | null;
   }>;
   /**
    * Runs the model. Outputs come back as CPU ort.Tensors; on the webgpu and

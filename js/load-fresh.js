@@ -30,15 +30,9 @@ import { isNode } from './platform/node.js';
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
 
-/**
- * A warm load served by a form that the core wants the original timed
- * beside (ok_load_info.revise). Not when its session was the page's first:
- * that creation holds onnxruntime-web's own start-up, so it would make any
- * form look slow; nor with external data files (the original's would be
- * read back too).
- */
+/** A warm load served by a form that the core wants the original timed beside (ok_load_info.revise). */
 function revisable(r, forms, cache) {
-  return !!(r.info.revise && forms.ctx && cache && r.runtimeStarted && !r.externalData);
+  return !!(r.info.revise && forms.ctx && cache);
 }
 
 /**

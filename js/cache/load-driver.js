@@ -306,7 +306,6 @@ function done(run, a) {
     timings: run.timings,
     warnings: run.warnings,
     memory: run.memory ?? null,
-    runtimeStarted: !!run.runtimeStarted,
     externalData: run.externalData ?? null,
   });
 }

@@ -190,9 +190,12 @@ export class LoadMachine {
   session(ok) {
     return this.m._ok_load_session(this.l, ok ? 1 : 0);
   }
-  /** The session's outcome with its creation time (ms), which forms are judged by. */
-  sessionTimed(ok, ms) {
-    return this.m._ok_load_session_timed(this.l, ok ? 1 : 0, Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0);
+  /**
+   * The session's outcome with its creation time (ms), which forms are judged by.
+   * @param {number} facts SESSION_FACT bits: OK (created), RUNTIME_START, DATA_FILES
+   */
+  sessionTimed(facts, ms) {
+    return this.m._ok_load_session_timed(this.l, facts >>> 0, Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0);
   }
   /** Before start(), a FORM load: tally this pair (us: the form's warm creation, the original's beside it). */
   revise(formUs, origUs) {

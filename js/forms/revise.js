@@ -6,7 +6,7 @@
 // key's lock and, after three pairs in which the form took more than 105% of
 // the original's time, demotes it to a "slower" tombstone (tried again
 // after a week).
-import { FORM_STATUS } from '../core-constants.js';
+import { REVISION } from '../core-constants.js';
 import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-machine.js';
 import { formName } from '../cache/messages.js';
@@ -14,6 +14,13 @@ import { backgroundOrt } from './turns.js';
 import { createSession } from '../ort-adapter.js';
 
 const now = () => (globalThis.performance ?? Date).now();
+/** ok_load_info.revision, as formsReady.revision.status says it. */
+const REVISION_NAME = Object.freeze({
+  [REVISION.TALLIED]: 'tallied',
+  [REVISION.KEPT]: 'kept',
+  [REVISION.DEMOTED]: 'demoted',
+  [REVISION.NOT_COUNTED]: 'not-counted',
+});
 
 /**
  * The original's creation, timed as verification times it (the caller's
@@ -46,7 +53,7 @@ async function timeOriginal({ ort, core, cache, src, key, sessionOptions }) {
  * Never throws: a revision that cannot be made leaves the verdict as it was.
  * @param {object} p
  * @param {object} p.info the warm load's core info (revise set, form, key, sha256, createUs)
- * @returns {Promise<{form: string, formMs: number, originalMs: number, status: string}|null>}
+ * @returns {Promise<{form: string, formMs: number, originalMs: number, status: 'tallied'|'kept'|'demoted'|'not-counted'}|null>}
  */
 export async function reviseForm({ ort, core, cache, forms, src, info, sessionOptions, debug }) {
   // a task later: the caller's code after `await load()` goes first
@@ -71,7 +78,7 @@ export async function reviseForm({ ort, core, cache, forms, src, info, sessionOp
       form: formName(info.form),
       formMs: formUs / 1000,
       originalMs,
-      status: r.info.formStatus === FORM_STATUS.FAILED ? 'demoted' : 'kept',
+      status: REVISION_NAME[r.info.revision] ?? 'not-counted',
     };
     debug?.(`ortkeep: form revision ${JSON.stringify(out)}`);
     return out;

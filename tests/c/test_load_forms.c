@@ -612,13 +612,15 @@ static void test_form_manifests(void) {
 
 /* A warm load served by the form: whether it asks to time the original
  * beside it (ok_load_info.revise); the served session is released. */
-static int warm_asks_revision(world *w, uint32_t form_us) {
+static int warm_asks_revision_with(world *w, uint32_t form_us, uint32_t facts) {
     ok_load_params p = url_params();
     ok_load *l = NULL;
     ok_load_info info;
     int revise;
     w->pg.create_us[OK_FORM_ONNX] = form_us;
+    w->pg.session_facts = facts;
     fx_run_load(&w->pg, &p, &l);
+    w->pg.session_facts = 0;
     CHECK(served(&w->pg, opt_a, len_opt));
     CHECK(l != NULL);
     if (!l) return -1;
@@ -628,17 +630,24 @@ static int warm_asks_revision(world *w, uint32_t form_us) {
     return revise;
 }
 
-/* One pair through a revising FORM load, as js/forms/revise.js runs it. */
-static void revise_pair(world *w, const uint8_t *sha, uint32_t form_us, uint32_t orig_us) {
+static int warm_asks_revision(world *w, uint32_t form_us) { return warm_asks_revision_with(w, form_us, 0); }
+
+/* One pair through a revising FORM load, as js/forms/revise.js runs it:
+ * what the load made of it (OK_REVISION_*). */
+static uint32_t revise_pair(world *w, const uint8_t *sha, uint32_t form_us, uint32_t orig_us) {
     ok_load_params f = form_params(OK_FORM_ONNX, sha, 0);
     ok_load *l = NULL;
+    ok_load_info info;
     CHECK_EQ_INT(ok_load_new(w->pg.c, &f, &l), OK_OK);
     CHECK_EQ_INT(ok_load_revise(l, form_us, orig_us), OK_OK);
     w->pg.verifies = w->pg.captures = 0;
-    fx_drive(&w->pg, l, &f, NULL);
+    fx_drive(&w->pg, l, &f, &l);
     CHECK(w->pg.done);
     CHECK_EQ_INT(w->pg.verifies, 0); /* no session, no capture: the pair is all */
     CHECK_EQ_INT(w->pg.captures, 0);
+    CHECK_EQ_INT(ok_load_info_get(l, &info), OK_OK);
+    ok_load_free(l);
+    return info.revision;
 }
 
 static uint32_t stored_pairs(fx_db *d) {
@@ -670,6 +679,11 @@ static void test_verdict_revision(void) {
     CHECK_EQ_INT(warm_asks_revision(&w, 269), 0);
     /* within 10% of it: the original is timed beside it */
     CHECK_EQ_INT(warm_asks_revision(&w, 270), 1);
+    /* not when its time is no measure of the form: onnxruntime-web started
+     * with it, or it read external data files */
+    CHECK_EQ_INT(warm_asks_revision_with(&w, 400, OK_SESSION_RUNTIME_START), 0);
+    CHECK_EQ_INT(warm_asks_revision_with(&w, 400, OK_SESSION_DATA_FILES), 0);
+    CHECK_EQ_INT(warm_asks_revision_with(&w, 400, 0), 1);
     /* only a FORM load revises, only before it starts, only with both times */
     CHECK_EQ_INT(ok_load_new(w.pg.c, &p, &l), OK_OK);
     CHECK_EQ_INT(ok_load_revise(l, 300, 280), OK_ERR_STATE);
@@ -678,18 +692,18 @@ static void test_verdict_revision(void) {
     CHECK_EQ_INT(ok_load_revise(l, 0, 280), OK_ERR_INVALID_ARG);
     ok_load_free(l);
     /* a pair made on other bytes' form is not counted */
-    revise_pair(&w, sha_c, 400, 100);
+    CHECK_EQ_INT(revise_pair(&w, sha_c, 400, 100), OK_REVISION_NOT_COUNTED);
     CHECK_EQ_INT(stored_pairs(&w.db), 0);
     /* pairs tallied in the form's record; while one is under way every warm
      * load times the original too */
-    revise_pair(&w, sha_a, 290, 280);
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 290, 280), OK_REVISION_TALLIED);
     CHECK_EQ_INT(stored_pairs(&w.db), 1);
     CHECK_EQ_INT(warm_asks_revision(&w, 100), 1);
-    revise_pair(&w, sha_a, 300, 250);
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 300, 250), OK_REVISION_TALLIED);
     CHECK_EQ_INT(stored_pairs(&w.db), 2);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
     /* the third: 900 us of form against 790 of original (1.14x) -> demoted */
-    revise_pair(&w, sha_a, 310, 260);
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 310, 260), OK_REVISION_DEMOTED);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, &reason), OK_FORM_FAILED);
     CHECK_EQ_INT(reason, OK_REASON_FORM_SLOWER);
     CHECK(stored_form(&w.db, OK_FORM_ONNX, &m));
@@ -715,9 +729,10 @@ static void test_verdict_revision(void) {
     w.pg.form_bytes = opt_a;
     w.pg.form_len = len_opt;
     fx_run(&w.pg, &f);
-    revise_pair(&w, sha_a, 280, 300);
-    revise_pair(&w, sha_a, 380, 300); /* one slower pair among faster ones */
-    revise_pair(&w, sha_a, 285, 300); /* 945 us against 900: 5% */
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 280, 300), OK_REVISION_TALLIED);
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 380, 300),
+                 OK_REVISION_TALLIED);                                /* one slower pair among faster ones */
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 285, 300), OK_REVISION_KEPT); /* 945 us against 900: 5% */
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
     CHECK_EQ_INT(stored_pairs(&w.db), 0);
     CHECK_EQ_INT(warm_asks_revision(&w, 100), 0);

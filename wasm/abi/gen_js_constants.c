@@ -172,6 +172,12 @@ static void generate(out_buf *o_) {
     open_obj(&o, "LOAD_FLAG", "ok_load_params.flags");
     OK_LOAD_FLAG_LIST(NUM)
     close_obj(&o);
+    open_obj(&o, "SESSION_FACT", "ok_load_session_timed's facts about a creation");
+    OK_SESSION_FACT_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "REVISION", "ok_load_info.revision: what a revising FORM load made of its pair");
+    OK_REVISION_LIST(NUM)
+    close_obj(&o);
     open_obj(&o, "HOST_POLICY", "the numbers behind the host's small decisions (cache/host_policy.h)");
     OK_HOST_POLICY_LIST(NUM)
     close_obj(&o);

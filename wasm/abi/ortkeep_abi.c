@@ -333,6 +333,8 @@ OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
     ok_jbuf_u64(&b, i.source_total);
     jkey(&b, ",\"revise\":");
     ok_jbuf_puts(&b, i.revise ? "true" : "false");
+    jkey(&b, ",\"revision\":");
+    ok_jbuf_u64(&b, i.revision);
     jkey(&b, ",\"sha256\":");
     if (i.has_sha256) {
         ok_hex(i.sha256, 32, hex);

@@ -200,7 +200,8 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         pg->served = fx_malloc((size_t)value);
         memcpy(pg->served, pg->buf, (size_t)value);
         pg->served_len = (size_t)value;
-        FX_EV(ok_load_session_timed, l, 1, value2 < OK_FORM_COUNT ? pg->create_us[value2] : 0);
+        FX_EV(ok_load_session_timed, l, OK_SESSION_OK | pg->session_facts,
+              value2 < OK_FORM_COUNT ? pg->create_us[value2] : 0);
         return 0;
     case OK_ACT_CAPTURE_FORM:
         /* the capture onnxruntime writes (form_len 0: nothing usable) */

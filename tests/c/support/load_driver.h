@@ -63,6 +63,7 @@ typedef struct {
     uint32_t facts;                    /* OK_FACT_* the reader found */
     uint64_t external_bytes;           /* the model's external data */
     uint32_t create_us[OK_FORM_COUNT]; /* session creation time per form */
+    uint32_t session_facts;            /* OK_SESSION_* beside OK_SESSION_OK for each creation */
     uint32_t orig_create_us;           /* the original's, measured at VERIFY_FORM */
     uint32_t form_resample_us;         /* the form timed again there (0: not) */
     uint32_t verdict;                  /* VERIFY_FORM's answer (0: EQUAL) */
