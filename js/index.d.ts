@@ -303,6 +303,8 @@ export interface CacheInfo {
     downloadMs?: number;
     storeMs?: number;
     validateMs?: number;
+    /** a page's first load: waiting for the rest of onnxruntime-web's start-up, begun beside the load */
+    startMs?: number;
     createMs?: number;
     totalMs: number;
   };

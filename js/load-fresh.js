@@ -26,6 +26,7 @@ import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { formInfo } from './forms/session-info.js';
 import { memoryReport } from './memory-report.js';
 import { isNode } from './platform/node.js';
+import { startRuntime } from './runtime-start.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
@@ -82,6 +83,8 @@ export async function loadFresh(src, options, signal) {
     }
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && keyed), signal);
+  // forms' loader is in place: onnxruntime-web may start now, beside the read or download
+  const runtimeStarting = startRuntime(ort, baseOptions.executionProviders);
   const hooks = forms.ctx ? formHooks(forms, emit, core) : null;
   const machine = new LoadMachine(core.m, index, {
     source: src.kind,
@@ -126,6 +129,7 @@ export async function loadFresh(src, options, signal) {
     signal,
     url: src.url ?? null,
     dataFiles,
+    runtimeStarting,
     sessionOptionsFor: (report, externalData) =>
       poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions),
     onProgress: options.onProgress,

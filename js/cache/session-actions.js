@@ -6,11 +6,9 @@ import { CACHE_ACTION as ACT, SESSION_FACT, STATUS } from '../core-constants.js'
 import { createSession } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/capture-loader.js';
 import { IdentityMismatch } from '../util/bytes-identity.js';
+import { markStarted, runtimeStarted } from '../runtime-start.js';
 
 const now = () => (globalThis.performance ?? Date).now();
-
-/** The onnxruntime-webs (by their env) that created a session in this page: a later creation holds no start-up. */
-const started = new WeakSet();
 
 function validate(run, a) {
   run.progress('verify', a.value, a.value);
@@ -87,6 +85,12 @@ async function createSessionAction(run, a) {
     run.externalData = externalData;
   }
   run.progress('create-session', a.value, a.value);
+  // onnxruntime-web starting beside this load (js/runtime-start.js): its
+  // rest is waited for here, as its own phase, not in the creation's time
+  if (ctx.runtimeStarting) {
+    await ctx.runtimeStarting;
+    run.phase('startMs');
+  }
   let ok = true;
   let runtimeStart = false;
   const heapBefore = ortHeapBytes();
@@ -99,9 +103,9 @@ async function createSessionAction(run, a) {
       !form && !stamped && ctx.forms?.captureLater
         ? run.m.captureForm(ctx.forms.facts(run.report), ctx.forms.externalBytes(run.report))
         : 0;
-    runtimeStart = !started.has(ctx.ort.env ?? ctx.ort);
+    runtimeStart = !runtimeStarted(ctx.ort);
     run.ortSession = await createSession(ctx.ort, run.buf.view(a.value), so);
-    started.add(ctx.ort.env ?? ctx.ort);
+    markStarted(ctx.ort);
     // the form named is captured after the caller has this session, in the
     // background work (js/forms/tiers.js storeForms): capturing inside this
     // creation made it 1.3-1.5x slower

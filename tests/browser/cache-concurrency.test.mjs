@@ -215,3 +215,74 @@ test('a long download does not stall an unrelated load, cache.list() or another 
   await a.close();
   await b.close();
 });
+
+test("a page's first load starts onnxruntime-web beside the download (a 65-byte session of ortkeep's): started while the download is held halfway; the model's creation waits for the rest of it (startMs); a second load starts nothing", async () => {
+  await env.reset();
+  let release;
+  const until = new Promise((resolve) => {
+    release = resolve;
+  });
+  const bytes = await modelBytes('ppocr_v4_det');
+  const held = serving('/m/held.onnx', bytes, () => ({ etag: '"v1"', holdAt: bytes.length >> 1, until }));
+  env.handler = held.handler;
+  const page = await env.newPage();
+  await page.evaluate(() => {
+    // every session this onnxruntime-web makes, ortkeep's included, with when it was made
+    const ort = window.ortDirect;
+    const create = ort.InferenceSession.create;
+    window.creates = [];
+    ort.InferenceSession.create = function logged(model, ...rest) {
+      const made = { bytes: model?.byteLength ?? String(model), done: false };
+      window.creates.push(made);
+      const p = create.call(this, model, ...rest);
+      p.then(() => {
+        made.done = true;
+      }, () => {});
+      return p;
+    };
+    window.first = window.ortkeep.load('/m/held.onnx');
+  });
+  // without the start beside it, onnxruntime-web starts only once the download is whole: never, while it is held
+  const startedWhileHeld = await page
+    .waitForFunction(() => window.creates.some((c) => c.done), null, { timeout: 60000, polling: 50 })
+    .then(
+      () => true,
+      () => false,
+    );
+  const whileHeld = await page.evaluate(() => window.creates.map((c) => ({ ...c })));
+  const stillHeld = held.seen.length === 1;
+  release();
+  const r = await page.evaluate(
+    async ({ vad }) => {
+      const { ortkeep, ortDirect: ort, feeds } = window;
+      const s = await window.first;
+      const reference = await ort.InferenceSession.create(await (await fetch('/m/held.onnx')).arrayBuffer());
+      const diff = feeds.maxAbsDiff(
+        await s.run(feeds.FEEDS.ppocr_v4_det(ort, 1)),
+        await reference.run(feeds.FEEDS.ppocr_v4_det(ort, 1)),
+      );
+      await reference.release();
+      const out = {
+        diff,
+        timings: s.info.timings,
+        creates: window.creates.map((c) => c.bytes),
+      };
+      await s.formsReady;
+      const second = await ortkeep.load(vad, { forms: false });
+      out.afterSecond = window.creates.map((c) => c.bytes);
+      await second.dispose();
+      await s.dispose();
+      return out;
+    },
+    { vad: VAD },
+  );
+  await page.close();
+  assert.ok(startedWhileHeld, `onnxruntime-web started while the download was held: ${JSON.stringify(whileHeld)}`);
+  assert.ok(stillHeld, 'one request, held at the time');
+  assert.deepEqual(whileHeld, [{ bytes: 65, done: true }]);
+  assert.ok(r.diff <= 1e-4, `outputs differ by ${r.diff}`);
+  // ortkeep's 65 bytes, the model, the test's reference: nothing else before the second load
+  assert.deepEqual(r.creates.slice(0, 3), [65, bytes.length, bytes.length]);
+  assert.equal(typeof r.timings.startMs, 'number', JSON.stringify(r.timings));
+  assert.equal(r.afterSecond.filter((b) => b === 65).length, 1, `a second load starts nothing: ${r.afterSecond}`);
+});
