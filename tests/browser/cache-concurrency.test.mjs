@@ -235,9 +235,12 @@ test("a page's first load starts onnxruntime-web beside the download (a 65-byte 
       const made = { bytes: model?.byteLength ?? String(model), done: false };
       window.creates.push(made);
       const p = create.call(this, model, ...rest);
-      p.then(() => {
-        made.done = true;
-      }, () => {});
+      p.then(
+        () => {
+          made.done = true;
+        },
+        () => {},
+      );
       return p;
     };
     window.first = window.ortkeep.load('/m/held.onnx');
