@@ -115,7 +115,7 @@ int ok_form_retry(const ok_entry *f, uint64_t now) {
 
 int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us, uint32_t facts) {
     if (!f || f->form_status != OK_FORM_VERIFIED || !form_us) return 0;
-    if (facts & (OK_SESSION_RUNTIME_START | OK_SESSION_DATA_FILES)) return 0;
+    if (facts & (OK_SESSION_FIRST | OK_SESSION_DATA_FILES)) return 0;
     return f->rev_pairs > 0 ||
            (uint64_t)form_us * 100u >= (uint64_t)f->orig_create_us * OK_FORM_REVISE_NEAR_PCT;
 }

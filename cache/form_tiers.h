@@ -87,9 +87,10 @@ ok_status ok_form_judge(uint32_t verdict, uint32_t create_us, uint32_t orig_crea
 
 /* A warm load served by the verified form `f` that created in `form_us`
  * (us), with `facts` (OK_SESSION_*) about that creation, is to time the
- * original beside it. Not when onnxruntime-web started with it (its
- * start-up would make the form look slow) nor when it read external data
- * files (the original's would be read back too). */
+ * original beside it. Not for the page's first model session (onnxruntime-
+ * web's start-up, or its code still cold from it, would make the form look
+ * slow) nor when it read external data files (the original's would be
+ * read back too). */
 int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us, uint32_t facts);
 
 /* Tally one pair (the form's warm creation, the original's beside it, us)

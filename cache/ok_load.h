@@ -333,10 +333,11 @@ ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset, const 
 /* What JS knows of a CREATE_SESSION's creation (ok_load_session_timed's
  * facts): whether it succeeded, and what makes its time no measure of the
  * form it created (the verdict revision, form_tiers.h, weighs them). */
-#define OK_SESSION_FACT_LIST(X)                                                    \
-    X(OK, 1)            /* the session was created */                              \
-    X(RUNTIME_START, 2) /* onnxruntime-web started with it: its start-up counts */ \
-    X(DATA_FILES, 4)    /* it read external data files (so would the original) */
+#define OK_SESSION_FACT_LIST(X)                                                       \
+    X(OK, 1)         /* the session was created */                                    \
+    X(FIRST, 2)      /* the page's first model session: onnxruntime-web started     \
+                        with it or just before, its code still cold */ \
+    X(DATA_FILES, 4) /* it read external data files (so would the original) */
 enum {
 #define OK_SESSION_FACT_ENUM_(name, value) OK_SESSION_##name = value,
     OK_SESSION_FACT_LIST(OK_SESSION_FACT_ENUM_)

@@ -290,7 +290,7 @@ export const LOAD_FLAG = Object.freeze({
 /** ok_load_session_timed's facts about a creation */
 export const SESSION_FACT = Object.freeze({
   OK: 1,
-  RUNTIME_START: 2,
+  FIRST: 2,
   DATA_FILES: 4,
 });
 

@@ -13,18 +13,23 @@ import { isNode } from './platform/node.js';
 /** y = Identity(x), x and y float32 [1] (ONNX IR 8, opset 13). */
 const TINY_MODEL = 'CAg6NwoQCgF4EgF5IghJZGVudGl0eRIBc1oPCgF4EgoKCAgBEgQKAggBYg8KAXkSCgoICAESBAoCCAFCBAoAEA0=';
 
-/** The onnxruntime-webs (by their env) that made a session in this page: a later creation holds no start-up. */
-const started = new WeakSet();
+/** onnxruntime-webs (by their env) that made a model session of ortkeep's in this page. */
+const modelMade = new WeakSet();
+/** onnxruntime-webs that ortkeep started in this page. */
+const up = new WeakSet();
 /** A start in progress, by env. */
 const starting = new WeakMap();
 
 const keyOf = (ort) => ort.env ?? ort;
 
-/** Whether onnxruntime-web made a session of ortkeep's in this page already. */
-export const runtimeStarted = (ort) => started.has(keyOf(ort));
+/**
+ * Whether a model session made now is the page's first: onnxruntime-web
+ * started with it or just before it, its code still cold.
+ */
+export const firstModelSession = (ort) => !modelMade.has(keyOf(ort));
 
-/** A session was made: onnxruntime-web has started. */
-export const markStarted = (ort) => started.add(keyOf(ort));
+/** A model session was made. */
+export const modelSessionMade = (ort) => modelMade.add(keyOf(ort));
 
 /**
  * Starts onnxruntime-web with the caller's execution providers unless it
@@ -38,13 +43,13 @@ export const markStarted = (ort) => started.add(keyOf(ort));
  */
 export function startRuntime(ort, executionProviders) {
   const key = keyOf(ort);
-  if (isNode || started.has(key) || ortHeapBytes() !== null) return null;
+  if (isNode || up.has(key) || modelMade.has(key) || ortHeapBytes() !== null) return null;
   let p = starting.get(key);
   if (!p) {
     const bytes = Uint8Array.from(atob(TINY_MODEL), (c) => c.charCodeAt(0));
     p = callerTurn(() => createSession(ort, bytes, { executionProviders }))
       .then((session) => {
-        started.add(key);
+        up.add(key);
         return session.release();
       })
       .catch(() => {})

@@ -192,7 +192,7 @@ export class LoadMachine {
   }
   /**
    * The session's outcome with its creation time (ms), which forms are judged by.
-   * @param {number} facts SESSION_FACT bits: OK (created), RUNTIME_START, DATA_FILES
+   * @param {number} facts SESSION_FACT bits: OK (created), FIRST (the page's first model session), DATA_FILES
    */
   sessionTimed(facts, ms) {
     return this.m._ok_load_session_timed(this.l, facts >>> 0, Math.min(0xffffffff, Math.round(ms * 1000)) >>> 0);

@@ -6,7 +6,7 @@ import { CACHE_ACTION as ACT, SESSION_FACT, STATUS } from '../core-constants.js'
 import { createSession } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/capture-loader.js';
 import { IdentityMismatch } from '../util/bytes-identity.js';
-import { markStarted, runtimeStarted } from '../runtime-start.js';
+import { firstModelSession, modelSessionMade } from '../runtime-start.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 
@@ -92,7 +92,7 @@ async function createSessionAction(run, a) {
     run.phase('startMs');
   }
   let ok = true;
-  let runtimeStart = false;
+  let first = false;
   const heapBefore = ortHeapBytes();
   const t0 = now();
   try {
@@ -103,9 +103,9 @@ async function createSessionAction(run, a) {
       !form && !stamped && ctx.forms?.captureLater
         ? run.m.captureForm(ctx.forms.facts(run.report), ctx.forms.externalBytes(run.report))
         : 0;
-    runtimeStart = !runtimeStarted(ctx.ort);
+    first = firstModelSession(ctx.ort);
     run.ortSession = await createSession(ctx.ort, run.buf.view(a.value), so);
-    markStarted(ctx.ort);
+    modelSessionMade(ctx.ort);
     // the form named is captured after the caller has this session, in the
     // background work (js/forms/tiers.js storeForms): capturing inside this
     // creation made it 1.3-1.5x slower
@@ -123,9 +123,7 @@ async function createSessionAction(run, a) {
   if (!(await sourceConfirmed(run))) return;
   // what makes this time no measure of a form is the core's to weigh (ok_form_revise_wanted)
   const facts =
-    (ok ? SESSION_FACT.OK : 0) |
-    (runtimeStart ? SESSION_FACT.RUNTIME_START : 0) |
-    (externalData ? SESSION_FACT.DATA_FILES : 0);
+    (ok ? SESSION_FACT.OK : 0) | (first ? SESSION_FACT.FIRST : 0) | (externalData ? SESSION_FACT.DATA_FILES : 0);
   run.ev(run.m.sessionTimed(facts, createMs));
 }
 

@@ -149,8 +149,9 @@ test("a verified form's verdict is revised from warm loads: a load whose form cr
     for (const d of out.diffs) assert.ok(d <= TOLERANCE, `differs by ${d}`);
     return out;
   };
-  // the page's first session holds onnxruntime-web's start-up: the core
-  // takes no pair from it (ok_form_revise_wanted, SESSION_FACT.RUNTIME_START)
+  // the page's first model session runs on onnxruntime-web's cold code,
+  // just after its start: the core takes no pair from it
+  // (ok_form_revise_wanted, SESSION_FACT.FIRST)
   const firstInPage = await warmPage(8, false);
   assert.equal(firstInPage.form.chosen, 'verified', JSON.stringify(firstInPage.form));
   assert.equal(firstInPage.background.revision, undefined, JSON.stringify(firstInPage.background));

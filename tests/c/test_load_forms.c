@@ -681,7 +681,7 @@ static void test_verdict_revision(void) {
     CHECK_EQ_INT(warm_asks_revision(&w, 270), 1);
     /* not when its time is no measure of the form: onnxruntime-web started
      * with it, or it read external data files */
-    CHECK_EQ_INT(warm_asks_revision_with(&w, 400, OK_SESSION_RUNTIME_START), 0);
+    CHECK_EQ_INT(warm_asks_revision_with(&w, 400, OK_SESSION_FIRST), 0);
     CHECK_EQ_INT(warm_asks_revision_with(&w, 400, OK_SESSION_DATA_FILES), 0);
     CHECK_EQ_INT(warm_asks_revision_with(&w, 400, 0), 1);
     /* only a FORM load revises, only before it starts, only with both times */
