@@ -122,6 +122,16 @@ int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us, uint32_t facts) {
 
 static uint32_t add_sat(uint32_t a, uint32_t b) { return b > UINT32_MAX - a ? UINT32_MAX : a + b; }
 
+/* Slower over the pairs (form first) and the verification (both orders,
+ * each side's best sample) together: the geometric mean of the two ratios
+ * past OK_FORM_REVISE_SLOWER_PCT%, so the pairs' order counts half, not
+ * whole. A record without verified times has only the pairs to go by. */
+static int slower(const ok_entry *f, uint32_t fsum, uint32_t osum) {
+    double limit = OK_FORM_REVISE_SLOWER_PCT / 100.0, pairs = (double)fsum / (double)(osum ? osum : 1);
+    if (!f->create_us || !f->orig_create_us) return pairs > limit;
+    return pairs * ((double)f->create_us / (double)f->orig_create_us) > limit * limit;
+}
+
 uint32_t ok_form_revise(ok_entry *f, uint32_t *form_us, uint32_t *orig_us) {
     uint32_t pairs = f->rev_pairs + 1, fsum = add_sat(f->rev_form_us, *form_us),
              osum = add_sat(f->rev_orig_us, *orig_us);
@@ -132,7 +142,7 @@ uint32_t ok_form_revise(ok_entry *f, uint32_t *form_us, uint32_t *orig_us) {
         return OK_REVISION_TALLIED;
     }
     f->rev_pairs = f->rev_form_us = f->rev_orig_us = 0;
-    if ((uint64_t)fsum * 100u <= (uint64_t)osum * OK_FORM_REVISE_SLOWER_PCT) return OK_REVISION_KEPT;
+    if (!slower(f, fsum, osum)) return OK_REVISION_KEPT;
     *form_us = fsum / pairs;
     *orig_us = osum / pairs;
     return OK_REVISION_DEMOTED;

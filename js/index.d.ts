@@ -406,8 +406,9 @@ export declare class Session {
      * a load served by a verified form that created no clearly faster than
      * its original: the original was timed once beside it and the pair
      * tallied into the form's verdict; after 3 such pairs the form is
-     * demoted if it took more than 105% of the original's time over them
-     * (tried again after a week), else kept and the tally restarts.
+     * demoted if they and its verification together say it took more than
+     * 105% of the original's time (tried again after a week), else kept and
+     * the tally restarts.
      * status: 'tallied' (fewer than 3 pairs so far), 'kept', 'demoted', or
      * 'not-counted' (another verdict took the form's place meanwhile).
      * null: the revision could not be made (the original is no longer stored)

@@ -3,9 +3,9 @@
 // created within 10% of the original's time at verification) times the
 // original once beside it, off the caller's path: the one extra session it
 // adds. The pair goes to a revising FORM load, which tallies it under the
-// key's lock and, after three pairs in which the form took more than 105% of
-// the original's time, demotes it to a "slower" tombstone (tried again
-// after a week).
+// key's lock and, after three pairs that with the verification say the form
+// took more than 105% of the original's time, demotes it to a "slower"
+// tombstone (tried again after a week).
 import { REVISION } from '../core-constants.js';
 import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-machine.js';

@@ -249,7 +249,7 @@ test('two pages load one model at once: one of them verifies its form, the other
         let creates = 0;
         const create = ort.InferenceSession.create;
         ort.InferenceSession.create = (...args) => {
-          creates++;
+          if (args[0]?.byteLength !== 65) creates++; // not ortkeep's start of onnxruntime-web beside the load
           return create.apply(ort.InferenceSession, args);
         };
         const s = await ortkeep.load(u, { ort, memory: false, forms: true });

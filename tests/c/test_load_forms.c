@@ -702,13 +702,20 @@ static void test_verdict_revision(void) {
     CHECK_EQ_INT(revise_pair(&w, sha_a, 300, 250), OK_REVISION_TALLIED);
     CHECK_EQ_INT(stored_pairs(&w.db), 2);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
-    /* the third: 900 us of form against 790 of original (1.14x) -> demoted */
-    CHECK_EQ_INT(revise_pair(&w, sha_a, 310, 260), OK_REVISION_DEMOTED);
+    /* the third: 900 us of form against 790 of original (1.14x) is no
+     * proof against a form verified at 100 us against 300: kept */
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 310, 260), OK_REVISION_KEPT);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
+    /* three pairs of 3000 us against 900 (3.33x): with the verification's
+     * 0.33x, 1.11x, past 1.05 squared -> demoted */
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 1000, 280), OK_REVISION_TALLIED);
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 1000, 300), OK_REVISION_TALLIED);
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 1000, 320), OK_REVISION_DEMOTED);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, &reason), OK_FORM_FAILED);
     CHECK_EQ_INT(reason, OK_REASON_FORM_SLOWER);
     CHECK(stored_form(&w.db, OK_FORM_ONNX, &m));
-    CHECK_EQ_INT(m.create_us, 300); /* the pairs' means */
-    CHECK_EQ_INT(m.orig_create_us, 263);
+    CHECK_EQ_INT(m.create_us, 1000); /* the pairs' means */
+    CHECK_EQ_INT(m.orig_create_us, 300);
     ok_manifest_free(&m);
     CHECK(forms_whole(&w.db)); /* the form's chunks went with it */
     /* the original serves; the next tier is asked for */
@@ -721,18 +728,18 @@ static void test_verdict_revision(void) {
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
     world_free(&w);
 
-    /* a form no slower than the original over its pairs (here: as fast,
-     * within the margin) is kept; the tally restarts */
+    /* a form no slower than the original over its pairs and its
+     * verification (here: just inside the margin) is kept; the tally restarts */
     world_init(&w);
     p = url_params();
     fx_run(&w.pg, &p);
     w.pg.form_bytes = opt_a;
     w.pg.form_len = len_opt;
     fx_run(&w.pg, &f);
-    CHECK_EQ_INT(revise_pair(&w, sha_a, 280, 300), OK_REVISION_TALLIED);
-    CHECK_EQ_INT(revise_pair(&w, sha_a, 380, 300),
-                 OK_REVISION_TALLIED);                                /* one slower pair among faster ones */
-    CHECK_EQ_INT(revise_pair(&w, sha_a, 285, 300), OK_REVISION_KEPT); /* 945 us against 900: 5% */
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 441, 100), OK_REVISION_TALLIED);
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 441, 150), OK_REVISION_TALLIED);
+    /* 1320 us against 400 (3.3x) times 100 against 300: 1.10, inside 1.05 squared */
+    CHECK_EQ_INT(revise_pair(&w, sha_a, 438, 150), OK_REVISION_KEPT);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
     CHECK_EQ_INT(stored_pairs(&w.db), 0);
     CHECK_EQ_INT(warm_asks_revision(&w, 100), 0);
