@@ -303,7 +303,7 @@ export interface CacheInfo {
     downloadMs?: number;
     storeMs?: number;
     validateMs?: number;
-    /** a page's first load: waiting for the rest of onnxruntime-web's start-up, begun beside the load */
+    /** a page's first load from the network: waiting for the rest of onnxruntime-web's start-up, begun beside the download */
     startMs?: number;
     createMs?: number;
     totalMs: number;

@@ -83,8 +83,6 @@ export async function loadFresh(src, options, signal) {
     }
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && keyed), signal);
-  // forms' loader is in place: onnxruntime-web may start now, beside the read or download
-  const runtimeStarting = startRuntime(ort, baseOptions.executionProviders);
   const hooks = forms.ctx ? formHooks(forms, emit, core) : null;
   const machine = new LoadMachine(core.m, index, {
     source: src.kind,
@@ -129,7 +127,8 @@ export async function loadFresh(src, options, signal) {
     signal,
     url: src.url ?? null,
     dataFiles,
-    runtimeStarting,
+    // forms' loader is in place: onnxruntime-web may start beside a download
+    startRuntime: () => startRuntime(ort, baseOptions.executionProviders),
     sessionOptionsFor: (report, externalData) =>
       poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions),
     onProgress: options.onProgress,

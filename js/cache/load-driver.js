@@ -31,8 +31,8 @@ class NoMemory extends Error {}
  * @param {object} ctx.ort  @param {object} ctx.sessionOptions
  * @param {Uint8Array} [ctx.bytes] the caller's bytes (bytes sources)
  * @param {AbortSignal} [ctx.signal]
- * @param {Promise<void>|null} [ctx.runtimeStarting] onnxruntime-web starting beside the load
- *   (js/runtime-start.js): CREATE_SESSION waits for it first
+ * @param {() => void} [ctx.startRuntime] at a FETCH: start onnxruntime-web beside the download
+ *   (js/runtime-start.js; CREATE_SESSION waits for a start in flight first)
  * @param {(p: object) => void} [ctx.onProgress]
  * @param {(w: {code: string, message: string}) => void} [ctx.onWarning]
  * @param {typeof fetch} [ctx.fetch]

@@ -6,7 +6,7 @@ import { CACHE_ACTION as ACT, SESSION_FACT, STATUS } from '../core-constants.js'
 import { createSession } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/capture-loader.js';
 import { IdentityMismatch } from '../util/bytes-identity.js';
-import { firstModelSession, modelSessionMade } from '../runtime-start.js';
+import { firstModelSession, modelSessionMade, startInFlight } from '../runtime-start.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 
@@ -85,10 +85,11 @@ async function createSessionAction(run, a) {
     run.externalData = externalData;
   }
   run.progress('create-session', a.value, a.value);
-  // onnxruntime-web starting beside this load (js/runtime-start.js): its
+  // onnxruntime-web starting beside a download (js/runtime-start.js): its
   // rest is waited for here, as its own phase, not in the creation's time
-  if (ctx.runtimeStarting) {
-    await ctx.runtimeStarting;
+  const starting = startInFlight(ctx.ort);
+  if (starting) {
+    await starting;
     run.phase('startMs');
   }
   let ok = true;
