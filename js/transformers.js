@@ -2,22 +2,29 @@
 // @huggingface/transformers makes ortkeep its onnxruntime and its model-file
 // store, and leaves the app's device choice ('wasm', 'webgpu', the default)
 // as it was:
-// - sessions: the onnxruntime-web module transformers.js imports
-//   (onnxruntime-web/webgpu, shared when the app has one copy of it) creates
-//   them through ortkeep (js/dropin/shared-ort.js). transformers.js's own
-//   hook, globalThis[Symbol.for('onnxruntime')], is left unset: with it,
-//   transformers.js 4 lists no devices and refuses 'wasm' and the default.
-// - files: env.customCache and env.fetch are ortkeep's
+// - sessions: the onnxruntime-web module transformers.js imports creates
+//   them through ortkeep (js/dropin/shared-ort.js): 'onnxruntime-web/webgpu'
+//   for transformers.js 4, 'onnxruntime-web' for 3 (shared when the app has
+//   one copy of it). transformers.js's own hook,
+//   globalThis[Symbol.for('onnxruntime')], is left unset: with it,
+//   transformers.js lists no devices and refuses 'wasm' and the default.
+// - files: env.customCache (and transformers.js 4's env.fetch) are ortkeep's
 //   (js/dropin/transformers-store.js): the models in ortkeep's IndexedDB
 //   cache, the small files beside them in the Cache API.
-import * as ort from 'onnxruntime-web/webgpu';
 import { env } from '@huggingface/transformers';
 import { cache } from './cache/admin.js';
 import { routeSessionsThroughOrtkeep } from './dropin/shared-ort.js';
 import { resolveStandIns, transformersStore } from './dropin/transformers-store.js';
 
-// transformers.js imports onnxruntime-web/webgpu: the forms' capturing loader is that entry's
-routeSessionsThroughOrtkeep(ort, { source: resolveStandIns, entry: 'webgpu' });
+const major = Number.parseInt(String(env.version), 10);
+// Only the entry this transformers.js imports is loaded (a static import of
+// both would add the other bundle's code to every app). Routing settles before
+// any model file is answered (the store waits for it), so no session is made
+// before it: transformers.js creates one only from a file it was answered.
+const routed = (major >= 4 ? import('onnxruntime-web/webgpu') : import('onnxruntime-web')).then((ort) =>
+  // the forms' capturing loader is that entry's
+  routeSessionsThroughOrtkeep(ort, { source: resolveStandIns, entry: major >= 4 ? 'webgpu' : 'default' }),
+);
 
 /** The URLs of the models and data files ortkeep's cache holds (the page's IndexedDB), asked afresh: other tabs store too. */
 async function storedUrls() {
@@ -28,10 +35,24 @@ async function storedUrls() {
   }
 }
 
-const store = transformersStore({ fetch: env.fetch, storedUrls });
+// transformers.js 3 has no env.fetch: it fetches a file it did not find in the cache itself
+const fetchHook = typeof env.fetch === 'function';
+const store = transformersStore({
+  fetch: fetchHook ? env.fetch : undefined,
+  storedUrls,
+  ready: routed,
+  // without the hook, match() answers a model file transformers.js would fetch from where it would
+  probeOnMatch: fetchHook ? null : (key) => fetchedFrom(key),
+});
 env.useCustomCache = true;
 env.customCache = store;
 env.useBrowserCache = false;
-env.fetch = (url, init) => store.fetch(url, init);
+if (fetchHook) env.fetch = (url, init) => store.fetch(url, init);
+
+/** Whether transformers.js 3 would fetch a file from this cache key, as its getModelFile() decides. */
+function fetchedFrom(key) {
+  const remote = String(key).startsWith(env.remoteHost);
+  return remote ? env.allowRemoteModels : env.allowLocalModels;
+}
 
 export { env };

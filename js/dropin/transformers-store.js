@@ -48,15 +48,33 @@ export function resolveStandIns(source, options) {
 
 /**
  * env.customCache and env.fetch for transformers.js.
- * @param {{fetch?: typeof fetch, storedUrls: () => Promise<Set<string>>}} deps storedUrls: the model URLs ortkeep's cache holds
+ * @param {{fetch?: typeof fetch, storedUrls: () => Promise<Set<string>>, ready?: Promise<unknown>, probeOnMatch?: ((key: string) => boolean) | null}} deps
+ *   storedUrls: the model URLs ortkeep's cache holds; ready: settles once sessions go through ortkeep (no stand-in
+ *   is answered before); probeOnMatch: for a transformers.js with no env.fetch (3.x), whether it would fetch a
+ *   file from this key: match() then answers a model file that is there (a HEAD request says so) with its stand-in
  */
 export function transformersStore(deps) {
   const baseFetch = deps.fetch ?? ((...a) => globalThis.fetch(...a));
   const files = () => globalThis.caches?.open(FILES_CACHE);
+  /** The stand-in, once create() goes through ortkeep: a plain onnxruntime-web would be handed a file it cannot read. */
+  const answer = async (url) => {
+    await deps.ready;
+    return standIn(url);
+  };
+  /** A model file that exists (a HEAD request says so) is answered with its stand-in; else the HEAD's own answer. */
+  const probe = async (url, headers) => {
+    const head = await baseFetch(url, { method: 'HEAD', headers });
+    return head.ok ? answer(url) : head;
+  };
   return {
     /** transformers.js asks with the local path first, then the hub URL with its revision. */
     async match(key) {
-      if (isModelFile(key)) return (await deps.storedUrls()).has(absolute(key)) ? standIn(key) : undefined;
+      if (isModelFile(key)) {
+        if ((await deps.storedUrls()).has(absolute(key))) return answer(key);
+        if (!deps.probeOnMatch?.(key)) return undefined;
+        const found = await probe(key).catch(() => null); // a network error: transformers.js's own fetch reports it
+        return found?.ok ? found : undefined;
+      }
       const cache = await files();
       return (await cache?.match(absolute(key))) ?? undefined;
     },
@@ -79,8 +97,7 @@ export function transformersStore(deps) {
      */
     async fetch(url, init) {
       if (!isModelFile(url) || (init?.method && init.method !== 'GET')) return baseFetch(url, init);
-      const head = await baseFetch(url, { method: 'HEAD', headers: init?.headers });
-      return head.ok ? standIn(url) : head;
+      return probe(url, init?.headers);
     },
   };
 }

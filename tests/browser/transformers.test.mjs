@@ -1,4 +1,6 @@
-// transformers.js 4 with `import 'ortkeep/transformers'` (its web build in
+// transformers.js 4.3.1 and 3.8.1 (the transformers3 alias, which has no
+// env.fetch: its model files are answered from env.customCache.match()) with
+// `import 'ortkeep/transformers'` (its web build in
 // Chromium, the app's code unchanged but for that one import; models made
 // by tests/fixtures/make_hf_models.py in the Hugging Face layout): a
 // feature-extraction pipeline on device 'wasm' and the default device gives
@@ -20,10 +22,15 @@ const MODELS = path.join(REPO_ROOT, 'build/hf-models');
 // WebGPU on (SwiftShader): the text-generation test counts GPUBuffers per token
 const env = useCacheBrowser({ webgpu: true });
 
-async function appPage(withOrtkeep) {
+/** The app's page, with ortkeep's one line or without, on transformers.js 4.3.1 or (major 3) 3.8.1. */
+async function appPage(withOrtkeep, major = 4) {
   const page = await env.context.newPage();
   page.on('pageerror', (e) => console.error('[page error]', e.message));
-  await page.goto(`${env.origin}/tests/browser/pages/transformers.html${withOrtkeep ? '?ortkeep=1' : ''}`);
+  const query = new URLSearchParams({
+    ...(withOrtkeep ? { ortkeep: '1' } : {}),
+    ...(major === 3 ? { transformers: '3' } : {}),
+  });
+  await page.goto(`${env.origin}/tests/browser/pages/transformers.html?${query}`);
   await page.waitForFunction(() => window.ready === true, null, { timeout: 60000 });
   return page;
 }
@@ -108,20 +115,22 @@ describe('transformers.js with ortkeep/transformers', () => {
     await env.reset();
   });
 
-  for (const [model, device] of [
-    ['tiny-bert', 'wasm'],
-    ['tiny-bert', undefined],
-    ['tiny-bert-ext', 'wasm'],
+  for (const [model, device, major] of [
+    ['tiny-bert', 'wasm', 4],
+    ['tiny-bert', undefined, 4],
+    ['tiny-bert-ext', 'wasm', 4],
+    ['tiny-bert', 'wasm', 3],
+    ['tiny-bert-ext', 'wasm', 3],
   ]) {
-    test(`feature-extraction ${model} on device ${device ?? '(default)'}: equal to transformers.js alone; the second visit requests no model file`, async () => {
+    test(`transformers.js ${major}: feature-extraction ${model} on device ${device ?? '(default)'}: equal to transformers.js alone; the second visit requests no model file`, async () => {
       await env.reset();
-      const alone = await appPage(false);
+      const alone = await appPage(false, major);
       const theirs = await embed(alone, model, device);
       await alone.close();
       assert.equal(theirs.ok, true, theirs.message);
       assert.equal(theirs.ortkeep, false);
       env.server.resetCounts();
-      const first = await appPage(true);
+      const first = await appPage(true, major);
       const ours = await embed(first, model, device);
       // the person stays a moment: the downloads, served before they were stored, are stored
       await first.evaluate(async () => (await import('/js/index.js')).cache.settled());
@@ -139,7 +148,7 @@ describe('transformers.js with ortkeep/transformers', () => {
         JSON.stringify(ours.background),
       );
       env.server.resetCounts();
-      const second = await appPage(true);
+      const second = await appPage(true, major);
       const again = await embed(second, model, device);
       await second.close();
       assert.equal(again.ok, true, `${again.code}: ${again.message}`);
@@ -153,10 +162,15 @@ describe('transformers.js with ortkeep/transformers', () => {
     });
   }
 
-  for (const device of ['wasm', undefined]) {
-    test(`text-generation tiny-gpt2 (past key values fed back each token) on device ${device ?? '(default)'}: the same text as transformers.js alone; the second visit requests no model file`, async () => {
+  for (const [device, major] of [
+    ['wasm', 4],
+    [undefined, 4],
+    [undefined, 3],
+    ['webgpu', 3],
+  ]) {
+    test(`transformers.js ${major}: text-generation tiny-gpt2 (past key values fed back each token) on device ${device ?? '(default)'}: the same text as transformers.js alone; the second visit requests no model file`, async () => {
       await env.reset();
-      const alone = await appPage(false);
+      const alone = await appPage(false, major);
       const theirs = await generate(alone, 'tiny-gpt2', device);
       await alone.close();
       assert.equal(theirs.ok, true, theirs.message);
@@ -170,7 +184,7 @@ describe('transformers.js with ortkeep/transformers', () => {
       const visits = [];
       for (let visit = 0; visit < 2; visit++) {
         env.server.resetCounts();
-        const page = await appPage(true);
+        const page = await appPage(true, major);
         visits.push(await generate(page, 'tiny-gpt2', device));
         await page.evaluate(async () => (await import('/js/index.js')).cache.settled());
         await page.close();
@@ -218,32 +232,33 @@ describe('transformers.js with ortkeep/transformers', () => {
     );
   });
 
-  test("a model file answered by an HTML page fails with ortkeep's typed error; nothing is stored; the next page loads the real model", async () => {
-    await env.reset();
-    const html = '<!doctype html><html><body>app shell</body></html>';
-    env.handler = (req, res) => {
-      if (!req.url.startsWith('/build/hf-models/tiny-bert/onnx/model.onnx')) return false;
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(req.method === 'HEAD' ? undefined : html);
-      return true;
-    };
-    const page = await appPage(true);
-    const bad = await embed(page, 'tiny-bert', 'wasm');
-    const stored = await page.evaluate(async () =>
-      (await (await import('/js/index.js')).cache.list()).map((e) => e.url),
-    );
-    await page.close();
-    assert.equal(bad.ok, false);
-    assert.equal(bad.name, 'OrtkeepError', bad.message);
-    assert.match(bad.message, /HTML/);
-    assert.deepEqual(
-      stored.filter((u) => u.includes('tiny-bert')),
-      [],
-    );
-    env.handler = null;
-    const next = await appPage(true);
-    const good = await embed(next, 'tiny-bert', 'wasm');
-    await next.close();
-    assert.equal(good.ok, true, `${good.code}: ${good.message}`);
-  });
+  for (const major of [4, 3])
+    test(`transformers.js ${major}: a model file answered by an HTML page fails with ortkeep's typed error; nothing is stored; the next page loads the real model`, async () => {
+      await env.reset();
+      const html = '<!doctype html><html><body>app shell</body></html>';
+      env.handler = (req, res) => {
+        if (!req.url.startsWith('/build/hf-models/tiny-bert/onnx/model.onnx')) return false;
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(req.method === 'HEAD' ? undefined : html);
+        return true;
+      };
+      const page = await appPage(true, major);
+      const bad = await embed(page, 'tiny-bert', 'wasm');
+      const stored = await page.evaluate(async () =>
+        (await (await import('/js/index.js')).cache.list()).map((e) => e.url),
+      );
+      await page.close();
+      assert.equal(bad.ok, false);
+      assert.equal(bad.name, 'OrtkeepError', bad.message);
+      assert.match(bad.message, /HTML/);
+      assert.deepEqual(
+        stored.filter((u) => u.includes('tiny-bert')),
+        [],
+      );
+      env.handler = null;
+      const next = await appPage(true, major);
+      const good = await embed(next, 'tiny-bert', 'wasm');
+      await next.close();
+      assert.equal(good.ok, true, `${good.code}: ${good.message}`);
+    });
 });
