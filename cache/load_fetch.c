@@ -133,7 +133,12 @@ ok_status ok_ld_begin_entry(ok_load *l) {
 
 ok_status ok_ld_stream(ok_load *l) {
     l->state = OK_LOAD_STATE_STREAMING;
-    return ok_ld_push_simple(l, OK_ACT_STREAM, l->received, l->total, 0, NULL);
+    /* A URL's body is hashed by the host when it can (natively, beside the
+     * main thread): the SHA-256 is only needed once the body is whole. */
+    l->sha_host = l->source == OK_SOURCE_URL && (l->flags & OK_LOAD_HOST_HASHES) && !l->sha_given;
+    l->host_sha_set = 0;
+    return ok_ld_push_simple(l, OK_ACT_STREAM, l->received, l->total, l->sha_host ? OK_STREAM_HOST_SHA256 : 0,
+                             NULL);
 }
 
 /* The response is accepted and its size known as far as it can be:

@@ -66,6 +66,8 @@ struct ok_load {
     uint64_t bytes_len; /* OK_SOURCE_BYTES */
     int content;        /* BYTES: keyed by source_sha (forms; ok_load.h) */
     int sha_given;      /* BYTES: source_sha is their SHA-256: not hashed again */
+    int sha_host;       /* URL: this body's SHA-256 comes from the host (host_sha) */
+    int host_sha_set;   /* ... and has come */
     ok_sync *sync;
 
     /* counters (policy limits in ok_load.h) */
@@ -127,6 +129,7 @@ struct ok_load {
     char *form_ctx;         /* NULL: forms off */
     uint32_t form;          /* the form served (URL) or stored (FORM) */
     uint8_t source_sha[32]; /* FORM: the original's SHA-256; content BYTES: theirs */
+    uint8_t host_sha[32];   /* URL, sha_host: the body's SHA-256, from the host */
     uint32_t orig_id;       /* URL: the original behind a form being read */
     uint32_t create_us, orig_create_us;
     uint32_t form_status, form_reason, next_form;

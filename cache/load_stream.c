@@ -112,7 +112,7 @@ ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n) {
         if (take > n) take = n;
         /* hashed per chunk segment: the marks at a chunk boundary must not
          * include bytes past it (a resume continues from there) */
-        if (!l->sha_given) ok_sha256_update(&l->sha, p, take);
+        if (!l->sha_given && !l->sha_host) ok_sha256_update(&l->sha, p, take);
         if (l->integ.alg >= OK_HASH_SHA384) ok_sha512_update(&l->sha5, p, take);
         if (l->storing) ok_xxh3_update(&l->sum, p, take);
         l->received += take;
@@ -163,11 +163,22 @@ ok_status ok_load_body_error(ok_load *l) {
     return ok_ld_leave(l, broken(l, OK_REASON_BODY_BROKEN));
 }
 
+ok_status ok_load_body_sha256(ok_load *l, const uint8_t sha[32]) {
+    ok_status st = ok_ld_guard(l, OK_LOAD_STATE_STREAMING);
+    if (st) return st;
+    if (!sha) return ok_ld_leave(l, OK_ERR_INVALID_ARG);
+    if (!l->sha_host || l->ended) return ok_ld_leave(l, OK_ERR_STATE);
+    memcpy(l->host_sha, sha, 32);
+    l->host_sha_set = 1;
+    return ok_ld_leave(l, OK_OK);
+}
+
 ok_status ok_load_body_end(ok_load *l) {
     ok_entry *e;
     ok_status st = ok_ld_guard(l, OK_LOAD_STATE_STREAMING);
     if (st) return st;
     if (l->marker_pending || l->ended) return ok_ld_leave(l, OK_ERR_STATE);
+    if (l->sha_host && !l->host_sha_set) return ok_ld_leave(l, OK_ERR_STATE); /* asked for, never given */
     if (l->size_exact && l->received != l->total) return ok_ld_leave(l, broken(l, OK_REASON_SHORT_BODY));
     if (!l->prefix_done && l->form != OK_FORM_ORT && l->source != OK_SOURCE_DATA &&
         !ok_onnx_prefix_plausible(l->prefix, l->prefix_len) && l->resumed_from == 0) {
@@ -215,6 +226,7 @@ static int integrity_match(ok_load *l, const uint8_t *sha256) {
 static ok_status finish_stream(ok_load *l) {
     int m;
     if (l->sha_given) memcpy(l->sha256, l->source_sha, 32);
+    else if (l->sha_host) memcpy(l->sha256, l->host_sha, 32);
     else ok_sha256_final(&l->sha, l->sha256);
     l->has_sha = 1;
     m = integrity_match(l, l->sha256);

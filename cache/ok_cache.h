@@ -128,7 +128,8 @@ enum {
  *   STREAM          the response was accepted: read its body, calling
  *                   ok_load_body() per piece (each piece ends up in the
  *                   model buffer at the offset the core tracks) and
- *                   ok_load_body_end() / ok_load_body_error().
+ *                   ok_load_body_end() / ok_load_body_error(). flags
+ *                   STREAM_HOST_SHA256: ok_load_body_sha256() first.
  *   CANCEL_FETCH    cancel the response body (not read any further).
  *   WAIT            wait `value` ms (a retry back-off), then ok_load_waited().
  *   ALLOC           the model buffer: `value` bytes when known (reads, exact
@@ -214,23 +215,27 @@ enum ok_cache_action_type {
 };
 
 /* Action flags. */
-#define OK_ACTION_FLAG_LIST(X)                                                   \
-    X(FETCH_RANGE, 1)       /* FETCH: Range: bytes=<value>- */                   \
-    X(FETCH_CONDITIONAL, 2) /* FETCH: If-None-Match / If-Modified-Since */       \
-    X(SYNC_CHUNK_NAMES, 4)  /* SYNC_INDEX: also list the names in "chunks" */    \
-    X(READ_REHASH, 8)       /* READ_CHUNKS: a resume re-reading its prefix */    \
-    X(DONE_STORED, 16)      /* DONE: the model is (now) stored */                \
-    X(DONE_VERIFIED, 32)    /* DONE: every stored chunk passed its checksum */   \
-    X(COMMIT_MORE, 64)      /* COMMIT: not the last put of its transaction:    \
+#define OK_ACTION_FLAG_LIST(X)                                                      \
+    X(FETCH_RANGE, 1)          /* FETCH: Range: bytes=<value>- */                   \
+    X(FETCH_CONDITIONAL, 2)    /* FETCH: If-None-Match / If-Modified-Since */       \
+    X(SYNC_CHUNK_NAMES, 4)     /* SYNC_INDEX: also list the names in "chunks" */    \
+    X(READ_REHASH, 8)          /* READ_CHUNKS: a resume re-reading its prefix */    \
+    X(DONE_STORED, 16)         /* DONE: the model is (now) stored */                \
+    X(DONE_VERIFIED, 32)       /* DONE: every stored chunk passed its checksum */   \
+    X(COMMIT_MORE, 64)         /* COMMIT: not the last put of its transaction:    \
                                JS holds it, carries it out in ONE transaction  \
                                with the COMMITs up to one without this flag,   \
                                and acks that one only */ \
-    X(DONE_STAGED, 128)     /* DONE (a part): every chunk is stored, pending;  \
+    X(DONE_STAGED, 128)        /* DONE (a part): every chunk is stored, pending;  \
                                it commits with its model (ok_load_adopt_part) */ \
-    X(DONE_STORING, 256)    /* DONE (a URL load): served before its store: the \
+    X(DONE_STORING, 256)       /* DONE (a URL load): served before its store: the \
                                chunks left and the COMMIT follow DONE (the     \
                                LOCK held); ok_load_info's `stored` says at the \
-                               end whether it landed */
+                               end whether it landed */ \
+    X(STREAM_HOST_SHA256, 512) /* STREAM: the core does not hash this body:    \
+                               before ok_load_body_end, JS hands the SHA-256   \
+                               of the whole model buffer [0, end) with          \
+                               ok_load_body_sha256() */
 enum {
 #define OK_ACTION_FLAG_ENUM_(name, value) OK_##name = value,
     OK_ACTION_FLAG_LIST(OK_ACTION_FLAG_ENUM_)

@@ -194,7 +194,10 @@ enum {
                             is stored, with a CACHE_UNAVAILABLE warning */ \
     X(CAPTURE_LATER, 16) /* FORM: no bytes yet; after the sync, when no verdict \
                             stands for them, CAPTURE_FORM asks JS to capture  \
-                            the form (ok_load_captured) */
+                            the form (ok_load_captured) */    \
+    X(HOST_HASHES, 32)   /* the host hashes a whole body with native SHA-256  \
+                            (WebCrypto, off the main thread): a URL load's    \
+                            STREAM may ask it to (OK_STREAM_HOST_SHA256) */
 enum {
 #define OK_LOAD_FLAG_ENUM_(name, value) OK_LOAD_##name = value,
     OK_LOAD_FLAG_LIST(OK_LOAD_FLAG_ENUM_)
@@ -310,6 +313,12 @@ ok_status ok_load_response(ok_load *l, uint32_t status, uint32_t resp_type, cons
 ok_status ok_load_fetch_failed(ok_load *l);
 ok_status ok_load_body(ok_load *l, const uint8_t *p, size_t n);
 ok_status ok_load_body_end(ok_load *l);
+/* The SHA-256 of the whole body (model buffer [0, end)), from the host, when
+ * STREAM asked for it (OK_STREAM_HOST_SHA256): the core's own hash of a
+ * 44 MB model took ~300 ms of the main thread, WebCrypto in a worker a
+ * fraction of it. Only while streaming such a body, before
+ * ok_load_body_end (else STATE). */
+ok_status ok_load_body_sha256(ok_load *l, const uint8_t sha[32]);
 ok_status ok_load_body_error(ok_load *l);
 /* The network keeps JS waiting (it has waited about as long as a chunk
  * store takes, and the rest of the body will take longer): a chunk complete

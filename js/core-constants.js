@@ -71,6 +71,7 @@ export const ACTION_FLAG = Object.freeze({
   COMMIT_MORE: 64,
   DONE_STAGED: 128,
   DONE_STORING: 256,
+  STREAM_HOST_SHA256: 512,
 });
 
 /** ok_action: uint32 word index of each field */
@@ -285,6 +286,7 @@ export const LOAD_FLAG = Object.freeze({
   NODE: 4,
   IDB_FAILED: 8,
   CAPTURE_LATER: 16,
+  HOST_HASHES: 32,
 });
 
 /** ok_load_session_timed's facts about a creation */

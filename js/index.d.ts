@@ -301,6 +301,8 @@ export interface CacheInfo {
     readMs?: number;
     checkMs?: number;
     downloadMs?: number;
+    /** a download's SHA-256, taken once the body is whole (WebCrypto; where the page has none, the core hashes inside downloadMs) */
+    hashMs?: number;
     storeMs?: number;
     validateMs?: number;
     /** a page's first load from the network: waiting for the rest of onnxruntime-web's start-up, begun beside the download */

@@ -51,7 +51,11 @@ export async function loadFresh(src, options, signal) {
   // forms where bytesKeepForms says: else they open no IndexedDB, forms off saying so
   const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && bytesKeepForms(core, options);
   const { cache, index, flags: cacheFlags } = await cacheForLoad(core, keyed, signal);
-  const flags = cacheFlags | (isNode ? LOAD_FLAG.NODE : 0) | (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0);
+  const flags =
+    cacheFlags |
+    (isNode ? LOAD_FLAG.NODE : 0) |
+    (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0) |
+    (globalThis.crypto?.subtle ? LOAD_FLAG.HOST_HASHES : 0); // a download's SHA-256 natively (load-driver.js)
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
   const wanted = poolDeviceName(options.pool, baseOptions.executionProviders);
   // A fallback list without the device: onnxruntime will run on wasm; so does the pool (C's verdict).

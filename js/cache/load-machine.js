@@ -153,6 +153,10 @@ export class LoadMachine {
   bodyEnd() {
     return this.m._ok_load_body_end(this.l);
   }
+  /** The whole body's SHA-256 (32 bytes), when STREAM asked the host for it (ok_load_body_sha256). */
+  bodySha256(digest) {
+    return this.m._ok_load_body_sha256(this.l, this.scratch.put(digest));
+  }
   /** The network kept the driver waiting about a chunk store's time (ok_load_body_idle). */
   bodyIdle() {
     return this.m._ok_load_body_idle(this.l);

@@ -3,7 +3,7 @@
 // one), a fetch cancelled, the wait before a retry. The body is read ahead
 // (read-ahead.js); its pieces are fed by the driver's loop when the queue
 // is empty (the contract).
-import { CACHE_ACTION as ACT, HOST_POLICY } from '../core-constants.js';
+import { ACTION_FLAG, CACHE_ACTION as ACT, HOST_POLICY } from '../core-constants.js';
 import { request } from './network.js';
 
 const dec = new TextDecoder();
@@ -32,6 +32,7 @@ async function fetchAction(run, a) {
 function stream(run, a) {
   run.offset = a.value;
   run.total = a.value2;
+  run.hostSha = (a.flags & ACTION_FLAG.STREAM_HOST_SHA256) !== 0; // hashed here at its end (load-driver.js)
   if (run.ctx.bytes) {
     run.body = bytesBody(run.ctx.bytes);
     run.buf.adopt(run.ctx.bytes); // the caller's bytes are the model buffer

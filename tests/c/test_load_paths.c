@@ -733,6 +733,88 @@ static void test_other_tabs(void) {
     world_free(&w);
 }
 
+/* A host with native SHA-256 (OK_LOAD_HOST_HASHES): a URL body's hash is
+ * the host's, handed before the body's end; the core hashes none of it. */
+static void test_host_hashes(void) {
+    world w;
+    ok_load_params p = url_params();
+    ok_load *l = NULL;
+    ok_manifest m;
+    uint8_t want[32], wrong[32];
+    char good[128];
+    ok_sha256(model_a, len_a, want);
+    memcpy(wrong, want, 32);
+    wrong[0] ^= 0xff;
+
+    /* served and stored under the host's digest of the whole body, also
+     * across a resume (the cut falls mid-chunk) */
+    world_init(&w, model_a, len_a, "\"v1\"", NULL);
+    w.pg.host_hashes = 1;
+    {
+        fx_reply cut = {0};
+        cut.cut_at = (int)(len_a / 2);
+        plan(&w, 0, cut);
+    }
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK(fx_warned(&w.pg, OK_WARN_RESUMING));
+    CHECK(memcmp(w.pg.served_sha, want, 32) == 0);
+    CHECK_EQ_INT(ok_manifest_decode(w.db.index.v[0].bytes, w.db.index.v[0].len, &m), OK_OK);
+    CHECK(memcmp(m.sha256, want, 32) == 0);
+    ok_manifest_free(&m);
+    check_clean(&w, model_a, len_a);
+    /* the hit reads it back with its chunk checks, no body to hash */
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
+    CHECK(memcmp(w.pg.served_sha, want, 32) == 0);
+    world_free(&w);
+
+    /* the core takes the host's digest as it is: it hashed nothing itself */
+    world_init(&w, model_a, len_a, "\"v1\"", NULL);
+    w.pg.host_hashes = 1;
+    w.pg.host_sha_wrong = 1;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK(memcmp(w.pg.served_sha, wrong, 32) == 0);
+    /* ... and integrity is checked against it: a sha256 token of the real
+     * bytes fails on the host's other digest, nothing is kept for it */
+    sri(256, model_a, len_a, good);
+    p.integrity = good;
+    p.raw = p.url = "https://cdn.test/other.onnx";
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.failed);
+    CHECK_EQ_INT(w.pg.fail_code, OK_ERR_INTEGRITY);
+    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 0);
+    world_free(&w);
+
+    /* a host that never hands it: the body does not end, nothing is served */
+    world_init(&w, model_a, len_a, "\"v1\"", NULL);
+    w.pg.host_hashes = 1;
+    w.pg.host_sha_skip = 1;
+    p = url_params();
+    fx_run(&w.pg, &p);
+    CHECK(!w.pg.done);
+    CHECK_EQ_INT(w.pg.sessions, 0);
+    world_free(&w);
+
+    /* only while streaming a body STREAM asked it for */
+    world_init(&w, model_a, len_a, "\"v1\"", NULL);
+    p.flags = OK_LOAD_HOST_HASHES;
+    CHECK_EQ_INT(ok_load_new(w.pg.c, &p, &l), OK_OK);
+    CHECK_EQ_INT(ok_load_body_sha256(l, want), OK_ERR_STATE);
+    ok_load_free(l);
+    world_free(&w);
+
+    /* without the flag, no STREAM asks: the core hashes as before */
+    world_init(&w, model_a, len_a, "\"v1\"", NULL);
+    w.pg.host_sha_wrong = 1; /* would show if it were asked */
+    p = url_params();
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK(memcmp(w.pg.served_sha, want, 32) == 0);
+    world_free(&w);
+}
+
 int main(void) {
     model_a = fx_model(10 * CS + 123, 1, &len_a);
     model_b = fx_model(10 * CS + 123, 2, &len_b); /* same size */
@@ -753,6 +835,7 @@ int main(void) {
     test_modes();
     test_sources();
     test_other_tabs();
+    test_host_hashes();
     free(model_a);
     free(model_b);
     return CHECK_DONE();

@@ -142,7 +142,8 @@ int main(void) {
         p->srv = &srv[u];
         p->piece = 500 + rnd(rnd(4) ? 6000 : 20000);
         p->split = rnd(3) == 0;
-        p->fast_net = rnd(2) == 0; /* served before its store */
+        p->fast_net = rnd(2) == 0;    /* served before its store */
+        p->host_hashes = rnd(2) == 0; /* the body's SHA-256 the host's (WebCrypto) */
         /* the server: this request's behaviour, sometimes a new version */
         memset(srv[u].planned, 0, sizeof srv[u].planned);
         srv[u].n_req = 0;

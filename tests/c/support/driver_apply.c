@@ -51,6 +51,7 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         /* the body is fed by the loop when the queue is empty */
         if (s->active) pg->buf_len = (size_t)value;
         s->streaming = s->active;
+        s->host_sha = (a->flags & OK_STREAM_HOST_SHA256) != 0;
         return 0;
     case OK_ACT_CANCEL_FETCH: s->active = 0; return 0;
     case OK_ACT_WAIT: FX_EV(ok_load_waited, l); return 0;

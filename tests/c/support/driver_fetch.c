@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "driver_internal.h"
+#include "sha256.h"
 
 void buf_ensure(fx_page *pg, size_t n) {
     if (n > pg->buf_cap) {
@@ -106,6 +107,12 @@ void fx_feed(fx_page *pg, ok_load *l, fx_stream *s) {
     }
     if (s->pos >= s->end) {
         s->active = 0;
+        if (s->host_sha && !pg->host_sha_skip) {
+            uint8_t d[32];
+            ok_sha256(pg->buf, pg->buf_len, d);
+            if (pg->host_sha_wrong) d[0] ^= 0xff;
+            if (FX_EV(ok_load_body_sha256, l, d) != OK_OK) return;
+        }
         FX_EV(ok_load_body_end, l);
         return;
     }

@@ -13,6 +13,7 @@ typedef struct {
     size_t pos;        /* next byte */
     int cut_at;        /* absolute body byte count where it breaks, -1 */
     int streaming;     /* STREAM came: JS reads the body only then */
+    int host_sha;      /* STREAM asked for the body's SHA-256 (OK_STREAM_HOST_SHA256) */
 } fx_stream;
 
 void buf_ensure(fx_page *pg, size_t n);

@@ -174,14 +174,17 @@ void fx_run(fx_page *pg, const ok_load_params *p) { fx_run_load(pg, p, NULL); }
 /* fx_run; keep: the finished load is handed back, not freed. */
 void fx_run_load(fx_page *pg, const ok_load_params *p, ok_load **keep) {
     ok_load *l = NULL;
-    ok_status st = ok_load_new(pg->c, p, &l);
+    ok_load_params host = *p;
+    ok_status st;
+    if (pg->host_hashes) host.flags |= OK_LOAD_HOST_HASHES;
+    st = ok_load_new(pg->c, &host, &l);
     if (st != OK_OK) {
         fx_reset_outcome(pg);
         pg->failed = 1;
         pg->fail_code = (uint32_t)st;
         return;
     }
-    fx_drive(pg, l, p, keep);
+    fx_drive(pg, l, &host, keep);
 }
 
 /* Run load l (created from p) to its end; see fx_run. */

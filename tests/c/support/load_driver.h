@@ -45,6 +45,11 @@ typedef struct {
                               JS does with pieces over 1 MiB */
     int fast_net;        /* the network never keeps JS waiting: no
                             ok_load_body_idle (else one after each piece) */
+    int host_hashes;     /* a host with native SHA-256 (OK_LOAD_HOST_HASHES on
+                            its loads): when STREAM asks, it hands the model
+                            buffer's digest before ok_load_body_end */
+    int host_sha_wrong;  /* ... a digest of other bytes (flips its first byte) */
+    int host_sha_skip;   /* ... none at all */
     /* the load's model buffer */
     uint8_t *buf;
     size_t buf_len, buf_cap;
