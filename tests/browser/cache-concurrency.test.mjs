@@ -62,7 +62,21 @@ test('two callers of one URL with their own signals: aborting one rejects only i
 
 test('both callers abort: the download stops, no lock is held, nothing is listed; the next load resumes what was stored and is right', async () => {
   await env.reset();
-  const seen = await slowDet('/m/both.onnx', 2e6);
+  // the body stops at 2.5 MB until both callers have aborted: the driver waits on
+  // the network there, so the complete chunks before it are stored mid-download
+  // (on a body that keeps coming faster than the page takes it, they would wait for its end)
+  let release;
+  const released = new Promise((res) => {
+    release = res;
+  });
+  const s = serving('/m/both.onnx', await modelBytes('ppocr_v4_det'), () => ({
+    etag: '"v1"',
+    bytesPerSec: 2e6,
+    holdAt: 2.5e6,
+    until: released,
+  }));
+  env.handler = s.handler;
+  const seen = s.seen;
   const page = await env.newPage();
   const r = await page.evaluate(async () => {
     const { ortkeep } = window;
@@ -83,6 +97,7 @@ test('both callers abort: the download stops, no lock is held, nothing is listed
     const held = (await navigator.locks.query()).held.map((l) => l.name);
     return { codes, held, list: await ortkeep.cache.list(), dump: await window.raw.dump() };
   });
+  release();
   assert.deepEqual(r.codes, ['ABORTED', 'ABORTED']);
   assert.deepEqual(r.held, []);
   assert.deepEqual(r.list, []);
