@@ -245,22 +245,7 @@ test("a page's first download starts onnxruntime-web beside it (a 65-byte sessio
   env.handler = held.handler;
   const page = await env.newPage();
   await page.evaluate(() => {
-    // every session this onnxruntime-web makes, ortkeep's included, with when it was made
-    const ort = window.ortDirect;
-    const create = ort.InferenceSession.create;
-    window.creates = [];
-    ort.InferenceSession.create = function logged(model, ...rest) {
-      const made = { bytes: model?.byteLength ?? String(model), done: false };
-      window.creates.push(made);
-      const p = create.call(this, model, ...rest);
-      p.then(
-        () => {
-          made.done = true;
-        },
-        () => {},
-      );
-      return p;
-    };
+    window.logSessions();
     window.first = window.ortkeep.load('/m/held.onnx');
   });
   // without the start beside it, onnxruntime-web starts only once the download is whole: never, while it is held
@@ -301,15 +286,13 @@ test("a page's first download starts onnxruntime-web beside it (a 65-byte sessio
   // a later page reads the model from IndexedDB: no start beside that (it would hold the main thread the read needs)
   const warm = await env.newPage();
   const later = await warm.evaluate(async () => {
-    const ort = window.ortDirect;
-    const create = ort.InferenceSession.create;
-    const creates = [];
-    ort.InferenceSession.create = function logged(model, ...rest) {
-      creates.push(model?.byteLength ?? String(model));
-      return create.call(this, model, ...rest);
-    };
+    window.logSessions();
     const s = await window.ortkeep.load('/m/held.onnx');
-    const out = { tier: s.info.cache.tier, creates, startMs: s.info.timings.startMs ?? null };
+    const out = {
+      tier: s.info.cache.tier,
+      creates: window.creates.map((c) => c.bytes),
+      startMs: s.info.timings.startMs ?? null,
+    };
     await s.dispose();
     return out;
   });
@@ -324,4 +307,39 @@ test("a page's first download starts onnxruntime-web beside it (a 65-byte sessio
   // the start was over before the download was whole: nothing left to wait for at the creation
   assert.equal(r.timings.startMs, undefined, JSON.stringify(r.timings));
   assert.equal(r.afterSecond.filter((b) => b === 65).length, 1, `a second load starts nothing: ${r.afterSecond}`);
+});
+
+test("a page's first download that is whole before onnxruntime-web has started: the model's creation waits for the start, timed apart as startMs", async () => {
+  await env.reset();
+  const bytes = await modelBytes('silero_vad_v5');
+  env.handler = serving('/m/quick.onnx', bytes, () => ({ etag: '"v1"' })).handler;
+  const page = await env.newPage();
+  const r = await page.evaluate(async () => {
+    const { ortkeep, ortDirect: ort, feeds } = window;
+    // ortkeep's 65-byte start is held until the download is whole and 300 ms more
+    let whole;
+    const downloaded = new Promise((resolve) => {
+      whole = resolve;
+    });
+    window.logSessions((n) => (n === 65 ? downloaded.then(() => new Promise((res) => setTimeout(res, 300))) : null));
+    const s = await ortkeep.load('/m/quick.onnx', {
+      onProgress: (p) => p.phase === 'download' && p.total && p.loaded === p.total && whole(),
+    });
+    const reference = await ort.InferenceSession.create(await (await fetch('/m/quick.onnx')).arrayBuffer());
+    const diff = feeds.maxAbsDiff(
+      await s.run(feeds.FEEDS.silero_vad_v5(ort, 1)),
+      await reference.run(feeds.FEEDS.silero_vad_v5(ort, 1)),
+    );
+    await reference.release();
+    const out = { diff, timings: s.info.timings, creates: window.creates.map((c) => c.bytes) };
+    await s.dispose();
+    return out;
+  });
+  await page.close();
+  assert.ok(r.diff <= 1e-5, `outputs differ by ${r.diff}`);
+  assert.deepEqual(r.creates.slice(0, 2), [65, bytes.length]);
+  // the wait is its own phase: at least the 300 ms the start was held past the download
+  assert.equal(typeof r.timings.startMs, 'number', JSON.stringify(r.timings));
+  assert.ok(r.timings.startMs >= 250, JSON.stringify(r.timings));
+  assert.equal(typeof r.timings.createMs, 'number');
 });
