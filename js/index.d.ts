@@ -305,6 +305,8 @@ export interface CacheInfo {
     hashMs?: number;
     storeMs?: number;
     validateMs?: number;
+    /** a page's first load with forms: waiting for their capturing loader, installed beside the load, before any session */
+    loaderMs?: number;
     /** a page's first load from the network: waiting for the rest of onnxruntime-web's start-up, begun beside the download */
     startMs?: number;
     createMs?: number;

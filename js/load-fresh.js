@@ -11,7 +11,7 @@ import { getCore } from './core/module.js';
 import { resolveOrt } from './ort-adapter.js';
 import { cacheForLoad } from './cache/page-cache.js';
 import { deviceAvailable } from './devices/detect.js';
-import { formsFor } from './forms/availability.js';
+import { formsFor, installLoader, loaderSettled } from './forms/availability.js';
 import { formHooks } from './forms/driver-hooks.js';
 import { LoadMachine } from './cache/load-machine.js';
 import { runLoad } from './cache/load-driver.js';
@@ -33,7 +33,7 @@ const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.
 
 /** A warm load served by a form that the core wants the original timed beside (ok_load_info.revise). */
 function revisable(r, forms, cache) {
-  return !!(r.info.revise && forms.ctx && cache);
+  return !!(r.info.revise && forms.ctx && !forms.off && cache);
 }
 
 /**
@@ -47,6 +47,8 @@ export async function loadFresh(src, options, signal) {
   const mode = options.cache ?? 'default';
   const [ort, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
   const tReady = now();
+  // forms' capturing loader is installed beside opening the cache (formsFor waits for it)
+  installLoader(ort, options);
   // URLs are cached; bytes known by their content (src.sha256) keep their
   // forms where bytesKeepForms says: else they open no IndexedDB, forms off saying so
   const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && bytesKeepForms(core, options);
@@ -88,6 +90,8 @@ export async function loadFresh(src, options, signal) {
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && keyed), signal);
   const hooks = forms.ctx ? formHooks(forms, emit, core) : null;
+  // forms' capturing loader, if still being installed: onnxruntime-web picks its loader at its first session
+  const installing = forms.installing ?? null;
   const machine = new LoadMachine(core.m, index, {
     source: src.kind,
     raw: src.raw,
@@ -132,7 +136,12 @@ export async function loadFresh(src, options, signal) {
     url: src.url ?? null,
     dataFiles,
     // forms' loader is in place: onnxruntime-web may start beside a download
-    startRuntime: () => startRuntime(ort, baseOptions.executionProviders),
+    startRuntime: () =>
+      installing
+        ? installing.then(() => startRuntime(ort, baseOptions.executionProviders))
+        : startRuntime(ort, baseOptions.executionProviders),
+    // and no session of this load before it (nor the start above)
+    loaderSettled: () => loaderSettled(ort, forms, options.onWarning),
     sessionOptionsFor: (report, externalData) =>
       poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions),
     onProgress: options.onProgress,
@@ -151,7 +160,7 @@ export async function loadFresh(src, options, signal) {
   // Off the caller's critical path: once the original is stored, store (and verify) what was captured.
   const captured = hooks?.state.captured;
   // (bytes are never stored: their forms are keyed by their content)
-  const capturing = !!captured && (r.stored || src.kind === 'bytes');
+  const capturing = !!captured && !forms.off && (r.stored || src.kind === 'bytes');
   const formsReady = r.storedLater.then((stored) =>
     captured && (stored || src.kind === 'bytes')
       ? storeForms({

@@ -10,6 +10,8 @@ import { formContext } from './policy.js';
 
 /** Per realm: the capturing loader installed, or why forms are off. */
 let realm = null;
+/** ... and its outcome, once it has one. */
+let outcome = null;
 /** Forms turned off in this page: said once, through onWarning and the console. */
 let warned = false;
 
@@ -35,34 +37,25 @@ function warnFormsOff(e, onWarning) {
  * cache to keep them and the capturing loader installed before onnxruntime-web
  * creates its first session in this realm; anything else turns them off with
  * one warning per page (everything else works as before).
- * @returns {Promise<{ctx: string, version: string, level: string, eps: string[], bundle: string} | {off: string}>}
+ * @returns {Promise<{ctx: string, version: string, level: string, eps: string[], bundle: string, loader: object|null, installing?: Promise<object>} | {off: string, installing?: Promise<object>}>}
+ *   installing: the capturing loader still being installed (loaderSettled waits for it)
  */
 export async function formsFor(ort, options, sessionOptions, storable) {
-  // On by default; forms: false opts out. The bundle the page runs cannot be
-  // seen from onnxruntime-web's exports: the default one's loader unless
-  // forms.bundle names another.
-  if (options.forms === false) return { off: 'turned off (forms: false)' };
-  const opt = options.forms && typeof options.forms === 'object' ? options.forms : {};
-  // Node has no IndexedDB to keep forms in (prepare writes them ahead of time)
-  if (isNode && !opt.bundle) return { off: 'no IndexedDB' };
-  const bundle = opt.bundle ?? (isNode ? 'wasm' : 'jsep');
-  // installed at the page's first load, whatever it loads: onnxruntime-web
-  // picks its loader once, at its first session
-  realm ??= captureLoader(ort, {
-    bundle,
-    captureBase: opt.captureBase,
-    wasmUrl: opt.wasmUrl,
-    loaderUrl: opt.loaderUrl,
-  }).then(
-    (loader) => ({ ok: true, loader }),
-    (e) => ({ ok: false, why: e?.details?.reason ?? 'capture unavailable', error: e }),
-  );
-  const r = await realm;
-  if (r.error) warnFormsOff(r.error, options.onWarning);
-  if (!r.ok) return { off: r.why };
-  // from here on ortkeep may work in the background: the caller's own
-  // sessions of this onnxruntime-web take turns with it
-  guardOrt(ort);
+  const off = formsOffFor(options);
+  if (off) return off;
+  const bundle = options.forms?.bundle ?? (isNode ? 'wasm' : 'jsep');
+  const install = installLoader(ort, options);
+  // Known already (a later load in the page): as it came out. Else the load
+  // goes on beside the installation, which every onnxruntime-web session of
+  // the load waits for (loaderSettled): it took 30-100 ms of a page's first
+  // load here, now beside the lock, the lookup and the read or download.
+  if (outcome && !outcome.ok) {
+    if (outcome.error) warnFormsOff(outcome.error, options.onWarning);
+    return { off: outcome.why };
+  }
+  if (outcome) guardOrt(ort);
+  // forms off for this load's own reasons still wait for it: the page's other loads may have them
+  const pending = outcome ? {} : { installing: install };
   const eps = (sessionOptions.executionProviders ?? ['wasm']).map((ep) => (typeof ep === 'string' ? ep : ep.name));
   const version = ort.env.versions.web;
   const c = formContext(await getCore(), {
@@ -72,19 +65,80 @@ export async function formsFor(ort, options, sessionOptions, storable) {
     storable,
     ownWriter: !!sessionOptions.optimizedModelFilePath,
   });
-  if (c.off) return { off: c.off };
+  if (c.off) return { off: c.off, ...pending };
   // the options that change what the optimizer writes are part of the form's identity
   let opts;
   try {
     opts = await formOptionsSuffix(sessionOptions);
   } catch (e) {
-    return { off: `these session options cannot key a form (${e?.message ?? e})` };
+    return { off: `these session options cannot key a form (${e?.message ?? e})`, ...pending };
   }
-  return { ctx: `${c.ctx}${opts}`, version, level: c.level, eps, bundle, loader: r.loader };
+  return { ctx: `${c.ctx}${opts}`, version, level: c.level, eps, bundle, loader: outcome?.loader ?? null, ...pending };
+}
+
+/**
+ * Waits for the capturing loader a load went on beside (formsFor), before
+ * the load's first onnxruntime-web session: installed, `forms.loader` is it;
+ * refused, `forms.off` says why (one FORMS_OFF for the page), and the load
+ * captures nothing (a verified form it found still serves).
+ * @returns {Promise<boolean>} whether it had to wait
+ */
+export async function loaderSettled(ort, forms, onWarning) {
+  if (!forms?.installing) return false;
+  const r = await forms.installing;
+  delete forms.installing;
+  if (r.ok) {
+    forms.loader = r.loader;
+    guardOrt(ort);
+  } else {
+    if (r.error) warnFormsOff(r.error, onWarning);
+    forms.off = r.why;
+  }
+  return true;
+}
+
+/** Forms this load cannot have whatever the page: forms: false, or Node without a named bundle. */
+function formsOffFor(options) {
+  // On by default; forms: false opts out.
+  if (options.forms === false) return { off: 'turned off (forms: false)' };
+  // Node has no IndexedDB to keep forms in (prepare writes them ahead of time)
+  if (isNode && !options.forms?.bundle) return { off: 'no IndexedDB' };
+  return null;
+}
+
+/**
+ * The capturing loader, installed at the page's first load with forms,
+ * whatever it loads: onnxruntime-web picks its loader once, at its first
+ * session. Begun as early as the load can (load-fresh.js: beside opening
+ * the cache: reading its manifest and importing it took 30-100 ms of a
+ * page's first load here); never rejects.
+ * @returns {Promise<{ok: true, loader: object} | {ok: false, why: string, error: unknown}> | null}
+ */
+export function installLoader(ort, options) {
+  if (formsOffFor(options)) return null;
+  const opt = options.forms && typeof options.forms === 'object' ? options.forms : {};
+  // The bundle the page runs cannot be seen from onnxruntime-web's exports:
+  // the default one's loader unless forms.bundle names another.
+  realm ??= captureLoader(ort, {
+    bundle: opt.bundle ?? (isNode ? 'wasm' : 'jsep'),
+    captureBase: opt.captureBase,
+    wasmUrl: opt.wasmUrl,
+    loaderUrl: opt.loaderUrl,
+  })
+    .then(
+      (loader) => ({ ok: true, loader }),
+      (e) => ({ ok: false, why: e?.details?.reason ?? 'capture unavailable', error: e }),
+    )
+    .then((r) => {
+      outcome = r;
+      return r;
+    });
+  return realm;
 }
 
 /** A capture found forms off in this page (FORMS_OFF): later loads get them off, said once. */
 export function formsWentOff(e, onWarning) {
-  realm = Promise.resolve({ ok: false, why: e.details?.reason, error: e });
+  outcome = { ok: false, why: e.details?.reason, error: e };
+  realm = Promise.resolve(outcome);
   warnFormsOff(e, onWarning);
 }

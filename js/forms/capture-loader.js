@@ -117,6 +117,10 @@ async function install(ort, options) {
     }
     return { ...loader, derived: 'build' };
   }
+  // where onnxruntime-web's .wasm is, looked for beside reading the manifest and
+  // importing the loader (its failure is reported after theirs)
+  const wasmHref = ort.env.wasm.wasmBinary ? Promise.resolve(null) : wasmUrlFor(ort, file, options.wasmUrl);
+  wasmHref.catch(() => {});
   const built = await buildCopy(options, file);
   const use =
     built.url && built.version === version
@@ -136,8 +140,8 @@ async function install(ort, options) {
       e,
     );
   }
-  const wasmHref = ort.env.wasm.wasmBinary ? null : await wasmUrlFor(ort, file, options.wasmUrl);
-  ort.env.wasm.wasmPaths = wasmHref ? { mjs: use.url, wasm: wasmHref } : { mjs: use.url };
+  const wasmUrl = await wasmHref;
+  ort.env.wasm.wasmPaths = wasmUrl ? { mjs: use.url, wasm: wasmUrl } : { mjs: use.url };
   return { ...loader, derived: use.derived };
 }
 

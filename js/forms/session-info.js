@@ -3,8 +3,9 @@ import { formName } from '../cache/messages.js';
 
 /** session.info.form for a finished load. */
 export function formInfo(forms, served, createMs, capturing, stamped) {
-  if (forms.off) return { form: 'original', level: null, createMs, chosen: 'off', why: forms.off };
+  // (a verified form found while the capturing loader turned out refused still served)
   if (served) return { form: formName(served), level: 'disabled', createMs, chosen: 'verified' };
+  if (forms.off) return { form: 'original', level: null, createMs, chosen: 'off', why: forms.off };
   if (stamped) return { form: 'original', level: 'disabled', createMs, chosen: 'stamped' };
   return {
     form: 'original',

@@ -59,6 +59,7 @@ function loadAndCompare(page, name, extra = {}) {
       const background = await s.formsReady;
       const out = {
         form: s.info.form,
+        timings: s.info.timings,
         tier: s.info.cache.tier,
         source: s.info.source,
         diffs,
@@ -335,6 +336,39 @@ for (const [what, base] of [
     await page.close();
   });
 }
+
+test("a page's first load goes on beside the capturing loader's installation (its manifest held 1.5 s): the lookup and download run meanwhile, the load's sessions wait for it (loaderMs), and the form is captured through it and verified", async () => {
+  const manifest = await readFile(path.join(REPO_ROOT, 'dist/ort-capture/manifest.json'));
+  await env.reset();
+  let asked = 0;
+  env.handler = (req, res, { pathname }) => {
+    if (pathname !== '/dist/ort-capture/manifest.json') return false;
+    asked++;
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(manifest);
+    }, 1500);
+    return true;
+  };
+  const page = await env.newPage();
+  const r = await loadAndCompare(page, 'ppocr_v2_cls');
+  await page.close();
+  env.handler = null;
+  assert.equal(asked, 1);
+  // the download and the C reader's check ran before the loader was in: only the session waited
+  assert.equal(typeof r.timings.loaderMs, 'number', JSON.stringify(r.timings));
+  assert.ok(r.timings.loaderMs > 500, JSON.stringify(r.timings));
+  assert.equal(typeof r.timings.downloadMs, 'number');
+  for (const d of r.diffs) assert.equal(d, 0);
+  // onnxruntime-web started with the capturing loader (a session made before it would not have,
+  // and the capture would turn forms off): the form is captured and verified, or judged slower
+  assert.equal(r.form.chosen, 'capturing', JSON.stringify(r.form));
+  assert.deepEqual(r.warnings, []);
+  assert.ok(
+    r.background.stored || r.background.failed.every((f) => f.reason === 'form-slower'),
+    JSON.stringify(r.background),
+  );
+});
 
 test("a model that arrives stamped for this runtime, EPs and level loads at 'disabled' with no capture; a foreign or stale stamp is ignored and reported", async () => {
   // stamped copies of ppocr_v2_cls written here (the stamp is the C core's encoder)
