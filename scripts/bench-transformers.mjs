@@ -54,7 +54,12 @@ async function visit(context, origin, mode, settle) {
   }
 }
 
-export async function run({ log = console.log, repeats = REPEATS } = {}) {
+/**
+ * The models (tests/fixtures/make_hf_models.py, with bench-bert) and
+ * ortkeep/transformers as an app's bundler emits it, in build/: what a
+ * transformers.html?ortkeep=bundle page imports.
+ */
+export async function buildApp() {
   execFileSync('/usr/bin/python3', [
     path.join(REPO_ROOT, 'tests/fixtures/make_hf_models.py'),
     path.join(REPO_ROOT, 'build/hf-models'),
@@ -72,6 +77,10 @@ export async function run({ log = console.log, repeats = REPEATS } = {}) {
     outfile: path.join(REPO_ROOT, 'build/ortkeep-transformers.bench.mjs'),
     logLevel: 'warning',
   });
+}
+
+export async function run({ log = console.log, repeats = REPEATS } = {}) {
+  await buildApp();
   const server = await startServer();
   const t = { first: { alone: [], ortkeep: [] }, second: { alone: [], ortkeep: [] } };
   const served = [];

@@ -17,6 +17,7 @@ const AREAS = [
   { name: 'transformers.js: page start to first result, alone and with ortkeep', module: './bench-transformers.mjs' },
   { name: 'peak memory of a load (renderer RSS)', module: './bench-memory.mjs' },
   { name: 'tensor pool on WebGPU', module: './bench-pool.mjs' },
+  { name: 'tensor pool under transformers.js text generation (per token)', module: './bench-generation.mjs' },
   { name: 'run() overhead on the wasm EP', module: './bench-run-overhead.mjs' },
   { name: 'streaming ONNX reader (wasm)', module: './bench-reader.mjs' },
   { name: 'artifact forms: session create (Node)', module: './bench-forms.mjs' },
