@@ -25,7 +25,10 @@
     X(FIRST_CHUNK_STORE_MS, 200)      /* a chunk store's cost before one is measured   \
                                          (ok_store_chunk_mid_download) */   \
     X(GROWTH_WARN_PERCENT, 150)       /* memory growth past this share of the        \
-                                   initializer bytes is warned about */
+                                   initializer bytes is warned about */     \
+    X(HASH_IN_PAGE_BYTES, 64u << 20)  /* a downloaded body the host hashes on the    \
+                                         page's thread in one call (WebCrypto: 70-80 ms \
+                                         for 44 MB); past it, in a worker */
 
 enum {
 #define OK_HOST_POLICY_ENUM_(name, value) OK_HOST_##name = value,

@@ -131,11 +131,15 @@ ok_status ok_ld_begin_entry(ok_load *l) {
     return OK_OK;
 }
 
+int ok_ld_host_hashes(const ok_load *l) {
+    return l->source == OK_SOURCE_URL && (l->flags & OK_LOAD_HOST_HASHES) && !l->sha_given;
+}
+
 ok_status ok_ld_stream(ok_load *l) {
     l->state = OK_LOAD_STATE_STREAMING;
-    /* A URL's body is hashed by the host when it can (natively, beside the
-     * main thread): the SHA-256 is only needed once the body is whole. */
-    l->sha_host = l->source == OK_SOURCE_URL && (l->flags & OK_LOAD_HOST_HASHES) && !l->sha_given;
+    /* A URL's body is hashed by the host when it can (natively, in one
+     * call once the body is whole): the SHA-256 is only needed then. */
+    l->sha_host = ok_ld_host_hashes(l);
     l->host_sha_set = 0;
     return ok_ld_push_simple(l, OK_ACT_STREAM, l->received, l->total, l->sha_host ? OK_STREAM_HOST_SHA256 : 0,
                              NULL);

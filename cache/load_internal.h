@@ -190,6 +190,10 @@ void ok_ld_reset_stream(ok_load *l);
 ok_status ok_ld_refetch_plain(ok_load *l);
 ok_status ok_ld_begin_entry(ok_load *l);
 ok_status ok_ld_stream(ok_load *l);
+/* Whether this load's body SHA-256 is the host's (a URL, a host that says
+ * it hashes natively): the core then hashes none of it, the stored prefix
+ * a resume re-reads included. */
+int ok_ld_host_hashes(const ok_load *l);
 ok_status ok_ld_accept_fresh(ok_load *l);
 
 /* load_commit.c: session and commit */

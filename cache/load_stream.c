@@ -73,8 +73,8 @@ static ok_status cut_chunk(ok_load *l) {
     }
     ok_xxh3_reset(&l->sum, 0);
     l->cut++;
-    l->sha_mark = l->sha;
-    l->sha5_mark = l->sha5;
+    if (!l->sha_given && !l->sha_host) l->sha_mark = l->sha; /* else never hashed here */
+    if (l->integ.alg >= OK_HASH_SHA384) l->sha5_mark = l->sha5;
     return OK_OK;
 }
 

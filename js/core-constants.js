@@ -313,6 +313,7 @@ export const HOST_POLICY = Object.freeze({
   DELETE_REOPENS: 1,
   FIRST_CHUNK_STORE_MS: 200,
   GROWTH_WARN_PERCENT: 150,
+  HASH_IN_PAGE_BYTES: 67108864,
 });
 
 /** tensor pool backends (wasm/tensor_pool.h) */

@@ -8,7 +8,7 @@
 // chunks and its commit) before it lets go of the lock. The body is read
 // ahead at the network's pace; the time the network keeps the driver
 // waiting is what lets the core store a chunk during the download.
-import { ACTION_FLAG, CACHE_ACTION as ACT, CACHE_LIMIT, STATUS } from '../core-constants.js';
+import { ACTION_FLAG, CACHE_ACTION as ACT, CACHE_LIMIT, HOST_POLICY, STATUS } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
 import { failError, warning } from './messages.js';
 import { ModelBuffer } from './model-buffer.js';
@@ -18,12 +18,9 @@ import { chunkStore } from './chunk-store-cost.js';
 import { SESSION_ACTIONS } from './session-actions.js';
 import { STORE_ACTIONS } from './store-actions.js';
 import { sha256Beside } from '../util/sha256-beside.js';
-import { sha256Hex } from '../util/sha256.js';
+import { bytesOfHex, sha256Bytes } from '../util/sha256.js';
 
 const now = () => (globalThis.performance ?? Date).now();
-/** A downloaded body up to this size is hashed on the page's thread (WebCrypto: ~110 ms here). */
-const HASH_IN_PAGE_BYTES = 64 << 20;
-const hexBytes = (hex) => Uint8Array.from(hex.match(/../g), (h) => Number.parseInt(h, 16));
 
 class NoMemory extends Error {}
 
@@ -228,12 +225,15 @@ class LoadRun {
     if (this.hostSha) {
       // The core asked for the body's SHA-256: its own, in wasm as the body
       // came, took ~300 ms of a 44 MB load here, WebCrypto's at the end 70-80 ms
-      // (in a worker 120-140 ms: the copies to it); past HASH_IN_PAGE_BYTES in
-      // the worker, so the page is never held for long
+      // (in a worker 120-140 ms: the copies to it); past HOST_POLICY.HASH_IN_PAGE_BYTES
+      // in the worker, so the page is never held for long
       const view = this.buf.view(this.offset);
-      const hex = await (view.byteLength <= HASH_IN_PAGE_BYTES ? sha256Hex(view) : sha256Beside(view).done);
+      const digest =
+        view.byteLength <= HOST_POLICY.HASH_IN_PAGE_BYTES
+          ? await sha256Bytes(view)
+          : bytesOfHex(await sha256Beside(view).done);
       this.phase('hashMs');
-      if (this.ev(this.m.bodySha256(hexBytes(hex))) !== STATUS.OK) return;
+      if (this.ev(this.m.bodySha256(digest)) !== STATUS.OK) return;
     }
     this.ev(this.m.bodyEnd());
   }

@@ -7,7 +7,7 @@
 // memory it has touched before, the worker pays for its own, and hashes
 // while onnxruntime creates the session. Where no worker can start (no
 // Worker; a CSP without blob: workers) the main thread hashes.
-import { sha256Hex } from './sha256.js';
+import { hexOf, sha256Hex } from './sha256.js';
 import { isNode } from '../platform/node.js';
 
 const PIECE = 1 << 20;
@@ -43,7 +43,6 @@ const free = []; // buffers the worker handed back
 const waiting = []; // feeds waiting for one
 
 const now = () => performance.now();
-const hex = (digest) => Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** A buffer to copy a piece into: a returned one, a new one while fewer than BUFFERS exist, else the next returned. */
 let made = 0;
@@ -147,7 +146,7 @@ function hashWorker() {
     const p = pending.get(data.id);
     if (!p) return;
     pending.delete(data.id);
-    p.resolve(data.error ? sha256Hex(p.bytes) : hex(data.digest));
+    p.resolve(data.error ? sha256Hex(p.bytes) : hexOf(new Uint8Array(data.digest)));
     if (!pending.size) idle = setTimeout(stop, IDLE_MS);
   };
   // refused late (a CSP says so with an error event) or crashed
