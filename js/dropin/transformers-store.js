@@ -13,6 +13,9 @@ const MAGIC = '\0ortkeep-model-file:';
 const MODEL_FILE = /\.onnx(_data(_\d+)?)?$|\.onnx\.data$/;
 const FILES_CACHE = 'ortkeep-transformers-files';
 
+/** Answers to HEAD that say nothing of the file: its server refuses the method (or its signature covers GET only). */
+const HEAD_REFUSED = new Set([400, 401, 403, 405, 501]);
+
 const isModelFile = (url) => MODEL_FILE.test(new URL(url, globalThis.location?.href).pathname);
 const absolute = (url) => new URL(String(url), globalThis.location?.href).href;
 
@@ -61,10 +64,21 @@ export function transformersStore(deps) {
     await deps.ready;
     return standIn(url);
   };
-  /** A model file that exists (a HEAD request says so) is answered with its stand-in; else the HEAD's own answer. */
+  /**
+   * A model file that exists is answered with its stand-in; else the server's own answer. A HEAD
+   * request says so, or where HEAD is refused rather than answered (405, 501, or a 403 from a URL
+   * signed for GET only, as object stores sign them), a GET of its first byte.
+   */
   const probe = async (url, headers) => {
     const head = await baseFetch(url, { method: 'HEAD', headers });
-    return head.ok ? answer(url) : head;
+    if (head.ok) return answer(url);
+    if (!HEAD_REFUSED.has(head.status)) return head;
+    const ranged = new Headers(headers);
+    ranged.set('Range', 'bytes=0-0'); // CORS-safelisted: no preflight
+    const get = await baseFetch(url, { headers: ranged });
+    if (!get.ok) return get;
+    await get.body?.cancel().catch(() => {}); // a server that ignores Range sends it all: only its start is read
+    return answer(url);
   };
   return {
     /** transformers.js asks with the local path first, then the hub URL with its revision. */

@@ -261,4 +261,47 @@ describe('transformers.js with ortkeep/transformers', () => {
       await next.close();
       assert.equal(good.ok, true, `${good.code}: ${good.message}`);
     });
+
+  for (const [major, status] of [
+    [4, 403],
+    [3, 405],
+  ])
+    test(`transformers.js ${major}: a host that refuses HEAD (${status}, as a URL signed for GET does): the model file is found by a one-byte GET, loaded and stored by ortkeep; the second visit requests no model file`, async () => {
+      await env.reset();
+      const heads = [];
+      const firstBytes = []; // GETs of a model file's first byte (the static server answers them)
+      env.handler = (req, res) => {
+        if (!req.url.startsWith('/build/hf-models/tiny-bert/')) return false;
+        if (req.method === 'GET' && req.headers.range === 'bytes=0-0') firstBytes.push(req.url);
+        if (req.method !== 'HEAD') return false;
+        heads.push(req.url);
+        res.writeHead(status, { allow: 'GET' });
+        res.end();
+        return true;
+      };
+      const alone = await appPage(false, major);
+      const theirs = await embed(alone, 'tiny-bert', 'wasm');
+      await alone.close();
+      assert.equal(theirs.ok, true, theirs.message);
+      const first = await appPage(true, major);
+      const ours = await embed(first, 'tiny-bert', 'wasm');
+      await first.evaluate(async () => (await import('/js/index.js')).cache.settled());
+      await first.close();
+      assert.equal(ours.ok, true, `${ours.code}: ${ours.message}`);
+      assert.ok(heads.length > 0, 'the model file was probed with HEAD');
+      assert.ok(
+        firstBytes.some((u) => u.endsWith('/onnx/model.onnx')),
+        `then with a one-byte GET: ${JSON.stringify(firstBytes)}`,
+      );
+      assert.equal(ours.tier, 'network');
+      assert.deepEqual(ours.data, theirs.data);
+      env.server.resetCounts();
+      const second = await appPage(true, major);
+      const again = await embed(second, 'tiny-bert', 'wasm');
+      await second.close();
+      assert.equal(again.ok, true, `${again.code}: ${again.message}`);
+      assert.equal(again.tier, 'indexeddb');
+      assert.deepEqual(again.data, theirs.data);
+      assert.equal(modelRequests('tiny-bert'), 0);
+    });
 });
