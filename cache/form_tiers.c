@@ -46,8 +46,16 @@ static const ok_entry *next_part(const ok_cache *c, const char *orig_key, const 
     return best;
 }
 
+static const char SOURCE_TAG[] = "ortkeep form source v1";
+
+/* One data file into a source id: its location and a NUL (no two lists
+ * collide), then its content hash. */
+static void source_add(struct ok_sha256 *h, const char *loc, const uint8_t *sha) {
+    ok_sha256_update(h, (const uint8_t *)loc, strlen(loc) + 1);
+    ok_sha256_update(h, sha, 32);
+}
+
 void ok_form_source_id(const ok_cache *c, const char *orig_key, const uint8_t *sha, uint8_t out[32]) {
-    static const char tag[] = "ortkeep form source v1";
     size_t owner = strlen(orig_key);
     const ok_entry *p = next_part(c, orig_key, sha, NULL);
     struct ok_sha256 h;
@@ -56,15 +64,41 @@ void ok_form_source_id(const ok_cache *c, const char *orig_key, const uint8_t *s
         return;
     }
     ok_sha256_init(&h);
-    ok_sha256_update(&h, (const uint8_t *)tag, sizeof tag); /* with its NUL */
+    ok_sha256_update(&h, (const uint8_t *)SOURCE_TAG, sizeof SOURCE_TAG); /* with its NUL */
     ok_sha256_update(&h, sha, 32);
-    for (; p; p = next_part(c, orig_key, sha, p->key)) {
-        /* the location (after "|data:") and a NUL: no two lists collide */
-        const char *loc = p->key + owner + sizeof OK_PART_SEP - 1;
-        ok_sha256_update(&h, (const uint8_t *)loc, strlen(loc) + 1);
-        ok_sha256_update(&h, p->sha256, 32);
+    /* the location: the key after "|data:" */
+    for (; p; p = next_part(c, orig_key, sha, p->key))
+        source_add(&h, p->key + owner + sizeof OK_PART_SEP - 1, p->sha256);
+    ok_sha256_final(&h, out);
+}
+
+ok_status ok_form_given_source_id(const uint8_t *sha, uint32_t n, const char *const *locs,
+                                  const uint8_t *const *shas, uint8_t out[32]) {
+    struct ok_sha256 h;
+    const char *last = NULL;
+    uint32_t i, k;
+    for (i = 0; i < n; i++)
+        if (!locs[i] || !shas[i]) return OK_ERR_INVALID_ARG;
+    if (!n) {
+        memmove(out, sha, 32);
+        return OK_OK;
+    }
+    ok_sha256_init(&h);
+    ok_sha256_update(&h, (const uint8_t *)SOURCE_TAG, sizeof SOURCE_TAG);
+    ok_sha256_update(&h, sha, 32);
+    /* in location order, as stored parts sort (n is a model's few files) */
+    for (k = 0; k < n; k++) {
+        uint32_t best = n;
+        for (i = 0; i < n; i++) {
+            int after = !last || strcmp(locs[i], last) > 0;
+            if (after && (best == n || strcmp(locs[i], locs[best]) < 0)) best = i;
+        }
+        if (best == n) return OK_ERR_INVALID_ARG; /* a location given twice */
+        source_add(&h, locs[best], shas[best]);
+        last = locs[best];
     }
     ok_sha256_final(&h, out);
+    return OK_OK;
 }
 
 /* The committed entry of form `form` made from these bytes (the model's

@@ -21,6 +21,14 @@ char *ok_form_key(const char *orig_key, uint32_t form, const char *ctx);
  * forms stale. */
 void ok_form_source_id(const ok_cache *c, const char *orig_key, const uint8_t *sha, uint8_t out[32]);
 
+/* The same digest for bytes handed to load() with their `n` data files
+ * handed as bytes too: `sha` the model's hash, locs[i] (onnxruntime-web's
+ * `path`) and shas[i] each file's. The host hashes them; order does not
+ * count. OK_ERR_INVALID_ARG: a location given twice or missing. Equal to
+ * ok_form_source_id of the same files stored beside the model. */
+ok_status ok_form_given_source_id(const uint8_t *sha, uint32_t n, const char *const *locs,
+                                  const uint8_t *const *shas, uint8_t out[32]);
+
 /* The first tier VERIFIED for the original `orig_key` with content hash
  * `sha` and the data files stored beside it (ok_form_source_id; a FAILED
  * tier is passed over), or NULL: the original serves. */

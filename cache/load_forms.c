@@ -174,8 +174,10 @@ uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts, uint64_t externa
     if (!l || !l->form_ctx || !l->storable || (l->source != OK_SOURCE_URL && !l->content) ||
         l->form != OK_FORM_ORIGINAL || !l->has_sha || !l->n_keys || l->state != OK_LOAD_STATE_CREATING)
         return OK_FORM_ORIGINAL;
-    /* bytes' data files are not stored, so no form could be bound to them */
-    if (l->content && (facts & OK_FACT_EXTERNAL_DATA)) return OK_FORM_ORIGINAL;
+    /* bytes' data files are not stored: a form is bound to them only
+     * where the source hash the host gave names them too */
+    if (l->content && (facts & OK_FACT_EXTERNAL_DATA) && !(l->flags & OK_LOAD_GIVEN_DATA))
+        return OK_FORM_ORIGINAL;
     e = ok_idx_find_id(l->c, l->hit_id);
     /* out of memory: no capture this time */
     if (ok_form_next_capture(l->c, e ? e->key : l->keys[l->key_index], l->form_ctx, l->sha256, facts,

@@ -197,7 +197,11 @@ enum {
                             the form (ok_load_captured) */    \
     X(HOST_HASHES, 32)   /* the host hashes a whole body with native SHA-256  \
                             (WebCrypto): a URL load's STREAM may ask it to    \
-                            (OK_STREAM_HOST_SHA256) */
+                            (OK_STREAM_HOST_SHA256) */      \
+    X(GIVEN_DATA, 64)    /* BYTES: source_sha256 names the model and the data \
+                            files handed as bytes beside it                   \
+                            (ok_form_given_source_id): a form of a model with \
+                            external data is bound to all it was made from */
 enum {
 #define OK_LOAD_FLAG_ENUM_(name, value) OK_LOAD_##name = value,
     OK_LOAD_FLAG_LIST(OK_LOAD_FLAG_ENUM_)

@@ -287,6 +287,7 @@ export const LOAD_FLAG = Object.freeze({
   IDB_FAILED: 8,
   CAPTURE_LATER: 16,
   HOST_HASHES: 32,
+  GIVEN_DATA: 64,
 });
 
 /** ok_load_session_timed's facts about a creation */

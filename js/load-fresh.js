@@ -27,6 +27,7 @@ import { formInfo } from './forms/session-info.js';
 import { memoryReport } from './memory-report.js';
 import { isNode } from './platform/node.js';
 import { startRuntime } from './runtime-start.js';
+import { sha256Hex } from './util/sha256.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
@@ -57,7 +58,8 @@ export async function loadFresh(src, options, signal) {
     cacheFlags |
     (isNode ? LOAD_FLAG.NODE : 0) |
     (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0) |
-    (globalThis.crypto?.subtle ? LOAD_FLAG.HOST_HASHES : 0); // a download's SHA-256 natively (load-driver.js)
+    (globalThis.crypto?.subtle ? LOAD_FLAG.HOST_HASHES : 0) | // a download's SHA-256 natively (load-driver.js)
+    (src.dataInSource ? LOAD_FLAG.GIVEN_DATA : 0); // bytes: their sha256 names the data given as bytes too
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
   const wanted = poolDeviceName(options.pool, baseOptions.executionProviders);
   // A fallback list without the device: onnxruntime will run on wasm; so does the pool (C's verdict).
@@ -182,6 +184,8 @@ export async function loadFresh(src, options, signal) {
             key: r.info.key,
             url: src.url ?? `bytes sha256:${r.info.sha256}`,
             inMemory: src.kind === 'bytes',
+            // the caller's bytes (and data given as bytes) hashed again: unchanged since load()?
+            recheck: src.identity?.recheck ?? (() => sha256Hex(src.bytes)),
           },
         }).then((out) => ({ ...out, events }))
       : revisable(r, forms, cache)
@@ -216,7 +220,8 @@ export async function loadFresh(src, options, signal) {
       source: {
         url: src.url ?? null,
         bytes: r.info.sourceTotal || r.info.total,
-        sha256: r.info.sha256 ?? r.report.sha256,
+        // the model's own, also where the forms' key names its data given as bytes
+        sha256: (src.dataInSource ? await src.identity.model() : r.info.sha256) ?? r.report.sha256,
       },
       cache: cacheInfo,
       warnings: r.warnings,

@@ -15,6 +15,7 @@ import { resolveOrt } from './ort-adapter.js';
 import { pickPrepared } from './forms/prepared.js';
 import { normalizeOptions } from './options.js';
 import { IdentityMismatch, identifyBytes } from './util/bytes-identity.js';
+import { givenDataBytes, identifyWithData } from './util/content-identity.js';
 
 /**
  * Loads an ONNX model and creates an onnxruntime-web session for it.
@@ -50,9 +51,18 @@ export async function load(source, options = {}) {
   if (src.kind === 'bytes') {
     // a glance first only where a form may serve (else no read to hash beside)
     const core = await raceAbort(getCore(), options.signal);
-    const id = await raceAbort(identifyBytes(src.bytes, bytesKeepForms(core, options)), options.signal);
+    const keep = bytesKeepForms(core, options);
+    // data files handed as bytes are named with the model: a form may hold their weights
+    const data = keep ? givenDataBytes(options.sessionOptions) : [];
+    const id = await raceAbort(
+      data?.length
+        ? identifyWithData(src.bytes, data, keep, (sha, files) => core.givenSourceId(sha, files))
+        : identifyBytes(src.bytes, keep),
+      options.signal,
+    );
     src.sha256 = id.sha256;
     src.identity = id;
+    src.dataInSource = !!data?.length;
   }
   try {
     return await loadShared(src, options, shareable);

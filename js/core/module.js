@@ -7,6 +7,7 @@ import { coreError, OrtkeepError } from '../errors.js';
 import { isNode, readFileUrl } from '../platform/node.js';
 import { coreWasmUrl, installedUrl, isWasm } from '../package-files.js';
 import { sharedScratch } from './scratch.js';
+import { bytesOfHex, hexOf } from '../util/sha256.js';
 
 /** Largest piece copied into wasm memory per call (cache/host_policy.h). */
 export const INSPECT_PIECE = HOST_POLICY.PIECE_BYTES;
@@ -165,6 +166,33 @@ export class Core {
       return this.m._ok_store_is_cache_key(p) === 1;
     } finally {
       this.free(p);
+    }
+  }
+
+  /**
+   * The id a form of bytes is keyed by when their data files are handed as
+   * bytes too (ok_form_given_source_id): the model's SHA-256 and each file's
+   * location and SHA-256, in one SHA-256 (hex). No files: the model's own.
+   * @param {string} modelSha256 hex @param {{path: string, sha256: string}[]} files
+   */
+  givenSourceId(modelSha256, files) {
+    const m = this.m;
+    const enc = new TextEncoder();
+    const names = files.map((f) => enc.encode(`${f.path}\0`));
+    const locs = new Uint8Array(names.reduce((n, b) => n + b.byteLength, 0));
+    let at = 0;
+    for (const b of names) {
+      locs.set(b, at);
+      at += b.byteLength;
+    }
+    const shas = new Uint8Array(32 * files.length);
+    files.forEach((f, i) => shas.set(bytesOfHex(f.sha256), 32 * i));
+    const ptrs = [bytesOfHex(modelSha256), locs, shas, new Uint8Array(32)].map((b) => this.copyIn(b));
+    try {
+      if (m._ok_abi_given_source_id(ptrs[0], files.length, ptrs[1], ptrs[2], ptrs[3]) !== 1) throw this.lastError();
+      return hexOf(m.HEAPU8.subarray(ptrs[3], ptrs[3] + 32));
+    } finally {
+      ptrs.forEach((p) => this.free(p));
     }
   }
 

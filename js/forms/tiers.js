@@ -16,7 +16,6 @@ import { factsOf, noteEvent } from './driver-hooks.js';
 import { captureTier } from './capture-tier.js';
 import { stamped } from './stamp.js';
 import { verify } from './verify.js';
-import { sha256Hex } from '../util/sha256.js';
 
 /**
  * Stores what the load captured, and every tier after it that the core asks
@@ -82,7 +81,7 @@ export async function storeForms({
               throw new Error('forms went off in this page');
             }
             // the caller's bytes are theirs: a form is keyed by what they held at load()
-            if (original.inMemory && (await sha256Hex(original.bytes)) !== original.sha256)
+            if (original.inMemory && (await original.recheck()) !== original.sha256)
               throw new Error('the bytes given to load() changed since');
             bytes = captured && named === FORM.onnx ? await stamped(core, captured, forms, original.sha256) : captured;
             return bytes;

@@ -7,6 +7,9 @@
 //     byte-identical: the old form (the weight folded inline) is never
 //     served again, the outputs follow the new data; and cache: 'no-cache'
 //     revalidates that data file too, not only the model file;
+//   - bytes with their data file handed as bytes (transformers.js): the
+//     form is keyed by both, so other data under the same model bytes gets
+//     its own form, never the old one;
 //   - a form captured with freeDimensionOverrides {batch: 1} is never served
 //     to loads with other overrides (or none): batch 3 runs;
 //   - two pages loading one model at once: one verifies its form, the other
@@ -136,6 +139,75 @@ test('a data file changes under a byte-identical model: the form made from the o
   assert.ok(after.diff < 1e-4, `the new form differs from plain by ${after.diff}`);
   const forms = (await page.evaluate(() => window.ortkeep.cache.list())).filter((e) => e.form === 'onnx');
   assert.equal(forms.length, 1, 'the stale form was replaced, not kept beside');
+  await page.close();
+});
+
+test('bytes with their data file handed as bytes (as transformers.js hands them): a form bound to both serves the second load; other data under byte-identical model bytes never gets it', async () => {
+  await env.reset();
+  serve('foldw.onnx');
+  serve('foldw.onnx_data');
+  serve('foldw_v2.onnx_data');
+  const page = await env.newPage();
+  const r = await page.evaluate(async (base) => {
+    const { ortkeep, ortDirect: ort } = window;
+    const bytes = async (u) => new Uint8Array(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
+    const x = new ort.Tensor(
+      'float32',
+      Float32Array.from({ length: 64 }, (_, i) => 0.5 + i / 64),
+      [1, 64],
+    );
+    // each load gets fresh copies, as a library reading them again would
+    const visit = async (dataFile) => {
+      const model = await bytes(`${base}/foldw.onnx`);
+      const externalData = [{ path: 'foldw.onnx_data', data: await bytes(`${base}/${dataFile}`) }];
+      const s = await ortkeep.load(model, { ort, memory: false, forms: true, externalData });
+      const ours = (await s.run({ x })).y.data;
+      const plain = await ort.InferenceSession.create(await bytes(`${base}/foldw.onnx`), {
+        externalData: [{ path: 'foldw.onnx_data', data: await bytes(`${base}/${dataFile}`) }],
+      });
+      const theirs = (await plain.run({ x })).y.data;
+      await plain.release();
+      const diff = theirs.reduce((d, v, i) => Math.max(d, Math.abs(v - ours[i])), 0);
+      const out = { diff, form: s.info.form, source: s.info.source, background: await s.formsReady };
+      await s.dispose();
+      const modelSha = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', model)), (b) =>
+        b.toString(16).padStart(2, '0'),
+      ).join('');
+      return { ...out, modelSha };
+    };
+    const visits = [];
+    for (const f of [
+      'foldw.onnx_data',
+      'foldw.onnx_data',
+      'foldw_v2.onnx_data',
+      'foldw_v2.onnx_data',
+      'foldw.onnx_data',
+    ])
+      visits.push(await visit(f));
+    return { visits, keys: (await ortkeep.cache.list()).map((e) => ({ key: e.key, form: e.form })) };
+  }, BASE);
+  const [cold, warm, other, otherWarm, back] = r.visits;
+  for (const [i, v] of r.visits.entries()) assert.ok(v.diff < 1e-4, `visit ${i} differs from plain by ${v.diff}`);
+  assert.equal(cold.form.chosen, 'capturing', JSON.stringify(cold.form));
+  assert.equal(cold.background.stored, 'onnx', JSON.stringify(cold.background));
+  assert.equal(warm.form.chosen, 'verified', JSON.stringify(warm.form));
+  assert.equal(warm.form.level, 'disabled');
+  assert.equal(warm.source.sha256, warm.modelSha, "the source's SHA-256 is the model's own");
+  // the model bytes are the same; the data is not: the first form (its weight folded inline) is not theirs
+  assert.notEqual(other.form.chosen, 'verified', 'the form of the other data file was served');
+  assert.equal(other.background.stored, 'onnx', JSON.stringify(other.background));
+  assert.equal(otherWarm.form.chosen, 'verified');
+  assert.equal(back.form.chosen, 'verified', 'each data file keeps its own form');
+  const forms = r.keys.filter((e) => e.form === 'onnx');
+  assert.equal(forms.length, 2, JSON.stringify(r.keys));
+  assert.ok(
+    forms.every((e) => e.key.startsWith('sha256:') && !e.key.startsWith(`sha256:${cold.modelSha}|`)),
+    `keyed by the model and its data together, not the model alone: ${JSON.stringify(r.keys)}`,
+  );
+  assert.ok(
+    r.keys.every((e) => e.form !== 'original'),
+    'the bytes themselves are never stored',
+  );
   await page.close();
 });
 

@@ -235,6 +235,40 @@ static void test_data_file_change_makes_form_stale(void) {
     world_free(&w);
 }
 
+/* Bytes handed to load() with their data files handed as bytes: the host
+ * hashes each file and the core names them all in one id, whatever order
+ * they come in, equal to the id of the same files stored beside a URL's
+ * model; no data files: the model's own hash; a location twice: refused. */
+static void test_given_source_id(void) {
+    world w;
+    ok_load_params p = url_params();
+    uint8_t stored[32], given[32], again[32], s1[32], s2[32];
+    const char *locs[] = {"weights/b.bin", "m.onnx_data"}, *twice[] = {"m.onnx_data", "m.onnx_data"};
+    const uint8_t *shas[] = {s2, s1};
+    world_init(&w, 2);
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done && w.pg.parts_intact);
+    ok_form_source_id(w.pg.c, KEY, sha_a, stored);
+    sha(data_1, len_1, s1);
+    sha(data_2, len_2, s2);
+    CHECK_EQ_INT(ok_form_given_source_id(sha_a, 2, locs, shas, given), OK_OK);
+    CHECK(memcmp(given, stored, 32) == 0);
+    locs[0] = "m.onnx_data";
+    locs[1] = "weights/b.bin";
+    shas[0] = s1;
+    shas[1] = s2;
+    CHECK_EQ_INT(ok_form_given_source_id(sha_a, 2, locs, shas, again), OK_OK);
+    CHECK(memcmp(again, given, 32) == 0);
+    /* one file's bytes other: another id */
+    shas[0] = s2;
+    CHECK_EQ_INT(ok_form_given_source_id(sha_a, 2, locs, shas, again), OK_OK);
+    CHECK(memcmp(again, given, 32) != 0);
+    CHECK_EQ_INT(ok_form_given_source_id(sha_a, 0, NULL, NULL, again), OK_OK);
+    CHECK(memcmp(again, sha_a, 32) == 0);
+    CHECK_EQ_INT(ok_form_given_source_id(sha_a, 2, twice, shas, again), OK_ERR_INVALID_ARG);
+    world_free(&w);
+}
+
 /* Room for the original but not for it and its form: the form is skipped
  * with one QUOTA warning; the original stays and serves with no request. */
 static void test_form_never_evicts_its_original(void) {
@@ -446,6 +480,7 @@ int main(void) {
     sha(model_a, len_a, sha_a);
     test_source_without_data_files();
     test_data_file_change_makes_form_stale();
+    test_given_source_id();
     test_form_never_evicts_its_original();
     test_refused_form_write_keeps_the_original();
     test_form_evicts_other_models();

@@ -902,12 +902,17 @@ static void test_content_keyed_bytes(void) {
     fx_run(&w.pg, &p);
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
     /* a model with external data: its data files are not stored beside
-     * bytes, so no form could be bound to them */
+     * bytes, so no form could be bound to them, unless the hash given
+     * names them too (the host handed them as bytes and hashed them) */
     p = bytes_params(sha_c, len_c);
     w.pg.facts = OK_FACT_EXTERNAL_DATA;
     fx_run(&w.pg, &p);
     CHECK(served(&w.pg, model_c, len_c));
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    p.flags = OK_LOAD_GIVEN_DATA;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_c, len_c));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
     w.pg.facts = 0;
     CHECK(forms_whole(&w.db));
     world_free(&w);

@@ -154,3 +154,98 @@ test('data past what one session holds is LIMIT before anything is read (the cor
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('data handed as bytes is named with its model for forms: every file bytes, each path once; one id whatever the order', async () => {
+  const { givenDataBytes, identifyWithData } = await import('../../js/util/content-identity.js');
+  const a = new Uint8Array([1, 2, 3]);
+  const b = new Uint8Array(new ArrayBuffer(8), 2, 4).fill(7);
+  assert.deepEqual(givenDataBytes(undefined), []);
+  assert.deepEqual(givenDataBytes({ externalData: [] }), []);
+  assert.deepEqual(
+    givenDataBytes({
+      externalData: [
+        { path: 'w.bin', data: a.buffer },
+        { path: 'x.bin', data: b },
+      ],
+    }).map((d) => [d.path, Array.from(d.bytes)]),
+    [
+      ['w.bin', [1, 2, 3]],
+      ['x.bin', [7, 7, 7, 7]],
+    ],
+  );
+  // a URL or a Blob cannot be named before it is read; a path twice is ambiguous
+  assert.equal(
+    givenDataBytes({
+      externalData: [
+        { path: 'w.bin', data: a },
+        { path: 'x.bin', data: 'x.bin' },
+      ],
+    }),
+    null,
+  );
+  assert.equal(givenDataBytes({ externalData: [{ path: 'w.bin', data: new Blob([a]) }] }), null);
+  assert.equal(
+    givenDataBytes({
+      externalData: [
+        { path: 'w.bin', data: a },
+        { path: 'w.bin', data: b },
+      ],
+    }),
+    null,
+  );
+
+  const model = new Uint8Array([9, 9, 9]);
+  const combine = (sha, files) => core.givenSourceId(sha, files);
+  const ab = await identifyWithData(
+    model,
+    givenDataBytes({
+      externalData: [
+        { path: 'w.bin', data: a },
+        { path: 'x.bin', data: b },
+      ],
+    }),
+    true,
+    combine,
+  );
+  const ba = await identifyWithData(
+    model,
+    givenDataBytes({
+      externalData: [
+        { path: 'x.bin', data: b },
+        { path: 'w.bin', data: a },
+      ],
+    }),
+    true,
+    combine,
+  );
+  const other = await identifyWithData(
+    model,
+    givenDataBytes({
+      externalData: [
+        { path: 'w.bin', data: b },
+        { path: 'x.bin', data: a },
+      ],
+    }),
+    true,
+    combine,
+  );
+  assert.match(ab.sha256, /^[0-9a-f]{64}$/);
+  assert.equal(ba.sha256, ab.sha256);
+  assert.notEqual(other.sha256, ab.sha256, 'the bytes go with their path');
+  const modelSha = Buffer.from(await crypto.subtle.digest('SHA-256', model)).toString('hex');
+  assert.equal(await ab.model(), modelSha);
+  assert.notEqual(ab.sha256, modelSha);
+  assert.equal(await ab.confirm(), ab.sha256);
+  assert.equal(await ab.recheck(), ab.sha256);
+  a[0] = 0; // the caller's bytes changed after load(): the recheck names other bytes
+  assert.notEqual(await ab.recheck(), ab.sha256);
+  assert.equal(core.givenSourceId(modelSha, []), modelSha);
+  assert.throws(
+    () =>
+      core.givenSourceId(modelSha, [
+        { path: 'w.bin', sha256: modelSha },
+        { path: 'w.bin', sha256: modelSha },
+      ]),
+    (e) => e.code === 'INVALID_ARG',
+  );
+});

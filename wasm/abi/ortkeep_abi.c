@@ -141,6 +141,7 @@ OK_EXPORT uint32_t ok_abi_stamp_encode(const char *producer, const char *ort, co
 #include "json_buf.h"
 #include "ok_cache.h"
 #include "ok_load.h"
+#include "form_tiers.h"
 
 static void jkey(ok_jbuf *b, const char *k) { ok_jbuf_puts(b, k); }
 
@@ -344,6 +345,43 @@ OK_EXPORT char *ok_abi_load_info_json(const ok_load *l) {
     }
     ok_jbuf_puts(&b, "}");
     return jfinish(&b, "load info did not fit");
+}
+
+/* ok_form_given_source_id with the locations NUL-separated in one string
+ * and the n hashes back to back (32 bytes each); 1 with out written, or 0
+ * with last_error set. */
+OK_EXPORT int ok_abi_given_source_id(const uint8_t *sha, uint32_t n, const char *locs, const uint8_t *shas,
+                                     uint8_t *out) {
+    const char **lv;
+    const uint8_t **sv;
+    uint32_t i;
+    ok_status st;
+    clear_error();
+    if (n > 1024) {
+        set_error(OK_ERR_LIMIT, "too many data files");
+        return 0;
+    }
+    lv = malloc((n ? n : 1) * sizeof *lv);
+    sv = malloc((n ? n : 1) * sizeof *sv);
+    if (!lv || !sv) {
+        free(lv);
+        free(sv);
+        set_error(OK_ERR_NOMEM, "out of memory for data file names");
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        lv[i] = locs;
+        sv[i] = shas + (size_t)i * 32;
+        locs += strlen(locs) + 1;
+    }
+    st = ok_form_given_source_id(sha, n, lv, sv, out);
+    free(lv);
+    free(sv);
+    if (st != OK_OK) {
+        set_error(st, "a data file's location is given twice");
+        return 0;
+    }
+    return 1;
 }
 
 /* ---- the host's small decisions (cache/host_policy.h) ----
