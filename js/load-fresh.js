@@ -153,9 +153,10 @@ export async function loadFresh(src, options, signal) {
     forms: hooks,
     // bytes keyed by their fingerprint's hint: confirmed before the caller gets a session or anything is captured
     confirmSource: src.identity?.hinted
-      ? async (atOnce) =>
-          (await raceAbort(atOnce ? src.identity.confirmNow() : src.identity.confirm(), signal)) === src.sha256
+      ? async () => (await raceAbort(src.identity.confirm(), signal)) === src.sha256
       : null,
+    // and the hash beside fed before onnxruntime's creation holds the main thread
+    sourceFed: src.identity?.hinted ? () => raceAbort(src.identity.fed(), signal) : null,
   });
   // A download is served before its store; the store ends behind the caller.
   trackStore(r.storedLater);

@@ -49,13 +49,13 @@ function validate(run, a) {
  * the true key. The hash runs beside the load: waited for as late as it
  * can be (createSessionAction says when).
  */
-async function sourceConfirmed(run, atOnce = false) {
+async function sourceConfirmed(run) {
   const confirm = run.ctx.confirmSource;
   if (!confirm) return true;
   run.ctx.confirmSource = null;
   const t0 = now();
-  const ok = await confirm(atOnce);
-  run.timings.confirmMs = now() - t0;
+  const ok = await confirm();
+  run.timings.confirmMs = (run.timings.confirmMs ?? 0) + now() - t0;
   run.mark = now();
   if (ok) return true;
   run.partError = new IdentityMismatch();
@@ -67,10 +67,16 @@ async function createSessionAction(run, a) {
   run.phase(run.hit ? 'readMs' : 'storeMs');
   const { ctx } = run;
   const form = a.value2; // an optimized form: onnxruntime optimized it already
-  // the caller's own bytes: onnxruntime would hold the main thread the hash
-  // beside needs to be fed, so it is had first, at once; a form's creation
-  // runs beside the hash and is waited for after
-  if (!form && !(await sourceConfirmed(run, true))) return;
+  // the creation runs beside the hash and is waited for after; fed first:
+  // onnxruntime holds the main thread the worker's pieces are copied on, so
+  // unfed (a small form read at once, the caller's own bytes) the worker
+  // waited, then hashed after the creation
+  if (ctx.sourceFed) {
+    const t0 = now();
+    await ctx.sourceFed();
+    run.timings.confirmMs = (run.timings.confirmMs ?? 0) + now() - t0;
+    run.mark = now();
+  }
   let externalData = null;
   if (ctx.dataFiles) {
     // the model's data files (an optimized .onnx form reads the original's)

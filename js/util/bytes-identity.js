@@ -35,12 +35,12 @@ export class IdentityMismatch extends Error {
  * How load() knows bytes: `sha256` to key the load now; `confirm()` settles
  * with the true SHA-256 (null without WebCrypto); `hinted` when `sha256`
  * came from a fingerprint and is only a candidate until `confirm()` agrees
- * (`confirmNow()`: the same, for a caller with nothing else to do);
  * `glanceMs` the time to here, `besideMs()` the main thread's time since on
- * the hash beside the load.
+ * the hash beside the load; `fed()` settles once that hash needs the main
+ * thread no more (sha256Beside).
  * @param {Uint8Array} bytes
  * @param {boolean} [glance] false: hash in full first (no form can serve this load)
- * @returns {Promise<{sha256: string|null, confirm: () => Promise<string|null>, confirmNow: () => Promise<string|null>, hinted: boolean, glanceMs: number, besideMs: () => number}>}
+ * @returns {Promise<{sha256: string|null, confirm: () => Promise<string|null>, hinted: boolean, glanceMs: number, besideMs: () => number, fed: () => Promise<void>}>}
  */
 export async function identifyBytes(bytes, glance = true) {
   const t0 = performance.now();
@@ -48,10 +48,10 @@ export async function identifyBytes(bytes, glance = true) {
     return {
       sha256: null,
       confirm: async () => null,
-      confirmNow: async () => null,
       hinted: false,
       glanceMs: 0,
       besideMs: () => 0,
+      fed: () => Promise.resolve(),
     };
   const print = glance && bytes.byteLength > GLANCE_FROM ? await fingerprint(bytes) : null;
   const hint = print ? recall(print) : null;
@@ -61,21 +61,15 @@ export async function identifyBytes(bytes, glance = true) {
   if (print) full.then((sha) => remember(print, sha)).catch(() => {});
   const confirm = () => full;
   const besideMs = () => beside?.spentMs() ?? 0;
-  if (hint) {
-    // waited for with nothing else to do (no form serves): see sha256Beside's hurry()
-    const confirmNow = () => {
-      beside.hurry();
-      return full;
-    };
-    return { sha256: hint, confirm, confirmNow, hinted: true, glanceMs: performance.now() - t0, besideMs };
-  }
+  const fed = () => beside?.fed() ?? Promise.resolve();
+  if (hint) return { sha256: hint, confirm, hinted: true, glanceMs: performance.now() - t0, besideMs, fed };
   return {
     sha256: await confirm(),
     confirm,
-    confirmNow: confirm,
     hinted: false,
     glanceMs: performance.now() - t0,
     besideMs,
+    fed,
   };
 }
 

@@ -57,10 +57,10 @@ export async function identifyWithData(bytes, data, glance, combine) {
   return {
     sha256: named(parts.map((p) => p.sha256)),
     confirm: () => all('confirm'),
-    confirmNow: () => all('confirmNow'),
     hinted: parts.some((p) => p.hinted),
     glanceMs: parts.reduce((n, p) => n + p.glanceMs, 0),
     besideMs: () => parts.reduce((n, p) => n + p.besideMs(), 0),
+    fed: () => Promise.all(parts.map((p) => p.fed())).then(() => {}),
     model: () => parts[0].confirm(),
     recheck: async () => named(await Promise.all([bytes, ...data.map((d) => d.bytes)].map(sha256Hex))),
   };

@@ -14,9 +14,8 @@ const PIECE = 1 << 20;
 /** Buffers in flight between the page and the worker. */
 const BUFFERS = 4;
 const WORKER_SOURCE = `const jobs = new Map();
-onmessage = async ({ data: { id, length, at, size, piece, cancel } }) => {
+onmessage = async ({ data: { id, length, at, size, piece } }) => {
   if (length !== undefined) return void jobs.set(id, new Uint8Array(length));
-  if (cancel) return void jobs.delete(id);
   const whole = jobs.get(id);
   if (piece) {
     whole.set(new Uint8Array(piece, 0, size), at);
@@ -59,51 +58,48 @@ function buffer() {
  * SHA-256 of bytes, lowercase hex: in a worker, fed a piece at a time; else
  * on the main thread. `spentMs()`: the main thread's time on it so far (the
  * worker's start, the copies), what the load pays for it wherever it lands.
- * `hurry()`: the caller waits for it now, with nothing else to do: unless the
- * worker has every piece, the main thread hashes (WebCrypto: ~80 ms for 44 MB,
- * less than feeding and hashing the rest in the worker).
- * @returns {{done: Promise<string>, spentMs: () => number, hurry: () => void}}
+ * `fed()`: settles once the worker has every piece (or the main thread took
+ * the hash over): a caller about to hold the main thread (onnxruntime's
+ * session creation) waits for it, so the worker hashes beside that, not after.
+ * @returns {{done: Promise<string>, spentMs: () => number, fed: () => Promise<void>}}
  */
 export function sha256Beside(bytes) {
   if (broken) return mainThread(bytes);
   clearTimeout(idle);
   const id = ++nextId;
-  const job = { spent: 0, fed: false, dropped: false };
+  const job = { spent: 0 };
+  const fed = new Promise((resolve) => {
+    job.onFed = resolve;
+  });
   const done = new Promise((resolve) => pending.set(id, { resolve, bytes }));
   // in a later task: a page's first worker costs 3-7 ms of the main thread,
   // better spent while the load waits on its lock and IndexedDB
   setTimeout(() => {
-    if (job.dropped) return;
     const t0 = now();
     const w = hashWorker();
     job.spent += now() - t0;
     if (w) feed(w, id, bytes, job).catch(() => giveUp());
     else giveUp();
   }, 0);
-  const hurry = () => {
-    const p = pending.get(id);
-    if (job.fed || !p) return;
-    job.dropped = true;
-    pending.delete(id);
-    worker?.postMessage({ id, cancel: true });
-    p.resolve(sha256Hex(bytes)); // its time is the caller's wait, counted there
-  };
-  return { done, spentMs: () => job.spent, hurry };
+  // given up or answered another way: nothing more to feed
+  done.then(job.onFed);
+  return { done, spentMs: () => job.spent, fed: () => fed };
 }
 
 function mainThread(bytes) {
   const t0 = now();
   const done = sha256Hex(bytes);
   const spent = now() - t0; // WebCrypto hashes before it returns
-  return { done, spentMs: () => spent, hurry: () => {} };
+  return { done, spentMs: () => spent, fed: () => Promise.resolve() };
 }
 
 async function feed(w, id, bytes, job) {
   w.postMessage({ id, length: bytes.byteLength });
   for (let at = 0; at < bytes.byteLength; at += PIECE) {
     const piece = await buffer();
-    if (job.dropped || w !== worker) {
-      free.push(piece); // hurried, or given up: the main thread answers
+    if (w !== worker) {
+      free.push(piece); // given up: the main thread answers
+      job.onFed();
       return;
     }
     const t0 = now();
@@ -112,7 +108,7 @@ async function feed(w, id, bytes, job) {
     w.postMessage({ id, at, size, piece }, [piece]);
     job.spent += now() - t0;
   }
-  job.fed = true;
+  job.onFed();
   w.postMessage({ id });
 }
 
