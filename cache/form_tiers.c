@@ -101,6 +101,8 @@ ok_status ok_form_given_source_id(const uint8_t *sha, uint32_t n, const char *co
     return OK_OK;
 }
 
+int ok_form_names_given_data(uint64_t data_bytes) { return data_bytes <= OK_FORM_MAX_DATA_BYTES; }
+
 /* The committed entry of form `form` made from these bytes (the model's
  * and its data files'), if any. */
 static ok_status form_entry(const ok_cache *c, const char *orig_key, uint32_t form, const char *ctx,

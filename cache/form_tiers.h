@@ -29,6 +29,11 @@ void ok_form_source_id(const ok_cache *c, const char *orig_key, const uint8_t *s
 ok_status ok_form_given_source_id(const uint8_t *sha, uint32_t n, const char *const *locs,
                                   const uint8_t *const *shas, uint8_t out[32]);
 
+/* Whether data files handed as bytes, `data_bytes` in all, are worth
+ * naming with their model (ok_form_given_source_id: the host hashes every
+ * byte on each load): only where a form could be made of them. */
+int ok_form_names_given_data(uint64_t data_bytes);
+
 /* The first tier VERIFIED for the original `orig_key` with content hash
  * `sha` and the data files stored beside it (ok_form_source_id; a FAILED
  * tier is passed over), or NULL: the original serves. */

@@ -52,8 +52,10 @@ export async function load(source, options = {}) {
     // a glance first only where a form may serve (else no read to hash beside)
     const core = await raceAbort(getCore(), options.signal);
     const keep = bytesKeepForms(core, options);
-    // data files handed as bytes are named with the model: a form may hold their weights
-    const data = keep ? givenDataBytes(options.sessionOptions) : [];
+    // data files handed as bytes are named with the model (a form may hold
+    // their weights) where a form could be made of them: each is hashed every load
+    let data = keep ? givenDataBytes(options.sessionOptions) : [];
+    if (data?.length && !core.namesGivenData(data.reduce((n, d) => n + d.bytes.byteLength, 0))) data = null;
     const id = await raceAbort(
       data?.length
         ? identifyWithData(src.bytes, data, keep, (sha, files) => core.givenSourceId(sha, files))

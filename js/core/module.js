@@ -169,6 +169,11 @@ export class Core {
     }
   }
 
+  /** Whether data files handed as bytes, `bytes` in all, are named with their model (ok_form_names_given_data). */
+  namesGivenData(bytes) {
+    return this.m._ok_form_names_given_data(u64(bytes)) === 1;
+  }
+
   /**
    * The id a form of bytes is keyed by when their data files are handed as
    * bytes too (ok_form_given_source_id): the model's SHA-256 and each file's

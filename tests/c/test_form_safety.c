@@ -266,6 +266,10 @@ static void test_given_source_id(void) {
     CHECK_EQ_INT(ok_form_given_source_id(sha_a, 0, NULL, NULL, again), OK_OK);
     CHECK(memcmp(again, sha_a, 32) == 0);
     CHECK_EQ_INT(ok_form_given_source_id(sha_a, 2, twice, shas, again), OK_ERR_INVALID_ARG);
+    /* past what a form can be made of, data is not worth hashing each load */
+    CHECK(ok_form_names_given_data(0));
+    CHECK(ok_form_names_given_data(OK_FORM_MAX_DATA_BYTES));
+    CHECK(!ok_form_names_given_data(OK_FORM_MAX_DATA_BYTES + 1));
     world_free(&w);
 }
 

@@ -240,6 +240,9 @@ test('data handed as bytes is named with its model for forms: every file bytes, 
   a[0] = 0; // the caller's bytes changed after load(): the recheck names other bytes
   assert.notEqual(await ab.recheck(), ab.sha256);
   assert.equal(core.givenSourceId(modelSha, []), modelSha);
+  // past what a form can be made of (1 GiB of data), nothing is hashed for it
+  assert.equal(core.namesGivenData(2 ** 30), true);
+  assert.equal(core.namesGivenData(2 ** 30 + 1), false);
   assert.throws(
     () =>
       core.givenSourceId(modelSha, [
