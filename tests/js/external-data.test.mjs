@@ -196,39 +196,17 @@ test('data handed as bytes is named with its model for forms: every file bytes, 
 
   const model = new Uint8Array([9, 9, 9]);
   const combine = (sha, files) => core.givenSourceId(sha, files);
-  const ab = await identifyWithData(
-    model,
-    givenDataBytes({
-      externalData: [
-        { path: 'w.bin', data: a },
-        { path: 'x.bin', data: b },
-      ],
-    }),
-    true,
-    combine,
-  );
-  const ba = await identifyWithData(
-    model,
-    givenDataBytes({
-      externalData: [
-        { path: 'x.bin', data: b },
-        { path: 'w.bin', data: a },
-      ],
-    }),
-    true,
-    combine,
-  );
-  const other = await identifyWithData(
-    model,
-    givenDataBytes({
-      externalData: [
-        { path: 'w.bin', data: b },
-        { path: 'x.bin', data: a },
-      ],
-    }),
-    true,
-    combine,
-  );
+  /** The id of the model with data [path, bytes]... handed as bytes, in that order. */
+  const idOf = (...files) =>
+    identifyWithData(
+      model,
+      givenDataBytes({ externalData: files.map(([path, data]) => ({ path, data })) }),
+      true,
+      combine,
+    );
+  const ab = await idOf(['w.bin', a], ['x.bin', b]);
+  const ba = await idOf(['x.bin', b], ['w.bin', a]);
+  const other = await idOf(['w.bin', b], ['x.bin', a]);
   assert.match(ab.sha256, /^[0-9a-f]{64}$/);
   assert.equal(ba.sha256, ab.sha256);
   assert.notEqual(other.sha256, ab.sha256, 'the bytes go with their path');
