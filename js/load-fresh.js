@@ -52,7 +52,8 @@ export async function loadFresh(src, options, signal) {
   installLoader(ort, options);
   // URLs are cached; bytes known by their content (src.sha256) keep their
   // forms where bytesKeepForms says: else they open no IndexedDB, forms off saying so
-  const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && bytesKeepForms(core, options);
+  const keyed =
+    src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && !src.unnamedData && bytesKeepForms(core, options);
   const { cache, index, flags: cacheFlags } = await cacheForLoad(core, keyed, signal);
   const flags =
     cacheFlags |

@@ -51,11 +51,15 @@ export async function load(source, options = {}) {
   if (src.kind === 'bytes') {
     // a glance first only where a form may serve (else no read to hash beside)
     const core = await raceAbort(getCore(), options.signal);
-    const keep = bytesKeepForms(core, options);
+    let keep = bytesKeepForms(core, options);
     // data files handed as bytes are named with the model (a form may hold
     // their weights) where a form could be made of them: each is hashed every load
     let data = keep ? givenDataBytes(options.sessionOptions) : [];
     if (data?.length && !core.namesGivenData(data.reduce((n, d) => n + d.bytes.byteLength, 0))) data = null;
+    // data that cannot be named (a URL, a Blob, past that size): no form of
+    // the model bytes alone (one made beside other data) may serve this load
+    src.unnamedData = data === null;
+    if (src.unnamedData) keep = false;
     const id = await raceAbort(
       data?.length
         ? identifyWithData(src.bytes, data, keep, (sha, files) => core.givenSourceId(sha, files))

@@ -47,7 +47,7 @@ class NoMemory extends Error {}
  *   and captureLater at an original's CREATE_SESSION, onNote(action); for a FORM load (js/forms/tiers.js)
  *   capture(form) at CAPTURE_FORM, verify(session) at VERIFY_FORM, format and formReport (the original's
  *   reader report, committed with the form)
- * @param {(atOnce: boolean) => Promise<boolean>} [ctx.confirmSource] bytes keyed by a fingerprint's hint: whether
+ * @param {() => Promise<boolean>} [ctx.confirmSource] bytes keyed by a fingerprint's hint: whether
  *   their full SHA-256 agrees (js/cache/session-actions.js waits for it before the session reaches anyone)
  * @param {() => Promise<void>} [ctx.sourceFed] the same bytes: settles once that hash needs the main thread no more
  * @returns {Promise<{ortSession: object, report: object, info: object, timings: object, warnings: string[]}>}

@@ -168,7 +168,13 @@ test('bytes with their data file handed as bytes (as transformers.js hands them)
       const theirs = (await plain.run({ x })).y.data;
       await plain.release();
       const diff = theirs.reduce((d, v, i) => Math.max(d, Math.abs(v - ours[i])), 0);
-      const out = { diff, form: s.info.form, source: s.info.source, background: await s.formsReady };
+      const out = {
+        diff,
+        ours: Array.from(ours),
+        form: s.info.form,
+        source: s.info.source,
+        background: await s.formsReady,
+      };
       await s.dispose();
       const modelSha = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', model)), (b) =>
         b.toString(16).padStart(2, '0'),
@@ -184,7 +190,19 @@ test('bytes with their data file handed as bytes (as transformers.js hands them)
       'foldw.onnx_data',
     ])
       visits.push(await visit(f));
-    return { visits, keys: (await ortkeep.cache.list()).map((e) => ({ key: e.key, form: e.form })) };
+    // the same model bytes with the v2 data as a Blob (not named): no form of them serves, none is made
+    const model = await bytes(`${base}/foldw.onnx`);
+    const blob = new Blob([await bytes(`${base}/foldw_v2.onnx_data`)]);
+    const s = await ortkeep.load(model, {
+      ort,
+      memory: false,
+      forms: true,
+      externalData: [{ path: 'foldw.onnx_data', data: blob }],
+    });
+    const ours = (await s.run({ x })).y.data;
+    const asBlob = { form: s.info.form, same: ours.every((v, k) => Math.abs(v - visits[3].ours[k]) < 1e-4) };
+    await s.dispose();
+    return { visits, asBlob, keys: (await ortkeep.cache.list()).map((e) => ({ key: e.key, form: e.form })) };
   }, BASE);
   const [cold, warm, other, otherWarm, back] = r.visits;
   for (const [i, v] of r.visits.entries()) assert.ok(v.diff < 1e-4, `visit ${i} differs from plain by ${v.diff}`);
@@ -198,6 +216,8 @@ test('bytes with their data file handed as bytes (as transformers.js hands them)
   assert.equal(other.background.stored, 'onnx', JSON.stringify(other.background));
   assert.equal(otherWarm.form.chosen, 'verified');
   assert.equal(back.form.chosen, 'verified', 'each data file keeps its own form');
+  assert.equal(r.asBlob.form.chosen, 'off', JSON.stringify(r.asBlob.form));
+  assert.equal(r.asBlob.same, true, 'data as a Blob: the outputs of that data');
   const forms = r.keys.filter((e) => e.form === 'onnx');
   assert.equal(forms.length, 2, JSON.stringify(r.keys));
   assert.ok(
