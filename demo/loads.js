@@ -58,7 +58,7 @@ export async function ortkeepLoad(ort, url, label, onProgress, options = {}) {
 }
 
 /** The same model as plain onnxruntime-web loads it: fetch, then create. */
-export async function plainLoad(ort, url, executionProviders) {
+export async function plainLoad(ort, url, executionProviders, label = 'plain onnxruntime-web') {
   const before = modelRequests();
   const t0 = performance.now();
   const bytes = new Uint8Array(await (await fetch(url, { cache: 'no-store' })).arrayBuffer());
@@ -68,7 +68,7 @@ export async function plainLoad(ort, url, executionProviders) {
   return {
     session,
     row: {
-      label: 'plain onnxruntime-web',
+      label,
       tier: 'network',
       form: 'original @ all',
       ms: t2 - t0,
