@@ -5,8 +5,8 @@
 // knows bytes (a glance and the hash beside the load, or the hash first), and
 // the core names them together (ok_form_given_source_id). Data given by URL
 // or as a Blob, or past what a form can be made of (ok_form_names_given_data),
-// is not named: those loads keep no form of a model with external data (the
-// core's rule), as before.
+// is not named, and js/load.js keeps no forms for such a load: a form of the
+// model bytes alone may have been made beside other data files.
 import { identifyBytes } from './bytes-identity.js';
 import { sha256Hex } from './sha256.js';
 
