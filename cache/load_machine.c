@@ -140,7 +140,7 @@ void ok_load_actions_clear(ok_load *l) {
 
 int ok_load_bytes_content_keyed(int has_integrity, int forms_on, uint32_t mode, uint32_t flags) {
     return !has_integrity && forms_on && mode == OK_MODE_DEFAULT &&
-           !(flags & (OK_LOAD_NO_IDB | OK_LOAD_IDB_FAILED));
+           !(flags & (OK_LOAD_NO_IDB | OK_LOAD_IDB_FAILED | OK_LOAD_DATA_UNNAMED));
 }
 
 ok_status ok_load_abort(ok_load *l) {

@@ -201,7 +201,12 @@ enum {
     X(GIVEN_DATA, 64)    /* BYTES: source_sha256 names the model and the data \
                             files handed as bytes beside it                   \
                             (ok_form_given_source_id): a form of a model with \
-                            external data is bound to all it was made from */
+                            external data is bound to all it was made from */      \
+    X(DATA_UNNAMED, 128) /* BYTES: data files handed beside them that the host \
+                            cannot name (a URL, a Blob, past                  \
+                            ok_form_names_given_data): not content-keyed, so  \
+                            no form of the model alone (made beside other     \
+                            data) serves them */
 enum {
 #define OK_LOAD_FLAG_ENUM_(name, value) OK_LOAD_##name = value,
     OK_LOAD_FLAG_LIST(OK_LOAD_FLAG_ENUM_)

@@ -288,6 +288,7 @@ export const LOAD_FLAG = Object.freeze({
   CAPTURE_LATER: 16,
   HOST_HASHES: 32,
   GIVEN_DATA: 64,
+  DATA_UNNAMED: 128,
 });
 
 /** ok_load_session_timed's facts about a creation */

@@ -27,7 +27,6 @@ import { formInfo } from './forms/session-info.js';
 import { memoryReport } from './memory-report.js';
 import { isNode } from './platform/node.js';
 import { startRuntime } from './runtime-start.js';
-import { sha256Hex } from './util/sha256.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
@@ -52,15 +51,14 @@ export async function loadFresh(src, options, signal) {
   installLoader(ort, options);
   // URLs are cached; bytes known by their content (src.sha256) keep their
   // forms where bytesKeepForms says: else they open no IndexedDB, forms off saying so
-  const keyed =
-    src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && !src.unnamedData && bytesKeepForms(core, options);
+  const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && bytesKeepForms(core, options, src.flags);
   const { cache, index, flags: cacheFlags } = await cacheForLoad(core, keyed, signal);
   const flags =
     cacheFlags |
     (isNode ? LOAD_FLAG.NODE : 0) |
     (options.verify === false ? LOAD_FLAG.NO_VERIFY : 0) |
     (globalThis.crypto?.subtle ? LOAD_FLAG.HOST_HASHES : 0) | // a download's SHA-256 natively (load-driver.js)
-    (src.dataInSource ? LOAD_FLAG.GIVEN_DATA : 0); // bytes: their sha256 names the data given as bytes too
+    (src.flags ?? 0); // bytes: their sha256 names the data given as bytes too (GIVEN_DATA), or no data can be (DATA_UNNAMED)
   const baseOptions = { executionProviders: options.executionProviders ?? ['wasm'], ...options.sessionOptions };
   const wanted = poolDeviceName(options.pool, baseOptions.executionProviders);
   // A fallback list without the device: onnxruntime will run on wasm; so does the pool (C's verdict).
@@ -187,7 +185,7 @@ export async function loadFresh(src, options, signal) {
             url: src.url ?? `bytes sha256:${r.info.sha256}`,
             inMemory: src.kind === 'bytes',
             // the caller's bytes (and data given as bytes) hashed again: unchanged since load()?
-            recheck: src.identity?.recheck ?? (() => sha256Hex(src.bytes)),
+            recheck: src.identity?.recheck,
           },
         }).then((out) => ({ ...out, events }))
       : revisable(r, forms, cache)
@@ -223,7 +221,7 @@ export async function loadFresh(src, options, signal) {
         url: src.url ?? null,
         bytes: r.info.sourceTotal || r.info.total,
         // the model's own, also where the forms' key names its data given as bytes
-        sha256: (src.dataInSource ? await src.identity.model() : r.info.sha256) ?? r.report.sha256,
+        sha256: (src.identity ? await src.identity.model() : r.info.sha256) ?? r.report.sha256,
       },
       cache: cacheInfo,
       warnings: r.warnings,

@@ -3,7 +3,7 @@
 //
 // The imports, in the order a load calls them: sources, the memory tier's
 // key, the fresh load, the memory tier.
-import { CACHE_LIMIT, CACHE_MODE } from './core-constants.js';
+import { CACHE_LIMIT, CACHE_MODE, LOAD_FLAG } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { raceAbort } from './util/abort.js';
 import { getCore } from './core/module.js';
@@ -51,24 +51,22 @@ export async function load(source, options = {}) {
   if (src.kind === 'bytes') {
     // a glance first only where a form may serve (else no read to hash beside)
     const core = await raceAbort(getCore(), options.signal);
-    let keep = bytesKeepForms(core, options);
     // data files handed as bytes are named with the model (a form may hold
     // their weights) where a form could be made of them: each is hashed every load
-    let data = keep ? givenDataBytes(options.sessionOptions) : [];
+    let data = givenDataBytes(options.sessionOptions);
     if (data?.length && !core.namesGivenData(data.reduce((n, d) => n + d.bytes.byteLength, 0))) data = null;
-    // data that cannot be named (a URL, a Blob, past that size): no form of
-    // the model bytes alone (one made beside other data) may serve this load
-    src.unnamedData = data === null;
-    if (src.unnamedData) keep = false;
+    // data that cannot be named (a URL, a Blob, past that size): the core keys nothing by the model alone
+    src.flags = data === null ? LOAD_FLAG.DATA_UNNAMED : 0;
+    const keep = bytesKeepForms(core, options, src.flags);
     const id = await raceAbort(
-      data?.length
+      keep && data.length
         ? identifyWithData(src.bytes, data, keep, (sha, files) => core.givenSourceId(sha, files))
         : identifyBytes(src.bytes, keep),
       options.signal,
     );
     src.sha256 = id.sha256;
     src.identity = id;
-    src.dataInSource = !!data?.length;
+    if (keep && data.length) src.flags |= LOAD_FLAG.GIVEN_DATA;
   }
   try {
     return await loadShared(src, options, shareable);

@@ -51,12 +51,13 @@ export async function normalizeSource(source) {
  * (ok_load_bytes_content_keyed: cache 'default', forms on, no integrity),
  * asked before IndexedDB is opened. load() takes a glance at such bytes;
  * loadFresh() opens IndexedDB for them; every other bytes load does neither.
+ * `flags`: LOAD_FLAG.DATA_UNNAMED where data files beside them cannot be named.
  * @param {{m: object}} core
  */
-export function bytesKeepForms(core, options) {
+export function bytesKeepForms(core, options, flags = 0) {
   const mode = CACHE_MODE[options.cache ?? 'default'];
   if (mode === undefined) return false; // refused with INVALID_ARG by the load itself
-  return !!core.m._ok_load_bytes_content_keyed(options.integrity ? 1 : 0, options.forms !== false ? 1 : 0, mode, 0);
+  return !!core.m._ok_load_bytes_content_keyed(options.integrity ? 1 : 0, options.forms !== false ? 1 : 0, mode, flags);
 }
 
 // where it lived before js/util/sha256.js (forms import it from here)

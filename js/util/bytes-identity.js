@@ -37,10 +37,12 @@ export class IdentityMismatch extends Error {
  * came from a fingerprint and is only a candidate until `confirm()` agrees
  * `glanceMs` the time to here, `besideMs()` the main thread's time since on
  * the hash beside the load; `fed()` settles once that hash needs the main
- * thread no more (sha256Beside).
+ * thread no more (sha256Beside); `model()` the same as `confirm()` (the
+ * model's own hash: js/util/content-identity.js names data too);
+ * `recheck()` hashes the bytes again (unchanged since load()?).
  * @param {Uint8Array} bytes
  * @param {boolean} [glance] false: hash in full first (no form can serve this load)
- * @returns {Promise<{sha256: string|null, confirm: () => Promise<string|null>, hinted: boolean, glanceMs: number, besideMs: () => number, fed: () => Promise<void>}>}
+ * @returns {Promise<{sha256: string|null, confirm: () => Promise<string|null>, hinted: boolean, glanceMs: number, besideMs: () => number, fed: () => Promise<void>, model: () => Promise<string|null>, recheck: () => Promise<string|null>}>}
  */
 export async function identifyBytes(bytes, glance = true) {
   const t0 = performance.now();
@@ -52,6 +54,8 @@ export async function identifyBytes(bytes, glance = true) {
       glanceMs: 0,
       besideMs: () => 0,
       fed: () => Promise.resolve(),
+      model: async () => null,
+      recheck: async () => null,
     };
   const print = glance && bytes.byteLength > GLANCE_FROM ? await fingerprint(bytes) : null;
   const hint = print ? recall(print) : null;
@@ -62,15 +66,10 @@ export async function identifyBytes(bytes, glance = true) {
   const confirm = () => full;
   const besideMs = () => beside?.spentMs() ?? 0;
   const fed = () => beside?.fed() ?? Promise.resolve();
-  if (hint) return { sha256: hint, confirm, hinted: true, glanceMs: performance.now() - t0, besideMs, fed };
-  return {
-    sha256: await confirm(),
-    confirm,
-    hinted: false,
-    glanceMs: performance.now() - t0,
-    besideMs,
-    fed,
-  };
+  const recheck = () => sha256Hex(bytes);
+  const found = { confirm, besideMs, fed, model: confirm, recheck };
+  if (hint) return { sha256: hint, hinted: true, glanceMs: performance.now() - t0, ...found };
+  return { sha256: await confirm(), hinted: false, glanceMs: performance.now() - t0, ...found };
 }
 
 /**

@@ -5,10 +5,10 @@
 // knows bytes (a glance and the hash beside the load, or the hash first), and
 // the core names them together (ok_form_given_source_id). Data given by URL
 // or as a Blob, or past what a form can be made of (ok_form_names_given_data),
-// is not named, and js/load.js keeps no forms for such a load: a form of the
-// model bytes alone may have been made beside other data files.
+// is not named, and such a load is not content-keyed (LOAD_FLAG.DATA_UNNAMED,
+// the core's rule): a form of the model bytes alone may have been made beside
+// other data files.
 import { identifyBytes } from './bytes-identity.js';
-import { sha256Hex } from './sha256.js';
 
 /**
  * The caller's externalData entries, when every one is bytes in memory and
@@ -46,7 +46,8 @@ export function givenDataBytes(sessionOptions) {
  * @param {(modelSha256: string, files: {path: string, sha256: string}[]) => string} combine the core's rule
  */
 export async function identifyWithData(bytes, data, glance, combine) {
-  const parts = await Promise.all([bytes, ...data.map((d) => d.bytes)].map((b) => identifyBytes(b, glance)));
+  const all = [bytes, ...data.map((d) => d.bytes)];
+  const parts = await Promise.all(all.map((b) => identifyBytes(b, glance)));
   const named = (shas) =>
     shas.includes(null)
       ? null
@@ -54,15 +55,14 @@ export async function identifyWithData(bytes, data, glance, combine) {
           shas[0],
           data.map((d, i) => ({ path: d.path, sha256: shas[i + 1] })),
         );
-  const all = (how) => Promise.all(parts.map((p) => p[how]())).then(named);
   return {
     sha256: named(parts.map((p) => p.sha256)),
-    confirm: () => all('confirm'),
+    confirm: () => Promise.all(parts.map((p) => p.confirm())).then(named),
     hinted: parts.some((p) => p.hinted),
     glanceMs: parts.reduce((n, p) => n + p.glanceMs, 0),
     besideMs: () => parts.reduce((n, p) => n + p.besideMs(), 0),
     fed: () => Promise.all(parts.map((p) => p.fed())).then(() => {}),
     model: () => parts[0].confirm(),
-    recheck: async () => named(await Promise.all([bytes, ...data.map((d) => d.bytes)].map(sha256Hex))),
+    recheck: async () => named(await Promise.all(parts.map((p) => p.recheck()))),
   };
 }

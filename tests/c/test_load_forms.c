@@ -818,6 +818,7 @@ static void test_content_keyed_bytes(void) {
     CHECK(!ok_load_bytes_content_keyed(0, 1, OK_MODE_NO_CACHE, 0));
     CHECK(!ok_load_bytes_content_keyed(0, 1, OK_MODE_DEFAULT, OK_LOAD_NO_IDB));
     CHECK(!ok_load_bytes_content_keyed(0, 1, OK_MODE_DEFAULT, OK_LOAD_IDB_FAILED));
+    CHECK(!ok_load_bytes_content_keyed(0, 1, OK_MODE_DEFAULT, OK_LOAD_DATA_UNNAMED));
     world_init(&w);
     n = snprintf(key, sizeof key, "sha256:");
     for (i = 0; i < 32; i++) n += snprintf(key + n, sizeof key - (size_t)n, "%02x", sha_a[i]);
@@ -913,6 +914,11 @@ static void test_content_keyed_bytes(void) {
     fx_run(&w.pg, &p);
     CHECK(served(&w.pg, model_c, len_c));
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    /* data the host could not name: not content-keyed, nothing captured */
+    p.flags = OK_LOAD_DATA_UNNAMED;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_c, len_c));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
     w.pg.facts = 0;
     CHECK(forms_whole(&w.db));
     world_free(&w);
