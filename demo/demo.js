@@ -83,7 +83,9 @@ async function comparePool(clip, webgpu) {
         device: stats.device,
         ms: sum.on.ms,
         buffers: webgpu ? sum.on.buffers : null,
-        detail: `${stats.creates} pool tensors created, ${stats.reuses} reused`,
+        // placement 'auto' keeps the faster of device and CPU tensors over the first runs: on
+        // SwiftShader either can win, and with 'cpu' the pool reuses almost nothing
+        detail: `placement ${stats.placement}: ${stats.creates} pool tensors created, ${stats.reuses} reused`,
       },
       {
         label: 'plain onnxruntime-web (no pool)',
