@@ -16,6 +16,11 @@ import { pickPrepared } from './forms/prepared.js';
 import { normalizeOptions } from './options.js';
 import { IdentityMismatch, identifyBytes } from './util/bytes-identity.js';
 import { givenDataBytes, identifyWithData } from './util/content-identity.js';
+import { openAhead } from './cache/page-cache.js';
+
+// The page's cache opens as ortkeep is imported, where an earlier visit made it
+// (openAhead): a task later, so the import itself is not held.
+if (typeof indexedDB !== 'undefined') setTimeout(openAhead, 0);
 
 /**
  * Loads an ONNX model and creates an onnxruntime-web session for it.

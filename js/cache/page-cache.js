@@ -35,18 +35,42 @@ export function pageCache() {
         'ortkeep: the model cache needs IndexedDB (a browser page or worker)',
       );
     }
-    const core = await getCore();
-    const store = await IdbStore.open(settings.dbName, {
+    // the core's start and the database's open, side by side
+    const storeOpen = IdbStore.open(settings.dbName, {
       recordForm: settings.recordForm,
       timeoutMs: settings.openTimeoutMs,
     });
-    return { index: new CacheIndex(core.m, settings.budget), store };
+    let core;
+    try {
+      core = await getCore();
+    } catch (e) {
+      storeOpen.then((s) => s.close()).catch(() => {});
+      throw e;
+    }
+    return { index: new CacheIndex(core.m, settings.budget), store: await storeOpen };
   })();
   const p = opening;
   p.catch(() => {
     if (opening === p) opening = null;
   });
   return p;
+}
+
+/**
+ * Opens the page's cache ahead of its first load, where that creates
+ * nothing: only when this origin has ortkeep's database already (an earlier
+ * visit stored a model). A warm load then finds it open; opened inside the
+ * load it cost 6-30 ms here. A page that never stored anything has its
+ * storage untouched until a load stores. Failures are the load's to report.
+ */
+export function openAhead() {
+  if (opening || typeof indexedDB === 'undefined' || typeof indexedDB.databases !== 'function') return;
+  indexedDB.databases().then(
+    (dbs) => {
+      if (!opening && dbs.some((d) => d.name === settings.dbName)) pageCache().catch(() => {});
+    },
+    () => {},
+  );
 }
 
 let unstored = null;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PROFILES } from '../../scripts/static-server.mjs';
-import { modelPath, useCacheBrowser } from './cache-env.mjs';
+import { PAGE, modelPath, useCacheBrowser } from './cache-env.mjs';
 
 // The models come the way vite preview serves them: gzipped as they stream,
 // no Content-Length, no byte ranges, a weak ETag.
@@ -57,6 +57,56 @@ test('the cache survives a browser restart', async () => {
   assert.equal(r.cache.tier, 'indexeddb');
   assert.deepEqual(r.diffs, [0, 0]);
   assert.equal(env.server.count(DET), 1); // only the reference fetch in check()
+  await page.close();
+});
+
+test('the cache opens as ortkeep is imported only where an earlier visit stored one; the first load uses that connection', async () => {
+  await env.reset();
+  // every IndexedDB open a page makes, named, from before its first script
+  const spied = async () => {
+    const page = await env.context.newPage();
+    await page.addInitScript(() => {
+      window.opens = [];
+      const open = IDBFactory.prototype.open;
+      IDBFactory.prototype.open = function (name, ...rest) {
+        window.opens.push(name);
+        return open.call(this, name, ...rest);
+      };
+    });
+    await page.goto(env.origin + PAGE);
+    await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
+    await page.waitForTimeout(500); // the open ahead is a task after the import
+    return page;
+  };
+  // an origin that never stored: ortkeep's import touches no storage
+  const blank = await env.context.newPage();
+  await blank.goto(`${env.origin}/package.json`);
+  await blank.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const r = indexedDB.deleteDatabase('ortkeep-cache');
+        r.onsuccess = resolve;
+        r.onerror = () => reject(r.error);
+        r.onblocked = () => reject(new Error('blocked'));
+      }),
+  );
+  await blank.close();
+  let page = await spied();
+  const fresh = await page.evaluate(async () => ({
+    opens: [...window.opens],
+    dbs: (await indexedDB.databases()).map((d) => d.name),
+  }));
+  assert.deepEqual(fresh, { opens: [], dbs: [] });
+  const stored = await page.evaluate((u) => window.tryLoad(u), VAD);
+  assert.equal(stored.cache.tier, 'network');
+  assert.equal(stored.cache.stored, true);
+  await page.close();
+  // an origin that did: open before any load, and the load opens nothing more
+  page = await spied();
+  assert.deepEqual(await page.evaluate(() => [...window.opens]), ['ortkeep-cache']);
+  const warm = await page.evaluate((u) => window.tryLoad(u), VAD);
+  assert.equal(warm.cache.tier, 'indexeddb');
+  assert.deepEqual(await page.evaluate(() => [...window.opens]), ['ortkeep-cache']);
   await page.close();
 });
 
