@@ -17,10 +17,11 @@ import { normalizeOptions } from './options.js';
 import { IdentityMismatch, identifyBytes } from './util/bytes-identity.js';
 import { givenDataBytes, identifyWithData } from './util/content-identity.js';
 import { openAhead } from './cache/page-cache.js';
+import { isNode } from './platform/node.js';
 
 // The page's cache opens as ortkeep is imported, where an earlier visit made it
 // (openAhead): a task later, so the import itself is not held.
-if (typeof indexedDB !== 'undefined') setTimeout(openAhead, 0);
+if (!isNode) setTimeout(openAhead, 0);
 
 /**
  * Loads an ONNX model and creates an onnxruntime-web session for it.

@@ -40,6 +40,7 @@ export function pageCache() {
       recordForm: settings.recordForm,
       timeoutMs: settings.openTimeoutMs,
     });
+    storeOpen.catch(() => {}); // awaited below: a refusal before the core is up is no unhandled rejection
     let core;
     try {
       core = await getCore();
@@ -64,13 +65,17 @@ export function pageCache() {
  * storage untouched until a load stores. Failures are the load's to report.
  */
 export function openAhead() {
-  if (opening || typeof indexedDB === 'undefined' || typeof indexedDB.databases !== 'function') return;
-  indexedDB.databases().then(
-    (dbs) => {
-      if (!opening && dbs.some((d) => d.name === settings.dbName)) pageCache().catch(() => {});
-    },
-    () => {},
-  );
+  try {
+    if (opening || typeof indexedDB === 'undefined' || typeof indexedDB.databases !== 'function') return;
+    indexedDB.databases().then(
+      (dbs) => {
+        if (!opening && dbs.some((d) => d.name === settings.dbName)) pageCache().catch(() => {});
+      },
+      () => {},
+    );
+  } catch {
+    /* storage denied to this document (an opaque origin): its loads say so */
+  }
 }
 
 let unstored = null;
