@@ -62,20 +62,29 @@ test('the cache survives a browser restart', async () => {
 
 test('the cache opens as ortkeep is imported only where an earlier visit stored one; the first load uses that connection', async () => {
   await env.reset();
-  // every IndexedDB open a page makes, named, from before its first script
+  // every IndexedDB open a page makes, named, from before its first script;
+  // and when the open ahead's databases() has answered (its open, if any, is
+  // called in that answer's callback: decided one task later, whatever the pace)
   const spied = async () => {
     const page = await env.context.newPage();
     await page.addInitScript(() => {
       window.opens = [];
+      window.listed = false;
       const open = IDBFactory.prototype.open;
       IDBFactory.prototype.open = function (name, ...rest) {
         window.opens.push(name);
         return open.call(this, name, ...rest);
       };
+      const databases = IDBFactory.prototype.databases;
+      IDBFactory.prototype.databases = function () {
+        const answer = databases.call(this);
+        answer.finally(() => setTimeout(() => (window.listed = true), 0));
+        return answer;
+      };
     });
     await page.goto(env.origin + PAGE);
     await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
-    await page.waitForTimeout(500); // the open ahead is a task after the import
+    await page.waitForFunction(() => window.listed === true, null, { timeout: 20000 });
     return page;
   };
   // an origin that never stored: ortkeep's import touches no storage
@@ -92,10 +101,10 @@ test('the cache opens as ortkeep is imported only where an earlier visit stored 
   );
   await blank.close();
   let page = await spied();
-  const fresh = await page.evaluate(async () => ({
-    opens: [...window.opens],
-    dbs: (await indexedDB.databases()).map((d) => d.name),
-  }));
+  const fresh = await page.evaluate(async () => {
+    const opens = [...window.opens]; // before the listing below (it is watched too)
+    return { opens, dbs: (await indexedDB.databases()).map((d) => d.name) };
+  });
   assert.deepEqual(fresh, { opens: [], dbs: [] });
   const stored = await page.evaluate((u) => window.tryLoad(u), VAD);
   assert.equal(stored.cache.tier, 'network');
