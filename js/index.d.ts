@@ -425,9 +425,9 @@ export declare class Session {
     } | null;
   }>;
   /**
-   * Runs the model. Outputs come back as CPU ort.Tensors; on the webgpu and
-   * webnn pools their arrays are pooled and overwritten by the next run()
-   * (copy what you keep), except outputs named in `keep`.
+   * Runs the model. Outputs come back as CPU ort.Tensors the caller owns (a
+   * later run() never writes into them), except outputs named in `keep`,
+   * which stay on the device.
    */
   run(
     feeds: Record<string, Feed>,

@@ -1,7 +1,8 @@
-// Device outputs to CPU arrays through the readback pool: staging buffers
-// (WebGPU) and the host arrays the caller receives are pool tensors too, so
-// a steady run reads back without allocating. Sizes are C's (the handle's
-// exact bytes).
+// Device outputs to CPU arrays through the readback pool: the staging
+// buffers (WebGPU) are pool tensors, kept between runs. The CPU array each
+// output lands in is new every run and the caller's, as onnxruntime-web's
+// outputs are: a pooled one would be rewritten by the next run under a
+// caller still holding the last one. Sizes are C's (the handle's exact bytes).
 import { BACKEND } from './pool-core.js';
 import { TYPED_ARRAYS, onnxType } from './dtypes.js';
 import { applyActions } from './actions.js';
@@ -12,20 +13,17 @@ import { applyActions } from './actions.js';
  * @param {Record<string, unknown>} out results by output name, filled here
  */
 export async function readOutputs(st, reads, out) {
-  const { rb, rbMap, rbDevs, dev, slots } = st;
+  const { rb, rbMap, rbDevs, dev, slots, cpu } = st;
   const items = [];
   for (const { j, entry, name } of reads) {
-    const code = onnxType(entry.type);
     let staging = null;
     if (dev.staging) {
-      rb.output(slots.staging(j), BACKEND.webgpu, code, entry.dims);
+      rb.output(slots.staging(j), BACKEND.webgpu, onnxType(entry.type), entry.dims);
       staging = (await applyActions(rb, rbMap, rbDevs)).buffer;
     }
-    rb.output(slots.host(j), BACKEND.cpu, code, entry.dims);
-    const host = await applyActions(rb, rbMap, rbDevs);
-    const data = host.tensor.data;
-    items.push({ src: entry.buffer, staging, dst: new Uint8Array(data.buffer, data.byteOffset, host.size) });
-    out[name] = host.tensor;
+    const bytes = new ArrayBuffer(entry.size);
+    items.push({ src: entry.buffer, staging, dst: new Uint8Array(bytes) });
+    out[name] = cpu.bind({ buffer: bytes, byteOffset: 0 }, entry);
   }
   await dev.readback(items);
 }

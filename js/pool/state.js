@@ -13,14 +13,13 @@ import { declareSlots } from './shapes.js';
 
 /**
  * The readback pool's slots (same C policy, separate free lists): per output
- * j, slot j holds the staging buffer and slot nOut+j the CPU array its copy
- * lands in; slot 2*nOut serves getData() on kept tensors.
+ * j, slot j holds the staging buffer its copy goes through; slot nOut serves
+ * getData() on kept tensors. The CPU arrays are the caller's, new each run.
  */
 export const readbackSlots = (nOut) => ({
   staging: (j) => j,
-  host: (j) => nOut + j,
-  scratch: 2 * nOut,
-  count: 2 * nOut + 1,
+  scratch: nOut,
+  count: nOut + 1,
 });
 
 /**

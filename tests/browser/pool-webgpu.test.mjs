@@ -63,6 +63,15 @@ describe('tensor pool on WebGPU (SwiftShader)', () => {
     assert.equal(r.after.readback.liveTensors, 0);
   });
 
+  test("outputs are the caller's: one read after later runs, or four runs under Promise.all, each equals the wasm EP for its own input", async () => {
+    const r = await page.evaluate(() => window.suite.callerOwnsOutputs(window.ort, window.dev));
+    console.log(`# webgpu outputs kept by the caller: ${JSON.stringify(r)}`);
+    assert.ok(r.reuses > 0, 'the pool pinned (else this proves nothing about it)');
+    // another input's outputs would be off by refsGap; the kernels' own error is far below it
+    for (const d of [...r.sequential, ...r.together])
+      assert.ok(d < r.refsGap / 100, `max |ours - wasm EP| = ${d}, gap ${r.refsGap}`);
+  });
+
   test('a shape change mid-stream re-pins and stays equal to the wasm EP', async () => {
     const r = await page.evaluate(() => window.suite.shapeChange(window.ort, window.dev));
     assertShapeChange(r, 1e-5);

@@ -49,6 +49,37 @@ export async function steadyState(ort, dev, runs = 200) {
   return { createdInLoop, diff, ms, stats, liveBefore, liveAfter: dev.liveOurs(), after: session.pool.stats() };
 }
 
+/**
+ * Outputs are the caller's, as onnxruntime-web's are: read after later runs
+ * (one after another, and four under Promise.all) each still equals the
+ * wasm EP's answer to its own input.
+ */
+export async function callerOwnsOutputs(ort, dev) {
+  const session = await dev.open(MODEL);
+  const reference = await ort.InferenceSession.create(MODEL, { executionProviders: ['wasm'] });
+  const name = session.inputNames[0];
+  const out = session.outputNames[0];
+  const inputs = [0, 1, 2, 3].map((k) => fill(new Float32Array(16 * 96), 200 + k).map((v) => v * (1 + 2 * k)));
+  const feeds = (x) => ({ [name]: new ort.Tensor('float32', x, [1, 16, 96]) });
+  const refs = [];
+  for (const x of inputs) refs.push((await reference.run(feeds(x)))[out].data.slice());
+  // warm: the outputs are pinned on the device and read back through the pool
+  for (let k = 0; k < 3; k++) await session.run(feeds(inputs[k]));
+  const r0 = await session.run(feeds(inputs[0]));
+  const r1 = await session.run(feeds(inputs[1]));
+  const sequential = [maxDiff(r0[out].data, refs[0]), maxDiff(r1[out].data, refs[1])];
+  const all = await Promise.all(inputs.map((x) => session.run(feeds(x))));
+  const together = all.map((r, k) => maxDiff(r[out].data, refs[k]));
+  // how far apart two inputs' answers are: a run handed another's outputs is off by about this
+  let refsGap = Infinity;
+  for (let a = 0; a < refs.length; a++)
+    for (let b = a + 1; b < refs.length; b++) refsGap = Math.min(refsGap, maxDiff(refs[a], refs[b]));
+  const reuses = session.pool.stats().reuses;
+  await session.dispose();
+  await reference.release();
+  return { sequential, together, refsGap, reuses };
+}
+
 function decoderRef(ort) {
   return ort.InferenceSession.create(DECODER, { executionProviders: ['wasm'] });
 }
