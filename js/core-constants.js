@@ -405,6 +405,13 @@ export const POOL_PLACE = Object.freeze({
   CPU: 2,
 });
 
+/** what the page knows of the GPU adapter (ok_pool_placement_adapter) */
+export const POOL_ADAPTER = Object.freeze({
+  UNKNOWN: 0,
+  FALLBACK: 1,
+  HARDWARE: 2,
+});
+
 /** the pool's refusal record: uint32 word index of each field */
 export const POOL_REFUSAL_WORD = Object.freeze({
   REASON: 0,

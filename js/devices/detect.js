@@ -1,6 +1,7 @@
 // The one place the pool reads what the browser has: a WebGPU adapter,
 // onnxruntime-web's GPUDevice, a WebNN context. These are facts; which
 // device a pool uses is C's verdict on them (ok_pool_device_verdict).
+import { POOL_ADAPTER } from '../core-constants.js';
 import { WebGpuDevice } from './webgpu.js';
 
 /**
@@ -27,6 +28,31 @@ export async function deviceAvailable(device, executionProviders) {
     return !!(ep?.context ?? globalThis.navigator?.ml);
   }
   return true;
+}
+
+/**
+ * Whether the GPU a WebGPU pool runs on is a software one (SwiftShader: a
+ * "fallback adapter") or hardware, as the browser reports it
+ * (GPUAdapterInfo.isFallbackAdapter, on the device or on onnxruntime-web's
+ * adapter); UNKNOWN where it says neither. C decides what follows
+ * (ok_pool_placement_adapter).
+ * @param {object} ort onnxruntime-web
+ * @param {GPUDevice} [device] the device the pool runs on
+ * @returns {Promise<number>} a POOL_ADAPTER value
+ */
+export async function adapterKind(ort, device) {
+  let info = device?.adapterInfo;
+  if (typeof info?.isFallbackAdapter !== 'boolean') {
+    try {
+      const adapter = await ort.env?.webgpu?.adapter;
+      info = adapter?.info ?? adapter;
+    } catch {
+      info = null;
+    }
+  }
+  const fallback = info?.isFallbackAdapter;
+  if (typeof fallback !== 'boolean') return POOL_ADAPTER.UNKNOWN;
+  return fallback ? POOL_ADAPTER.FALLBACK : POOL_ADAPTER.HARDWARE;
 }
 
 /** onnxruntime-web's GPUDevice, if its WebGPU backend was initialised; never waits on an adapter that is not there. */

@@ -179,6 +179,10 @@ export class PoolCore {
       'placement_report',
     );
   }
+  /** What the page knows of the GPU adapter: a POOL_ADAPTER value (ok_pool_placement_adapter). */
+  placementAdapter(adapter) {
+    return this.#status(this.m._ok_pool_placement_adapter(this.p, adapter), 'placement_adapter');
+  }
   /** The device refused this run's work: C unpins everything and destroys what the caller does not keep (ok_pool_device_failed). */
   deviceFailed() {
     return this.#status(this.m._ok_pool_device_failed(this.p), 'device_failed');

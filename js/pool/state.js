@@ -6,7 +6,7 @@ import { WebGpuDevice } from '../devices/webgpu.js';
 import { WebNNDevice } from '../devices/webnn.js';
 import { POOL_LIMIT, POOL_PLACE } from '../core-constants.js';
 import { OrtkeepError } from '../errors.js';
-import { ortGpuDevice } from '../devices/detect.js';
+import { adapterKind, ortGpuDevice } from '../devices/detect.js';
 import { BACKEND, PoolCore, deviceVerdict } from './pool-core.js';
 import { hasCpuFallback } from './session-options.js';
 import { declareSlots } from './shapes.js';
@@ -63,6 +63,7 @@ export async function createPoolState({ ort, core, deviceName, poolOptions, eps,
   let rb;
   try {
     declareSlots(pool, inputSpecs, outputSpecs);
+    if (dev.backend === BACKEND.webgpu && !placement) pool.placementAdapter(await adapterKind(ort, dev.device));
     rb = new PoolCore(core, { inputs: 0, outputs: slots.count, budgetBytes });
   } catch (e) {
     pool.free();

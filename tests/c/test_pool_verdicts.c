@@ -347,6 +347,68 @@ static void test_placement_verdict(void) {
     ok_pool_free(p);
 }
 
+/* Reports a whole measurement: 2 warm-up runs, then 3 timed runs of each. */
+static void measure(ok_pool *p, const uint32_t *cpu_us, const uint32_t *dev_us) {
+    for (int k = 0; k < OK_PLACE_WARMUP; k++)
+        CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_DEVICE, 1, 0), OK_OK);
+    for (int k = 0; k < OK_PLACE_TRIALS; k++) {
+        CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_CPU, cpu_us[k], 0), OK_OK);
+        CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_DEVICE, dev_us[k], 0), OK_OK);
+    }
+}
+
+static void test_placement_adapter(void) {
+    uint32_t slow[] = {1200, 900, 1300}, fast[] = {1000, 1100, 1050};
+    /* a hardware adapter: DEVICE from the first run, whatever the first runs' times say */
+    ok_pool *p = ok_pool_create(0, 1, 1);
+    if (!p) {
+        CHECK(0);
+        return;
+    }
+    CHECK_EQ_INT(ok_pool_placement_adapter(p, OK_ADAPTER_HARDWARE), OK_OK);
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
+    CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_PLACEMENT], OK_PLACE_DEVICE);
+    measure(p, fast, slow); /* noisy first runs that favour the CPU: no flip */
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
+    CHECK_EQ_INT(ok_pool_placement_adapter(p, 9), OK_ERR_INVALID_ARG);
+    ok_pool_free(p);
+    /* a fallback adapter (SwiftShader): measured; the CPU faster: CPU */
+    p = ok_pool_create(0, 1, 1);
+    if (!p) {
+        CHECK(0);
+        return;
+    }
+    CHECK_EQ_INT(ok_pool_placement_adapter(p, OK_ADAPTER_FALLBACK), OK_OK);
+    CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_PLACEMENT], OK_PLACE_UNDECIDED);
+    measure(p, fast, slow);
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU);
+    /* decided: later runs whose times say the opposite change nothing */
+    measure(p, slow, fast);
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU);
+    ok_pool_free(p);
+    /* a fallback adapter, the device faster: DEVICE */
+    p = ok_pool_create(0, 1, 1);
+    if (!p) {
+        CHECK(0);
+        return;
+    }
+    CHECK_EQ_INT(ok_pool_placement_adapter(p, OK_ADAPTER_FALLBACK), OK_OK);
+    measure(p, slow, fast);
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
+    ok_pool_free(p);
+    /* the caller's CPU stands on a hardware adapter */
+    p = ok_pool_create(0, 1, 1);
+    if (!p) {
+        CHECK(0);
+        return;
+    }
+    CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_CPU, 0, 1), OK_OK);
+    CHECK_EQ_INT(ok_pool_placement_adapter(p, OK_ADAPTER_HARDWARE), OK_OK);
+    CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU);
+    ok_pool_free(p);
+    CHECK_EQ_INT(ok_pool_placement_adapter(NULL, OK_ADAPTER_HARDWARE), OK_ERR_INVALID_ARG);
+}
+
 static void test_device_verdict(void) {
     /* wanted, available, named by the caller, falls back to a CPU provider */
     CHECK_EQ_INT(ok_pool_device_verdict(CPU, 0, 0, 0), CPU);
@@ -368,6 +430,7 @@ int main(void) {
     test_rebind_across_cpu();
     test_result();
     test_placement_verdict();
+    test_placement_adapter();
     test_device_verdict();
     return CHECK_DONE();
 }

@@ -219,6 +219,9 @@ static void generate(out_buf *o_) {
     open_obj(&o, "POOL_PLACE", "where a device session keeps inputs and outputs (ok_pool_placement_next)");
     OK_PLACE_LIST(NUM)
     close_obj(&o);
+    open_obj(&o, "POOL_ADAPTER", "what the page knows of the GPU adapter (ok_pool_placement_adapter)");
+    OK_ADAPTER_LIST(NUM)
+    close_obj(&o);
     open_obj(&o, "POOL_REFUSAL_WORD", "the pool's refusal record: uint32 word index of each field");
     OK_POOL_REFUSAL_WORD_LIST(NUM)
     close_obj(&o);

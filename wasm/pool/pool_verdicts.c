@@ -129,6 +129,15 @@ static void decide(ok_pool *p, int placement) {
     for (int b = 0; b < OK_BACKEND_COUNT; b++) p->stats[b][OK_STAT_PLACEMENT] = (uint64_t)placement;
 }
 
+ok_status ok_pool_placement_adapter(ok_pool *p, int adapter) {
+    if (!p) return OK_ERR_INVALID_ARG;
+    if (adapter != OK_ADAPTER_UNKNOWN && adapter != OK_ADAPTER_FALLBACK && adapter != OK_ADAPTER_HARDWARE)
+        return OK_ERR_INVALID_ARG;
+    /* a verdict already made (the caller's, a chained run) stands */
+    if (p->placement == OK_PLACE_UNDECIDED && adapter == OK_ADAPTER_HARDWARE) decide(p, OK_PLACE_DEVICE);
+    return OK_OK;
+}
+
 ok_status ok_pool_placement_report(ok_pool *p, int placement, uint32_t micros, int settled) {
     if (!p) return OK_ERR_INVALID_ARG;
     if (placement != OK_PLACE_DEVICE && placement != OK_PLACE_CPU) return OK_ERR_INVALID_ARG;

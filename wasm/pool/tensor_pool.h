@@ -360,6 +360,24 @@ enum {
 int ok_pool_placement_next(const ok_pool *p);
 ok_status ok_pool_placement_report(ok_pool *p, int placement, uint32_t micros, int settled);
 
+/* What the page knows of the GPU adapter, before the first run. The trials
+ * above were tuned on a software adapter (SwiftShader runs "GPU" kernels on
+ * the same CPU cores as onnxruntime's wasm kernels, so either can win). On a
+ * hardware adapter they measured the wrong thing: first-run shader compiles
+ * and readback waits made the CPU look faster for hey_rhasspy, whose device
+ * placement is 0.65-0.70x plain on a real GPU. So a hardware adapter decides
+ * DEVICE at once; a fallback adapter, or none known, is measured. */
+#define OK_ADAPTER_LIST(X) \
+    X(UNKNOWN, 0)          \
+    X(FALLBACK, 1)         \
+    X(HARDWARE, 2)
+enum {
+#define OK_ADAPTER_ENUM_(name, value) OK_ADAPTER_##name = value,
+    OK_ADAPTER_LIST(OK_ADAPTER_ENUM_)
+#undef OK_ADAPTER_ENUM_
+};
+ok_status ok_pool_placement_adapter(ok_pool *p, int adapter);
+
 /* Queries (no actions). Handle bound to a slot, 0 if none. */
 uint32_t ok_pool_pinned(const ok_pool *p, int kind, uint32_t index);
 /* rank of handle's current dims (written to dims[0..cap)), or -1 if unknown. */
