@@ -46,11 +46,13 @@ export async function acquire(key, create, signal) {
     base = await raceAbort(slot.promise, signal);
   } catch (e) {
     slot.waiters--;
-    if (!slot.base && slot.waiters === 0 && slot.refs === 0) {
+    if (slot.waiters === 0 && slot.refs === 0) {
       // nobody wants it any more: stop the shared load (and let a new
-      // load() start afresh rather than join a dying one)
+      // load() start afresh rather than join a dying one); a session the
+      // last handle left to this caller (session-handle.js) is released
       if (live.get(key) === slot) live.delete(key);
-      slot.controller.abort(signal?.reason);
+      if (slot.base) slot.base.dispose().catch(() => {});
+      else slot.controller.abort(signal?.reason);
     }
     throw e;
   }

@@ -5,7 +5,8 @@ import { OrtkeepError } from '../errors.js';
 
 /**
  * A caller's own handle on a shared Session: its `disposed` flag and `info`;
- * dispose() of the last handle forgets the slot and releases the Session.
+ * dispose() of the last handle forgets the slot and releases the Session,
+ * unless a load() that joined the slot has yet to take its handle.
  * @param {() => void} forget drops the slot from the memory tier if it is still the live one
  */
 export function handle(base, slot, cacheInfo, forget) {
@@ -15,7 +16,8 @@ export function handle(base, slot, cacheInfo, forget) {
   const dispose = async () => {
     if (own.disposed) return;
     own.disposed = true;
-    if (--slot.refs > 0) return;
+    // a load() that joined this slot is still on its way to its own handle: the session is its now
+    if (--slot.refs > 0 || slot.waiters > 0) return;
     forget();
     await base.dispose();
   };

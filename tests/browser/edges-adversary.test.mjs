@@ -1,0 +1,123 @@
+// Edges an adversary found, each against plain onnxruntime-web's result: the
+// last handle of a shared session released while a second load() of the same
+// URL is joining it; a model in a SharedArrayBuffer (a cross-origin-isolated
+// page); external data bytes rewritten in the caller's buffer between two
+// loads while the first session lives; transformers.js's config and
+// tokenizer of one release kept past cache.clear() (and cache.delete(url))
+// and handed to the next release's model.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { modelPath, useCacheBrowser } from './cache-env.mjs';
+
+const FIXTURES = path.join(REPO_ROOT, 'build/fixtures');
+const HF_MODELS = path.join(REPO_ROOT, 'build/hf-models');
+const RELEASES = path.join(REPO_ROOT, 'build/hf-releases');
+const SILERO = modelPath('silero_vad_v5');
+const MEL = modelPath('oww_melspectrogram');
+const env = useCacheBrowser();
+
+/** A page of this origin, ready; `isolated`: served with COOP/COEP (crossOriginIsolated). */
+async function open(pagePath, { isolated = false } = {}) {
+  env.handler = isolated
+    ? (_req, res) => {
+        res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+        res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
+        return false; // served as ever, with the headers
+      }
+    : env.handler;
+  const page = await env.context.newPage();
+  page.on('pageerror', (e) => console.error('[page error]', e.message));
+  await page.goto(env.origin + pagePath);
+  await page.waitForFunction(() => window.ready === true, null, { timeout: 60000 });
+  return page;
+}
+
+before(() => {
+  if (!existsSync(path.join(FIXTURES, 'external.onnx')))
+    execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_models.py'), FIXTURES]);
+  if (!existsSync(path.join(HF_MODELS, 'tiny-bert/onnx/model.onnx')))
+    execFileSync('/usr/bin/python3', [path.join(REPO_ROOT, 'tests/fixtures/make_hf_models.py'), HF_MODELS]);
+  // two releases of one repo: v2 numbers the words in reverse (its tokenizer and its
+  // embedding rows alike) and shifts the dense bias, so v2's model read with v1's
+  // tokenizer (or config) gives other embeddings than either release whole
+  execFileSync('/usr/bin/python3', [
+    '-c',
+    `
+import json, os, shutil, sys
+import onnx
+from onnx import numpy_helper
+src, out = sys.argv[1], sys.argv[2]
+for rel in ("v1", "v2"):
+    shutil.rmtree(os.path.join(out, rel), ignore_errors=True)
+    shutil.copytree(src, os.path.join(out, rel))
+v2 = os.path.join(out, "v2")
+tok = json.load(open(os.path.join(v2, "tokenizer.json")))
+vocab = tok["model"]["vocab"]
+words = sorted(vocab, key=vocab.get)
+order = words[:5] + words[5:][::-1]
+tok["model"]["vocab"] = {t: i for i, t in enumerate(order)}
+json.dump(tok, open(os.path.join(v2, "tokenizer.json"), "w"), indent=1)
+model = onnx.load(os.path.join(v2, "onnx", "model.onnx"))
+for init in model.graph.initializer:
+    a = numpy_helper.to_array(init)
+    if init.name == "word_embeddings":
+        init.CopyFrom(numpy_helper.from_array(a[[vocab[t] for t in order]].copy(), init.name))
+    elif init.name == "dense_b":
+        init.CopyFrom(numpy_helper.from_array((a + 0.3).astype(a.dtype), init.name))
+onnx.save_model(model, os.path.join(v2, "onnx", "model.onnx"))
+`,
+    path.join(HF_MODELS, 'tiny-bert'),
+    RELEASES,
+  ]);
+});
+
+test('the last handle released while a second load() of the same URL joins it: the joiner runs, equal to onnxruntime-web', async () => {
+  await env.reset();
+  const page = await open('/tests/browser/pages/pool.html');
+  const r = await page.evaluate(async (url) => {
+    const { ortkeep, ort, feeds } = window;
+    const feed = () => feeds.FEEDS.oww_melspectrogram(ort, 1);
+    const plain = await ort.InferenceSession.create(new Uint8Array(await (await fetch(url)).arrayBuffer()));
+    const reference = await plain.run(feed());
+    await plain.release();
+    const outcomes = [];
+    // the release lands `ticks` microtasks after the second load() starts: somewhere
+    // in that sweep it lands while the joiner awaits the shared session
+    for (let ticks = 0; ticks < 24; ticks++) {
+      const first = await ortkeep.load(url, { ort, forms: false });
+      let joined = false;
+      const joining = ortkeep.load(url, { ort, forms: false }).then((s) => {
+        joined = true;
+        return s;
+      });
+      for (let i = 0; i < ticks; i++) await null;
+      const joinedBefore = joined;
+      await first.dispose();
+      const second = await joining;
+      try {
+        const diff = feeds.maxAbsDiff(await second.run(feed()), reference);
+        outcomes.push({ ticks, ok: true, diff, tier: second.info.cache?.tier ?? null, joinedBefore });
+      } catch (e) {
+        outcomes.push({ ticks, ok: false, code: e.code, message: e.message });
+      }
+      await second.dispose();
+    }
+    return outcomes;
+  }, MEL);
+  await page.close();
+  const failed = r.filter((o) => !o.ok);
+  assert.deepEqual(failed, [], `the joiner's run() failed: ${JSON.stringify(failed[0])}`);
+  assert.ok(
+    r.every((o) => o.diff === 0),
+    JSON.stringify(r),
+  );
+  // the race was run: some joiner shared the session and had no handle yet when the first was released
+  assert.ok(
+    r.some((o) => o.tier === 'memory' && !o.joinedBefore),
+    JSON.stringify(r),
+  );
+});
