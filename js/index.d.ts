@@ -1,7 +1,7 @@
 // Public types of ortkeep. The runtime is plain ESM JavaScript (js/*.js).
 import type * as ort from 'onnxruntime-web';
 
-export type ModelSource = string | URL | Uint8Array | ArrayBuffer | Blob;
+export type ModelSource = string | URL | Uint8Array | ArrayBuffer | SharedArrayBuffer | Blob;
 
 export interface Progress {
   loaded: number;

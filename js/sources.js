@@ -10,7 +10,7 @@ const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const WINDOWS_DRIVE = /^[a-zA-Z]:[\\/]/;
 
 /**
- * @param {string|URL|Uint8Array|ArrayBuffer|ArrayBufferView|Blob} source
+ * @param {string|URL|Uint8Array|ArrayBuffer|SharedArrayBuffer|ArrayBufferView|Blob} source
  * @returns {Promise<{kind: 'url', raw: string, url: string, pageUrl: string|null}
  *                  |{kind: 'bytes', bytes: Uint8Array}>}
  */
@@ -36,13 +36,16 @@ export async function normalizeSource(source) {
   }
   if (source instanceof Uint8Array) return { kind: 'bytes', bytes: source };
   if (source instanceof ArrayBuffer) return { kind: 'bytes', bytes: new Uint8Array(source) };
+  // as onnxruntime-web takes it (a cross-origin-isolated page's memory)
+  if (typeof SharedArrayBuffer !== 'undefined' && source instanceof SharedArrayBuffer)
+    return { kind: 'bytes', bytes: new Uint8Array(source) };
   if (ArrayBuffer.isView(source))
     return { kind: 'bytes', bytes: new Uint8Array(source.buffer, source.byteOffset, source.byteLength) };
   if (typeof Blob !== 'undefined' && source instanceof Blob)
     return { kind: 'bytes', bytes: new Uint8Array(await source.arrayBuffer()) };
   throw new OrtkeepError(
     'INVALID_SOURCE',
-    `ortkeep: load() takes a URL, a path (Node), a Uint8Array, an ArrayBuffer or a Blob, not ${Object.prototype.toString.call(source)}`,
+    `ortkeep: load() takes a URL, a path (Node), a Uint8Array, an ArrayBuffer (shared or not) or a Blob, not ${Object.prototype.toString.call(source)}`,
   );
 }
 

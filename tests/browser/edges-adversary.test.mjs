@@ -121,3 +121,49 @@ test('the last handle released while a second load() of the same URL joins it: t
     JSON.stringify(r),
   );
 });
+
+test('a model in a SharedArrayBuffer (cross-origin-isolated page): create(sab), create(view), load(view), load(sab), forms on and off, run equal to onnxruntime-web', async () => {
+  await env.reset();
+  const page = await open('/tests/browser/pages/dropin.html', { isolated: true });
+  const r = await page.evaluate(async (url) => {
+    const { ort, real, ortkeep } = window;
+    const feeds = await import('/tests/browser/pages/feeds.js');
+    const feed = () => feeds.FEEDS.silero_vad_v5(real, 1);
+    const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    const sab = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(sab).set(bytes);
+    const plain = await real.InferenceSession.create(sab);
+    const reference = await plain.run(feed());
+    await plain.release();
+    const ways = {
+      'create(sab)': () => ort.InferenceSession.create(sab),
+      'create(new Uint8Array(sab))': () => ort.InferenceSession.create(new Uint8Array(sab)),
+      'create(sab, {forms: false})': () => ort.InferenceSession.create(sab, { forms: false }),
+      'load(view)': () => ortkeep.load(new Uint8Array(sab), { ort: real }),
+      'load(view, {forms: false})': () => ortkeep.load(new Uint8Array(sab), { ort: real, forms: false }),
+      'load(sab, {forms: false, memory: false})': () => ortkeep.load(sab, { ort: real, forms: false, memory: false }),
+    };
+    const out = { isolated: globalThis.crossOriginIsolated };
+    for (const [way, make] of Object.entries(ways)) {
+      try {
+        const s = await make();
+        out[way] = feeds.maxAbsDiff(await s.run(feed()), reference);
+        await (s.release ?? s.dispose).call(s);
+      } catch (e) {
+        out[way] = `${e.name} ${e.code ?? ''}: ${e.message}`;
+      }
+    }
+    return out;
+  }, SILERO);
+  await page.close();
+  env.handler = null;
+  assert.deepEqual(r, {
+    isolated: true,
+    'create(sab)': 0,
+    'create(new Uint8Array(sab))': 0,
+    'create(sab, {forms: false})': 0,
+    'load(view)': 0,
+    'load(view, {forms: false})': 0,
+    'load(sab, {forms: false, memory: false})': 0,
+  });
+});
