@@ -167,3 +167,61 @@ test('a model in a SharedArrayBuffer (cross-origin-isolated page): create(sab), 
     'load(sab, {forms: false, memory: false})': 0,
   });
 });
+
+test("external data bytes rewritten in the caller's buffer while the first session lives: the same load() again runs the new weights, equal to onnxruntime-web", async () => {
+  await env.reset();
+  const page = await open('/tests/browser/pages/pool.html');
+  const r = await page.evaluate(async () => {
+    const { ortkeep, ort } = window;
+    const url = '/build/fixtures/external.onnx';
+    const model = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    const weights = new Uint8Array(await (await fetch('/build/fixtures/external.bin')).arrayBuffer());
+    const sri = `sha256-${btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest('SHA-256', model))))}`;
+    const x = () =>
+      new ort.Tensor(
+        'float32',
+        Float32Array.from({ length: 16 }, (_, i) => i / 7 - 1),
+        [1, 16],
+      );
+    const plain = async (data) => {
+      const s = await ort.InferenceSession.create(model, { externalData: [{ path: 'external.bin', data }] });
+      const y = Array.from((await s.run({ x: x() })).y.data);
+      await s.release();
+      return y;
+    };
+    const oldPlain = await plain(weights.slice());
+    const newPlain = await plain(new Uint8Array(weights.length));
+    const out = {};
+    for (const [name, source, options] of [
+      ['url, forms off', url, { forms: false }],
+      ['bytes, forms off', model, { forms: false }],
+      ['url, integrity', url, { integrity: sri }],
+      ['bytes, integrity', model, { integrity: sri }],
+    ]) {
+      const buf = weights.slice();
+      const given = () => ({ ort, ...options, externalData: [{ path: 'external.bin', data: buf }] });
+      const first = await ortkeep.load(source, given());
+      const before = Array.from((await first.run({ x: x() })).y.data);
+      buf.set(new Uint8Array(buf.length)); // the new weights: all zero
+      const second = await ortkeep.load(source, given());
+      const after = Array.from((await second.run({ x: x() })).y.data);
+      const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+      out[name] = {
+        before: same(before, oldPlain),
+        after: same(after, newPlain) || (same(after, oldPlain) ? "the old weights' outputs" : `${after}`),
+      };
+      await first.dispose();
+      await second.dispose();
+    }
+    return { out, differ: JSON.stringify(oldPlain) !== JSON.stringify(newPlain) };
+  });
+  await page.close();
+  assert.equal(r.differ, true, 'the new weights give other outputs');
+  const right = { before: true, after: true };
+  assert.deepEqual(r.out, {
+    'url, forms off': right,
+    'bytes, forms off': right,
+    'url, integrity': right,
+    'bytes, integrity': right,
+  });
+});
