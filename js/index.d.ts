@@ -345,7 +345,10 @@ export interface CacheEntry {
 
 export declare const cache: {
   list(): Promise<CacheEntry[]>;
+  /** deletes a model (every stored copy whose URL or key this is) and, for a model file, the files
+   *  `ortkeep/transformers` keeps for its repo and revision (config, tokenizer) */
   delete(keyOrUrl: string): Promise<boolean>;
+  /** deletes every stored model not being loaded right now, and every file `ortkeep/transformers` keeps */
   clear(): Promise<void>;
   /**
    * resolves when this page's background work is over: a download is served before it is stored,

@@ -12,6 +12,7 @@ import { configureCache, pageCache } from './page-cache.js';
 import { estimate as storageEstimate, persist } from './quota.js';
 import { storesSettled, workSettled } from './background-work.js';
 import { forgetBytes } from '../util/bytes-identity.js';
+import { clearFiles, deleteFilesBeside } from '../dropin/transformers-store.js';
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
 async function synced() {
@@ -113,6 +114,8 @@ export const cache = {
     }
     const st = c.index.delete(target);
     await drain(c);
+    // transformers.js's config and tokenizer kept for this model's repo go with it
+    if (st === STATUS.OK || st === STATUS.NOT_FOUND) await deleteFilesBeside(target).catch(() => {});
     if (st === STATUS.NOT_FOUND) return false;
     if (st === STATUS.IN_USE)
       throw new OrtkeepError('IN_USE', `ortkeep: ${s} is being loaded right now; delete it once the load has finished`);
@@ -120,10 +123,12 @@ export const cache = {
     return true;
   },
 
-  /** Deletes every stored model not being loaded right now (and the fingerprints that name bytes' hashes). */
+  /** Deletes every stored model not being loaded right now (and the fingerprints that name bytes' hashes,
+   *  and the files ortkeep/transformers keeps beside models: configs and tokenizers). */
   async clear() {
     const c = await synced();
     forgetBytes();
+    await clearFiles().catch(() => {}); // no Cache API here (an opaque origin): nothing was kept
     const st = c.index.clear();
     await drain(c);
     if (st !== STATUS.OK) throw coreStatusError(st, 'clearing the cache');

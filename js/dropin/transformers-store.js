@@ -13,6 +13,40 @@ const MAGIC = '\0ortkeep-model-file:';
 const MODEL_FILE = /\.onnx(_data(_\d+)?)?$|\.onnx\.data$/;
 const FILES_CACHE = 'ortkeep-transformers-files';
 
+/**
+ * Forgets every file kept beside transformers.js's models (cache.clear()):
+ * a config or tokenizer of one release never meets another release's model.
+ */
+export async function clearFiles() {
+  await globalThis.caches?.delete(FILES_CACHE);
+}
+
+/**
+ * Forgets the files kept beside a model file (cache.delete(url)): those of
+ * its repo and revision, the folder above its `onnx/` folder
+ * (`…/<repo>/resolve/<revision>/onnx/model.onnx` on the hub,
+ * `…/<repo>/onnx/model.onnx` under localModelPath), else its own folder.
+ * A URL that is not a model file names no such files.
+ * @param {string} url the model's absolute URL
+ */
+export async function deleteFilesBeside(url) {
+  let root;
+  try {
+    if (!isModelFile(url)) return;
+    const u = new URL(url);
+    u.search = '';
+    u.hash = '';
+    const at = u.pathname.lastIndexOf('/onnx/');
+    u.pathname = at >= 0 ? u.pathname.slice(0, at + 1) : u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1);
+    root = u.href;
+  } catch {
+    return; // a cache key, not a URL
+  }
+  if (!(await globalThis.caches?.has(FILES_CACHE))) return; // opening it would make it
+  const cache = await globalThis.caches.open(FILES_CACHE);
+  for (const request of await cache.keys()) if (request.url.startsWith(root)) await cache.delete(request);
+}
+
 /** Answers to HEAD that say nothing of the file: its server refuses the method (or its signature covers GET only). */
 const HEAD_REFUSED = new Set([400, 401, 403, 405, 501]);
 

@@ -225,3 +225,64 @@ test("external data bytes rewritten in the caller's buffer while the first sessi
     'bytes, integrity': right,
   });
 });
+
+test('transformers.js: cache.clear(), then the server moves to the next release: that release runs whole (config, tokenizer and model), equal to transformers.js alone; cache.delete(model url) likewise', async () => {
+  await env.reset();
+  let release = 'v1';
+  const repo = '/build/hf-models/tiny-bert-rel/';
+  const serveRelease = (req, res, { pathname, serveFile }) => {
+    if (!pathname.startsWith(repo)) return false;
+    return serveFile(req, res, `/build/hf-releases/${release}/${pathname.slice(repo.length)}`).then(() => true);
+  };
+  const embed = async (withOrtkeep) => {
+    env.handler = serveRelease;
+    const page = await open(`/tests/browser/pages/transformers.html?${withOrtkeep ? 'ortkeep=1' : ''}`);
+    const r = await page.evaluate(async (withOrtkeep) => {
+      const { pipeline, env: tenv } = window.transformers;
+      // transformers.js alone keeps files in its own Cache API store: each release is fetched afresh
+      if (!withOrtkeep) tenv.useBrowserCache = false;
+      try {
+        const extractor = await pipeline('feature-extraction', 'tiny-bert-rel', { dtype: 'fp32', device: 'wasm' });
+        const output = await extractor(['hello world', 'ortkeep keeps models in the browser cache'], {
+          pooling: 'mean',
+          normalize: true,
+        });
+        const session = extractor.model.sessions.model;
+        const result = { ok: true, data: Array.from(output.data), ortkeep: typeof session.pool?.stats === 'function' };
+        await extractor.dispose();
+        if (withOrtkeep) await (await import('/js/index.js')).cache.settled();
+        return result;
+      } catch (e) {
+        return { ok: false, message: `${e?.name} ${e?.code}: ${e?.message ?? e}` };
+      }
+    }, withOrtkeep);
+    await page.close();
+    assert.equal(r.ok, true, r.message);
+    assert.equal(r.ortkeep, withOrtkeep);
+    return r.data;
+  };
+  const admin = async (fn) => {
+    const page = await open('/tests/browser/pages/cache.html');
+    await page.evaluate(fn, `${env.origin}${repo}onnx/model.onnx`);
+    await page.close();
+  };
+  const maxDiff = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
+  const v1Alone = await embed(false);
+  release = 'v2';
+  const v2Alone = await embed(false);
+  assert.ok(maxDiff(v1Alone, v2Alone) > 0.01, 'the releases differ');
+
+  release = 'v1';
+  assert.deepEqual(await embed(true), v1Alone, 'visit 1: v1');
+  await admin(() => window.ortkeep.cache.clear());
+  release = 'v2';
+  const afterClear = await embed(true);
+  assert.ok(maxDiff(afterClear, v2Alone) === 0, `after cache.clear(): v2 off by ${maxDiff(afterClear, v2Alone)}`);
+  await admin((url) => window.ortkeep.cache.delete(url));
+  release = 'v1';
+  const afterDelete = await embed(true);
+  assert.ok(
+    maxDiff(afterDelete, v1Alone) === 0,
+    `after cache.delete(model url): v1 off by ${maxDiff(afterDelete, v1Alone)}`,
+  );
+});
