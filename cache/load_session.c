@@ -1,5 +1,6 @@
 /* The load machine: the reader's verdict (VALIDATED) and the session's outcome
- * (SESSION): serve, commit, or drop a stored copy onnxruntime refused. */
+ * (SESSION): serve, commit, or drop a stored copy onnxruntime refused as a
+ * model. */
 #include <string.h>
 
 #include "load_internal.h"
@@ -89,7 +90,14 @@ ok_status ok_load_session_timed(ok_load *l, uint32_t facts, uint32_t create_us) 
         return ok_ld_leave(l, ok_ld_push_simple(l, OK_ACT_VERIFY_FORM, l->form, 0, 0, NULL));
     }
     if (!ok) {
-        if (l->tier == OK_TIER_INDEXEDDB)
+        /* A stored copy whose every chunk passed its check is the very bytes
+         * onnxruntime accepted when they were stored: a refusal now is the
+         * caller's options' (an execution provider not here, a bad option)
+         * unless onnxruntime says the bytes are no model. Dropping it for
+         * the options would lose the model the caller's next try (say
+         * 'wasm' after 'webgpu') needs, offline too. A form is dropped
+         * either way: its original is still stored and serves at once. */
+        if (l->tier == OK_TIER_INDEXEDDB && (l->form != OK_FORM_ORIGINAL || (facts & OK_SESSION_BAD_MODEL)))
             return ok_ld_leave(l, ok_ld_drop_and_refetch(l, OK_WARN_REFUSED, OK_REASON_SESSION, 0));
         st = ok_ld_end_write(l, 0);
         if (!st) st = ok_ld_fail(l, OK_ERR_SESSION_CREATE, OK_REASON_SESSION, 0);

@@ -355,7 +355,10 @@ ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset, const 
     X(OK, 1)         /* the session was created */                                    \
     X(FIRST, 2)      /* the page's first model session: onnxruntime-web started     \
                         with it or just before, its code still cold */ \
-    X(DATA_FILES, 4) /* it read external data files (so would the original) */
+    X(DATA_FILES, 4) /* it read external data files (so would the original) */        \
+    X(BAD_MODEL, 8)  /* it failed, and onnxruntime-web said the bytes are no      \
+                        valid model (a parse error): a failure without it is   \
+                        taken for the options' or the backend's */
 enum {
 #define OK_SESSION_FACT_ENUM_(name, value) OK_SESSION_##name = value,
     OK_SESSION_FACT_LIST(OK_SESSION_FACT_ENUM_)

@@ -296,6 +296,7 @@ export const SESSION_FACT = Object.freeze({
   OK: 1,
   FIRST: 2,
   DATA_FILES: 4,
+  BAD_MODEL: 8,
 });
 
 /** ok_load_info.revision: what a revising FORM load made of its pair */

@@ -28,6 +28,22 @@ export function realOrt(ort) {
   return ort?.InferenceSession?.[Symbol.for('ortkeep.realOrt')] ?? ort;
 }
 
+// onnxruntime-web's words when the bytes themselves are no model (1.30:
+// ERROR_CODE 7 INVALID_PROTOBUF "Failed to load model because protobuf
+// parsing failed", 10 INVALID_GRAPH, "No graph was found in the protobuf",
+// an .ort form's "ORT model verification failed"). Anything else (no
+// backend for an execution provider, a bad option) is the options'.
+const NOT_A_MODEL =
+  /ERROR_CODE: (?:7|10)\b|protobuf parsing failed|No graph was found in the protobuf|ORT model verification failed/;
+
+/**
+ * Whether a failed creation says the model bytes are invalid (a stored copy
+ * saying so is dropped by the core), not the options or the backend.
+ */
+export function refusedAsModel(e) {
+  return NOT_A_MODEL.test(String(e?.cause?.message ?? e?.message ?? e ?? ''));
+}
+
 /** Creates an InferenceSession from model bytes. */
 export async function createSession(ort, bytes, sessionOptions) {
   try {

@@ -3,7 +3,7 @@
 // model's external data files; for an original, which form the background
 // work captures), a form's capture and verification, the session's release.
 import { CACHE_ACTION as ACT, SESSION_FACT, STATUS } from '../core-constants.js';
-import { createSession } from '../ort-adapter.js';
+import { createSession, refusedAsModel } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/capture-loader.js';
 import { IdentityMismatch } from '../util/bytes-identity.js';
 import { firstModelSession, modelSessionMade, startInFlight } from '../runtime-start.js';
@@ -131,8 +131,12 @@ async function createSessionAction(run, a) {
   run.phase('createMs');
   if (!(await sourceConfirmed(run))) return;
   // what makes this time no measure of a form is the core's to weigh (ok_form_revise_wanted)
+  // and whether a refusal is the bytes' (a stored copy is dropped) or the options' (it is kept)
   const facts =
-    (ok ? SESSION_FACT.OK : 0) | (first ? SESSION_FACT.FIRST : 0) | (externalData ? SESSION_FACT.DATA_FILES : 0);
+    (ok ? SESSION_FACT.OK : 0) |
+    (first ? SESSION_FACT.FIRST : 0) |
+    (externalData ? SESSION_FACT.DATA_FILES : 0) |
+    (!ok && refusedAsModel(run.sessionError) ? SESSION_FACT.BAD_MODEL : 0);
   run.ev(run.m.sessionTimed(facts, createMs));
 }
 

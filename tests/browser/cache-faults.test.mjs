@@ -166,6 +166,46 @@ test('a flipped stored chunk never reaches onnxruntime: the only session is buil
   await page.close();
 });
 
+test("options onnxruntime-web refuses (webgpu in a page with no WebGPU adapter, bad options) fail SESSION_CREATE and keep the stored model: the next load with 'wasm' is served from IndexedDB with the network refused", async () => {
+  await env.reset();
+  const bytes = await modelBytes('silero_vad_v5');
+  const url = '/m/options.onnx';
+  let offline = false;
+  env.handler = (req, res, { pathname, serveBytes }) => {
+    if (pathname !== url) return false;
+    if (offline)
+      req.socket.destroy(); // fetch() rejects, as offline
+    else serveBytes(req, res, bytes, { etag: '"v1"' });
+    return true;
+  };
+  const stored = await env.newPage();
+  const first = await stored.evaluate((u) => window.tryLoad(u), url);
+  assert.equal(first.ok, true, JSON.stringify(first));
+  assert.equal(first.cache.stored, true);
+  await stored.close();
+  const page = await env.newPage(); // nothing of the model in this page's memory
+  const refused = [
+    { executionProviders: ['webgpu'] },
+    { graphOptimizationLevel: 'bogus' },
+    { freeDimensionOverrides: { batch: -1 } },
+  ];
+  for (const options of refused) {
+    const r = await page.evaluate(([u, o]) => window.tryLoad(u, o), [url, options]);
+    assert.equal(r.ok, false, JSON.stringify(options));
+    assert.equal(r.code, 'SESSION_CREATE', `${JSON.stringify(options)}: ${r.message}`);
+    assert.deepEqual(r.warnings, [], `${JSON.stringify(options)}: the stored copy is not refused`);
+  }
+  assert.equal(env.server.count(url), 1, 'only the first download reached the server');
+  assert.equal((await page.evaluate(() => window.raw.dump())).index.length, 1, 'the stored model is still there');
+  offline = true;
+  const wasm = await page.evaluate((u) => window.tryLoad(u, { executionProviders: ['wasm'] }), url);
+  assert.equal(wasm.ok, true, JSON.stringify(wasm));
+  assert.equal(wasm.cache.tier, 'indexeddb');
+  assert.deepEqual(wasm.warnings, []);
+  assert.equal(env.server.count(url), 1);
+  await page.close();
+});
+
 test('a wrong integrity is a typed INTEGRITY error and nothing is stored', async () => {
   await env.reset();
   const page = await env.newPage();

@@ -463,7 +463,7 @@ static void test_integrity(void) {
 }
 
 /* Stored copies that rot: a flipped byte, a lost chunk, lost metadata, a
- * copy onnxruntime refuses. Each is dropped and fetched again; the load
+ * copy onnxruntime refuses as no model. Each is dropped and fetched again; the load
  * after that is a hit. */
 static void test_healing(void) {
     int kind;
@@ -476,7 +476,11 @@ static void test_healing(void) {
         if (kind == 0) w.db.chunks.v[2].bytes[7] ^= 0x20;
         if (kind == 1) fs_del_at(&w.db.chunks, 1);
         if (kind == 2) fs_del_at(&w.db.meta, 0);
-        if (kind == 3) w.pg.refuse_sessions = 1;
+        if (kind == 3) {
+            /* onnxruntime says the bytes are no model (a parse error) */
+            w.pg.refuse_sessions = 1;
+            w.pg.refuse_facts = OK_SESSION_BAD_MODEL;
+        }
         fx_run(&w.pg, &p);
         CHECK(served(&w.pg, model_a, len_a));
         CHECK_EQ_INT(w.pg.tier, OK_TIER_NETWORK);
@@ -501,6 +505,48 @@ static void test_healing(void) {
         CHECK_EQ_INT(w.db.chunks.n, 0);
         world_free(&w);
     }
+}
+
+/* onnxruntime refuses a stored copy that passed its checks for the
+ * caller's options (an execution provider not here, a bad option), not as
+ * a model: SESSION_CREATE, and the copy stays, so the caller's next try
+ * (other options) is served from it with the network gone. */
+static void test_refused_for_options(void) {
+    world w;
+    ok_load_params p = url_params();
+    world_init(&w, model_a, len_a, "\"v1\"", NULL);
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    p.now = 2000;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
+    w.pg.refuse_sessions = 1;
+    w.pg.refuse_facts = 0;
+    p.now = 3000;
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.failed);
+    CHECK_EQ_INT(w.pg.fail_code, OK_ERR_SESSION_CREATE);
+    CHECK_EQ_INT(w.pg.fail_reason, OK_REASON_SESSION);
+    CHECK(!fx_warned(&w.pg, OK_WARN_REFUSED));
+    CHECK_EQ_INT(w.srv.n_req, 1);
+    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 1);
+    CHECK(fx_store_serves(&w.db, model_a, len_a));
+    CHECK_EQ_INT(w.pg.sessions, w.pg.released);
+    /* offline now: the next try is served from the stored copy */
+    w.srv.every.fetch_fails = 1;
+    p.now = 4000;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
+    CHECK_EQ_INT(w.srv.n_req, 1);
+    check_clean(&w, model_a, len_a);
+    /* only-if-cached, refused likewise: no CORRUPT, the copy stays */
+    p.mode = OK_MODE_ONLY_IF_CACHED;
+    w.pg.refuse_sessions = 1;
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.fail_code, OK_ERR_SESSION_CREATE);
+    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 1);
+    world_free(&w);
 }
 
 static void test_quota(void) {
@@ -837,6 +883,7 @@ int main(void) {
     test_unknown_sizes();
     test_integrity();
     test_healing();
+    test_refused_for_options();
     test_quota();
     test_database_trouble();
     test_abort_everywhere();

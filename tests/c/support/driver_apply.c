@@ -193,7 +193,7 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         if (!value2) pg->capture = ok_load_capture_form(l, pg->facts, pg->external_bytes);
         if (pg->refuse_sessions > 0 || (pg->refuse_forms >> value2 & 1)) {
             if (pg->refuse_sessions > 0) pg->refuse_sessions--;
-            FX_EV(ok_load_session, l, 0);
+            FX_EV(ok_load_session_timed, l, pg->refuse_facts, 0);
             return 0;
         }
         pg->sessions++;

@@ -73,6 +73,8 @@ typedef struct {
     uint32_t form_resample_us;         /* the form timed again there (0: not) */
     uint32_t verdict;                  /* VERIFY_FORM's answer (0: EQUAL) */
     uint32_t refuse_forms;             /* bit per form: onnxruntime refuses it */
+    uint32_t refuse_facts;             /* what JS says of a refusal (OK_SESSION_BAD_MODEL:
+                                          the bytes are no model; 0: the options') */
     const uint8_t *form_bytes;         /* a FORM load's captured bytes */
     size_t form_len;
     /* outcome */
