@@ -50,6 +50,16 @@ static int parts_idle(const ok_cache *c, const ok_entry *e, const ok_entry *keep
     return 1;
 }
 
+/* Oldest use first. Ties: a form before an original (a form that serves
+ * touches its original too, so the two tie, and a form without its
+ * original serves nothing), then by id (the older load first). */
+static int evicted_before(const ok_entry *e, const ok_entry *than) {
+    int e_form = e->form != OK_FORM_ORIGINAL, than_form = than->form != OK_FORM_ORIGINAL;
+    if (e->last_used != than->last_used) return e->last_used < than->last_used;
+    if (e_form != than_form) return e_form;
+    return e->id < than->id;
+}
+
 ok_status ok_evict_plan(ok_cache *c, uint64_t need, uint64_t quota_free, const ok_entry *keep, int min_one) {
     return ok_evict_plan_for(c, keep ? keep->key : NULL, need, quota_free, keep, min_one);
 }
@@ -65,9 +75,7 @@ ok_status ok_evict_plan_for(ok_cache *c, const char *key, uint64_t need, uint64_
         for (i = 0; i < c->n_entries; i++) {
             ok_entry *e = c->entries[i];
             if (e->mark || !candidate(c, e, keep, key) || !parts_idle(c, e, keep)) continue;
-            /* oldest use first; ties by id (older load first) */
-            if (!lru || e->last_used < lru->last_used || (e->last_used == lru->last_used && e->id < lru->id))
-                lru = e;
+            if (!lru || evicted_before(e, lru)) lru = e;
         }
         if (!lru) {
             for (i = 0; i < c->n_entries; i++) c->entries[i]->mark = 0;

@@ -56,9 +56,7 @@ ok_status ok_ld_push_reads(ok_load *l, const ok_entry *e, uint32_t from) {
 /* Read a committed entry (a hit, or a 304 revalidation). */
 ok_status ok_ld_start_hit(ok_load *l, ok_entry *e) {
     ok_status st;
-    e->refcount++;
-    e->hit_count++;
-    e->last_used = l->now;
+    e->refcount++; /* its use counts once served (load_session.c) */
     l->hit_id = e->id;
     l->total = e->total_size;
     l->read_next = 0;

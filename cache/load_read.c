@@ -115,6 +115,8 @@ ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p, size_t 
         l->has_sha = 1;
         l->verified = !(l->flags & OK_LOAD_NO_VERIFY);
         l->stored = 1;
+        e->last_used = l->now;
+        e->hit_count++;
         st = ok_ld_done(l);
         if (!st) st = ok_ld_release_hit(l);
     }

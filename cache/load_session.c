@@ -34,23 +34,26 @@ ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset, const 
     return ok_ld_leave(l, ok_ld_create_session(l));
 }
 
-/* The stored bytes were served: persist the LRU clock (in the background,
- * after DONE) and let go of the read reference. */
+/* e served this load: its use counts, and is kept (in the background,
+ * after DONE). A failed creation is no use: counted here, not at the read. */
+static ok_status count_use(ok_load *l, ok_entry *e) {
+    if (!e) return OK_OK;
+    e->last_used = l->now;
+    e->hit_count++;
+    return e->superseded ? OK_OK : ok_ld_push_manifest(l, e);
+}
+
+/* The stored bytes were served: persist the LRU clock and the hits of the
+ * entry that served (a form counts its own: bytes have no stored original,
+ * and a form used daily must not look unused to eviction) and let go of
+ * the read reference. */
 static ok_status done_hit(ok_load *l) {
     ok_entry *e = ok_ld_entry_of(l, l->hit_id);
     ok_status st = ok_ld_done(l);
-    if (l->form != OK_FORM_ORIGINAL) {
-        /* a form serves only beside its original: the original's clock is
-         * the one kept, so eviction takes a form before its original */
-        ok_entry *o = ok_ld_entry_of(l, l->orig_id);
-        if (o) {
-            o->last_used = l->now;
-            o->hit_count++;
-        }
-        if (!st) st = ok_ld_release_hit(l); /* the form's read reference */
-        e = o;
-    }
-    if (!st && e && !e->superseded) st = ok_ld_push_manifest(l, e);
+    if (!st) st = count_use(l, e);
+    /* a form serves only beside its original: the original is used too
+     * (eviction takes the form first, cache_evict.c) */
+    if (!st && l->form != OK_FORM_ORIGINAL) st = count_use(l, ok_ld_entry_of(l, l->orig_id));
     if (!st) st = ok_ld_release_hit(l);
     return st;
 }

@@ -231,6 +231,81 @@ test('bytes with their data file handed as bytes (as transformers.js hands them)
   await page.close();
 });
 
+test('a form of bytes counts every load it serves (hits, lastUsed, stored); under a tight budget the form in use outlives an unused one', async () => {
+  await env.reset();
+  serve('batch.onnx');
+  const url = `${BASE}/batch.onnx`;
+  /** load(bytes) with forms in `page`: which form served, what the background stored. */
+  const visit = (page, options = {}) =>
+    page.evaluate(
+      async ({ url, options }) => {
+        const { ortkeep, ortDirect: ort } = window;
+        const model = new Uint8Array(await (await fetch(url, { cache: 'no-store' })).arrayBuffer());
+        const s = await ortkeep.load(model, { ort, memory: false, forms: true, ...options });
+        const out = { chosen: s.info.form.chosen, stored: (await s.formsReady).stored };
+        await s.dispose();
+        return out;
+      },
+      { url, options },
+    );
+  // a fresh page each time: what cache.list() shows is what IndexedDB holds
+  const listed = async () => {
+    const page = await env.newPage();
+    const list = await page.evaluate(() => window.ortkeep.cache.list());
+    await page.close();
+    return list.filter((e) => e.form === 'onnx');
+  };
+  const page = await env.newPage();
+  const used = await visit(page);
+  assert.equal(used.stored, 'onnx', JSON.stringify(used));
+  const unusedOptions = { sessionOptions: { freeDimensionOverrides: { batch: 1 } } };
+  const unused = await visit(page, unusedOptions);
+  assert.equal(unused.stored, 'onnx', JSON.stringify(unused));
+  const made = await listed();
+  assert.equal(made.length, 2, JSON.stringify(made));
+  // the overrides are in the unused form's context (;opts=), not in the used one's
+  const before = made.find((e) => !e.key.includes(';opts='));
+  assert.ok(before && made.some((e) => e.key.includes(';opts=')), JSON.stringify(made.map((e) => e.key)));
+  const usedKey = before.key;
+  assert.equal(before.hits, 0);
+  const lastUsed = [];
+  for (let i = 0; i < 2; i++) {
+    const warm = await visit(page);
+    assert.equal(warm.chosen, 'verified', JSON.stringify(warm));
+    lastUsed.push((await listed()).find((e) => e.key === usedKey));
+  }
+  assert.equal(lastUsed[0].hits, 1, JSON.stringify(lastUsed));
+  assert.equal(lastUsed[1].hits, 2, JSON.stringify(lastUsed));
+  assert.ok(lastUsed[0].lastUsed > before.lastUsed, JSON.stringify([before, lastUsed]));
+  assert.ok(lastUsed[1].lastUsed > lastUsed[0].lastUsed, JSON.stringify(lastUsed));
+  const other = (await listed()).find((e) => e.key !== usedKey);
+  assert.equal(other.hits, 0, 'the form made with other options served nothing');
+  await page.close();
+
+  // Room for one form beside the original of another load: the form in use
+  // stays, the unused one (made after it) goes.
+  const fresh = await env.newPage();
+  const all = await fresh.evaluate(() => window.ortkeep.cache.list());
+  const held = all.reduce((n, e) => n + e.bytes, 0);
+  const modelSize = served.get(url).bytes.length;
+  await fresh.evaluate((budget) => window.ortkeep.cache._configure({ budget }), held + modelSize - 1);
+  try {
+    const r = await fresh.evaluate(async (u) => {
+      const s = await window.ortkeep.load(u, { ort: window.ortDirect, memory: false, forms: false });
+      const { tier, stored } = s.info.cache;
+      await s.cacheSettled;
+      await s.dispose();
+      return { tier, stored, list: await window.ortkeep.cache.list() };
+    }, url);
+    assert.equal(r.tier, 'network');
+    const kept = r.list.filter((e) => e.form === 'onnx').map((e) => e.key);
+    assert.deepEqual(kept, [usedKey], JSON.stringify(r.list.map((e) => [e.key, e.form, e.lastUsed, e.hits])));
+  } finally {
+    await fresh.evaluate(() => window.ortkeep.cache._configure({ budget: 0 }));
+  }
+  await fresh.close();
+});
+
 test('a form captured with freeDimensionOverrides {batch: 1} is never served to a load without them or with batch 3', async () => {
   await env.reset();
   const url = `${BASE}/batch.onnx`;

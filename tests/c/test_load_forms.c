@@ -924,6 +924,130 @@ static void test_content_keyed_bytes(void) {
     world_free(&w);
 }
 
+/* The content key of bytes whose SHA-256 is sha. */
+static void bytes_key(const uint8_t *sha, char key[128]) {
+    int i, n = snprintf(key, 128, "sha256:");
+    for (i = 0; i < 32; i++) n += snprintf(key + n, 128 - (size_t)n, "%02x", sha[i]);
+    snprintf(key + n, 128 - (size_t)n, "|form:original");
+}
+
+/* A verified .onnx form of the bytes whose SHA-256 is sha, stored at now. */
+static void store_bytes_form(world *w, const uint8_t *sha, uint64_t now) {
+    char key[128];
+    ok_load_params f = form_params(OK_FORM_ONNX, sha, len_opt);
+    bytes_key(sha, key);
+    f.raw = key;
+    f.url = "(bytes)";
+    f.now = now;
+    w->pg.form_bytes = opt_a;
+    w->pg.form_len = len_opt;
+    fx_run(&w->pg, &f);
+    CHECK(w->pg.done);
+}
+
+/* The committed form of the bytes whose SHA-256 is sha: its hits and
+ * clock as stored (0: none stored). */
+static int bytes_form_use(fx_db *d, const uint8_t *sha, uint64_t *hits, uint64_t *last_used) {
+    char key[128];
+    size_t i;
+    bytes_key(sha, key);
+    for (i = 0; i < d->index.n; i++) {
+        ok_manifest m;
+        int found;
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK) continue;
+        found = m.form == OK_FORM_ONNX && m.state == OK_ENTRY_COMMITTED && strncmp(m.key, key, 71) == 0;
+        if (found) {
+            *hits = m.hit_count;
+            *last_used = m.last_used;
+        }
+        ok_manifest_free(&m);
+        if (found) return 1;
+    }
+    return 0;
+}
+
+/* Every serve counts for the entry that served: a form serving bytes
+ * (which have no stored original) keeps its own hits and clock, stored,
+ * so least-recently-used eviction takes the form nobody uses, not the one
+ * a library serves every day; a form serving a URL counts beside its
+ * original, and evicting then takes the form before its original. */
+static void test_forms_count_their_use(void) {
+    world w;
+    ok_load_params p;
+    ok_manifest m;
+    uint64_t hits = 0, last = 0;
+    world_init(&w);
+    store_bytes_form(&w, sha_a, 2000);
+    store_bytes_form(&w, sha_c, 2000);
+    CHECK(bytes_form_use(&w.db, sha_a, &hits, &last));
+    CHECK_EQ_INT(hits, 0);
+    CHECK_EQ_INT(last, 2000);
+    p = bytes_params(sha_a, len_a);
+    p.now = 5000;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, opt_a, len_opt));
+    CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
+    p.now = 6000;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, opt_a, len_opt));
+    CHECK(bytes_form_use(&w.db, sha_a, &hits, &last));
+    CHECK_EQ_INT(hits, 2);
+    CHECK_EQ_INT(last, 6000);
+    CHECK(bytes_form_use(&w.db, sha_c, &hits, &last));
+    CHECK_EQ_INT(hits, 0);
+    CHECK_EQ_INT(last, 2000);
+    /* another page, a budget with room for one form beside a new model:
+     * the form used lately stays, the unused one goes */
+    fx_page_close(&w.pg);
+    fx_page_init(&w.pg, &w.db, &w.srv, 0x5678);
+    fx_sync(&w.pg, 0);
+    CHECK_EQ_INT(ok_cache_set_budget(w.pg.c, len_opt + len_a), OK_OK);
+    p = url_params();
+    p.now = 7000;
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done_flags & OK_DONE_STORED);
+    CHECK(bytes_form_use(&w.db, sha_a, &hits, &last));
+    CHECK(!bytes_form_use(&w.db, sha_c, &hits, &last));
+    world_free(&w);
+
+    /* a URL: the form served counts, and so does its original; the two
+     * tie, and eviction takes the form first (it serves only beside it) */
+    world_init(&w);
+    p = url_params();
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done_flags & OK_DONE_STORED);
+    {
+        ok_load_params f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+        w.pg.form_bytes = opt_a;
+        w.pg.form_len = len_opt;
+        fx_run(&w.pg, &f);
+    }
+    p.now = 5000;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, opt_a, len_opt));
+    CHECK(stored_form(&w.db, OK_FORM_ONNX, &m));
+    CHECK_EQ_INT(m.hit_count, 1);
+    CHECK_EQ_INT(m.last_used, 5000);
+    ok_manifest_free(&m);
+    CHECK(stored_form(&w.db, OK_FORM_ORIGINAL, &m));
+    CHECK_EQ_INT(m.hit_count, 1);
+    CHECK_EQ_INT(m.last_used, 5000);
+    ok_manifest_free(&m);
+    fx_page_close(&w.pg);
+    fx_page_init(&w.pg, &w.db, &w.srv, 0x5679);
+    fx_sync(&w.pg, 0);
+    CHECK_EQ_INT(ok_cache_set_budget(w.pg.c, len_a + len_c), OK_OK);
+    w.srv.bytes = model_c;
+    w.srv.len = len_c;
+    p.raw = p.url = "https://models.test/c.onnx";
+    p.now = 7000;
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done_flags & OK_DONE_STORED);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_NONE);
+    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 2); /* both originals */
+    world_free(&w);
+}
+
 int main(void) {
     struct ok_sha256 h;
     model_a = fx_model(10 * CS + 123, 1, &len_a);
@@ -949,6 +1073,7 @@ int main(void) {
     test_form_manifests();
     test_crash_anywhere();
     test_content_keyed_bytes();
+    test_forms_count_their_use();
     test_verdict_revision();
     free(model_a);
     free(model_c);

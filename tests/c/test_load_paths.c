@@ -507,18 +507,31 @@ static void test_healing(void) {
     }
 }
 
+/* The one committed entry's manifest, decoded (0: none). */
+static int stored_manifest(const fx_db *db, ok_manifest *m) {
+    size_t i;
+    for (i = 0; i < db->index.n; i++) {
+        if (ok_manifest_decode(db->index.v[i].bytes, db->index.v[i].len, m) != OK_OK) continue;
+        if (m->state == OK_ENTRY_COMMITTED) return 1;
+        ok_manifest_free(m);
+    }
+    return 0;
+}
+
 /* onnxruntime refuses a stored copy that passed its checks for the
  * caller's options (an execution provider not here, a bad option), not as
  * a model: SESSION_CREATE, and the copy stays, so the caller's next try
- * (other options) is served from it with the network gone. */
+ * (other options) is served from it with the network gone. A refusal is
+ * no use: the entry's hits and clock stay. */
 static void test_refused_for_options(void) {
     world w;
+    ok_manifest m;
     ok_load_params p = url_params();
     world_init(&w, model_a, len_a, "\"v1\"", NULL);
     fx_run(&w.pg, &p);
     CHECK(served(&w.pg, model_a, len_a));
     p.now = 2000;
-    fx_run(&w.pg, &p);
+    fx_run(&w.pg, &p); /* served: counted */
     CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
     w.pg.refuse_sessions = 1;
     w.pg.refuse_facts = 0;
@@ -532,6 +545,10 @@ static void test_refused_for_options(void) {
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 1);
     CHECK(fx_store_serves(&w.db, model_a, len_a));
     CHECK_EQ_INT(w.pg.sessions, w.pg.released);
+    CHECK(stored_manifest(&w.db, &m));
+    CHECK_EQ_INT(m.hit_count, 1);
+    CHECK_EQ_INT(m.last_used, 2000);
+    ok_manifest_free(&m);
     /* offline now: the next try is served from the stored copy */
     w.srv.every.fetch_fails = 1;
     p.now = 4000;
@@ -540,6 +557,10 @@ static void test_refused_for_options(void) {
     CHECK_EQ_INT(w.pg.tier, OK_TIER_INDEXEDDB);
     CHECK_EQ_INT(w.srv.n_req, 1);
     check_clean(&w, model_a, len_a);
+    CHECK(stored_manifest(&w.db, &m));
+    CHECK_EQ_INT(m.hit_count, 2);
+    CHECK_EQ_INT(m.last_used, 4000);
+    ok_manifest_free(&m);
     /* only-if-cached, refused likewise: no CORRUPT, the copy stays */
     p.mode = OK_MODE_ONLY_IF_CACHED;
     w.pg.refuse_sessions = 1;
