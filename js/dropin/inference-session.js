@@ -8,6 +8,8 @@ import { createArguments, normalizeOptions } from '../options.js';
 import { realOrt } from '../ort-adapter.js';
 import { Session } from '../session.js';
 import { bundleForEntry } from '../forms/entry-bundle.js';
+import { formsOff, LOADED_KEY } from '../forms/capture-loader.js';
+import { formsWentOff } from '../forms/availability.js';
 
 const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
 
@@ -21,6 +23,8 @@ const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);
 export function makeInferenceSession(ort, how = {}) {
   ort = realOrt(ort);
   const Base = ort.InferenceSession;
+  /** Set once a creation failed through the capturing loader where onnxruntime-web's own succeeded: plain for the page. */
+  let plainOnly = false;
   // biome-ignore lint/complexity/noStaticOnlyClass: onnxruntime-web's InferenceSession is a class with a static create()
   return class InferenceSession {
     /** The onnxruntime-web this wraps (js/ort-adapter.js realOrt: ortkeep itself creates sessions there). */
@@ -31,16 +35,41 @@ export function makeInferenceSession(ort, how = {}) {
      * @returns {Promise<Session>}
      */
     static async create(arg0, arg1, arg2, arg3) {
+      if (plainOnly) return Base.create(arg0, arg1, arg2, arg3);
       let { source, options } = createArguments(arg0, arg1, arg2, arg3);
       if (how.source) ({ source, options } = how.source(source, options ?? {}));
       const given = normalizeOptions(options, { where: 'InferenceSession.create()' });
       const forms = given.forms === false ? false : withBundle(given.forms, how.entry, ort);
-      const session = await load(source, {
-        ...how.defaults?.(),
-        ...given,
-        ...(forms === undefined ? {} : { forms }),
-        ort,
-      });
+      let session;
+      try {
+        session = await load(source, {
+          ...how.defaults?.(),
+          ...given,
+          ...(forms === undefined ? {} : { forms }),
+          ort,
+        });
+      } catch (e) {
+        // Never a session that fails where onnxruntime-web's own succeeds: a creation that
+        // failed while ortkeep's capturing loader runs here is tried plainly once
+        if (e?.code !== 'SESSION_CREATE' || !globalThis[Symbol.for(LOADED_KEY)]) throw e;
+        let plain;
+        try {
+          plain = await Base.create(arg0, arg1, arg2, arg3);
+        } catch {
+          throw e; // onnxruntime-web fails it too: ortkeep's error says what
+        }
+        plainOnly = true;
+        formsWentOff(
+          formsOff(
+            'capture-path-failed',
+            `a session that onnxruntime-web creates failed through ortkeep's capturing loader (${e.message}); ` +
+              "ortkeep creates this page's sessions with onnxruntime-web directly; please report it with the onnxruntime-web version",
+            e,
+          ),
+          given.onWarning,
+        );
+        return plain;
+      }
       const keep = onDeviceOutputs(given.sessionOptions?.preferredOutputLocation, session.outputNames);
       if (keep.length && session.pool.device !== 'cpu') session._keepOnDevice(keep);
       return session;

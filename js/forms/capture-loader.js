@@ -11,7 +11,8 @@
 import { OrtkeepError } from '../errors.js';
 import { isNode } from '../platform/node.js';
 import { captureUrls, installedUrl, isWasm, siblingOrtLoaderUrl, siblingOrtWasmUrl } from '../package-files.js';
-import { deriveLoaderText, LOADED_KEY, LoaderPatchError, SINK_KEY } from './loader-patch.js';
+import { deriveLoaderText, LOADED_KEY, LoaderPatchError, loaderFlavour, SINK_KEY } from './loader-patch.js';
+import { sha256Hex } from '../util/sha256.js';
 import { readJsonUrl, readTextUrl } from './read-json.js';
 
 export { LOADED_KEY, SINK_KEY };
@@ -98,14 +99,18 @@ async function install(ort, options) {
       'onnxruntime-web runs in a proxy worker (env.wasm.proxy), where the capturing loader cannot be reached',
     );
   }
-  const bundle = options.bundle ?? (isNode ? 'wasm' : 'jsep');
+  const version = ort.env?.versions?.web;
+  // One flavour, always paired: a loader the page named (env.wasm.wasmPaths.mjs,
+  // a blob: URL included) is what onnxruntime-web imports, whatever the entry,
+  // so its flavour decides the capturing loader's; the .wasm stays the page's.
+  const named = await namedLoader(ort);
+  const bundle = named?.bundle ?? options.bundle ?? (isNode ? 'wasm' : 'jsep');
   const file = LOADER_FOR_BUNDLE[bundle];
   if (!file)
     throw new OrtkeepError(
       'INVALID_ARG',
       `ortkeep: forms.bundle must be one of ${Object.keys(LOADER_FOR_BUNDLE).join(', ')}; got ${bundle}`,
     );
-  const version = ort.env?.versions?.web;
   const loader = { file, version, sinkKey: SINK_KEY, loadedKey: LOADED_KEY };
   const live = globalThis[Symbol.for(LOADED_KEY)];
   if (live) {
@@ -119,13 +124,23 @@ async function install(ort, options) {
   }
   // where onnxruntime-web's .wasm is, looked for beside reading the manifest and
   // importing the loader (its failure is reported after theirs)
-  const wasmHref = ort.env.wasm.wasmBinary ? Promise.resolve(null) : wasmUrlFor(ort, file, options.wasmUrl);
+  const wasmHref = ort.env.wasm.wasmBinary
+    ? Promise.resolve(null)
+    : wasmUrlFor(ort, file, options.wasmUrl, version, named);
   wasmHref.catch(() => {});
   const built = await buildCopy(options, file);
-  const use =
-    built.url && built.version === version
-      ? { url: built.url, derived: 'build' }
-      : await derivedHere(ort, options, file, version, built);
+  let use;
+  if (named?.text != null) {
+    // the page's own loader at hand: the build's copy only where it was derived from that very text
+    // (and finds its .wasm: a blob: loader named with no .wasm is left to find it as the original would)
+    const wasmGiven = !!(ort.env.wasm.wasmBinary || options.wasmUrl || ort.env.wasm.wasmPaths?.wasm);
+    const same =
+      built.url && built.version === version && built.sourceSha256 && (wasmGiven || !/^(blob|data):/.test(named.url))
+        ? built.sourceSha256 === (await textSha256(named.text))
+        : false;
+    use = same ? { url: built.url, derived: 'build' } : derivedFrom(named.text, named.url, file, version, built);
+  } else if (built.url && built.version === version) use = { url: built.url, derived: 'build' };
+  else use = await derivedHere(ort, options, file, version, built);
   try {
     await import(/* @vite-ignore */ /* webpackIgnore: true */ use.url);
   } catch (e) {
@@ -146,10 +161,58 @@ async function install(ort, options) {
 }
 
 /**
+ * The loader the page named (env.wasm.wasmPaths.mjs): its flavour read off
+ * its text (a blob: URL's too), else off its file name; null where the page
+ * named none (onnxruntime-web then imports its entry's own).
+ * @returns {Promise<{url: string, bundle: string, text: string|null} | null>}
+ * @throws {OrtkeepError} FORMS_OFF loader-unknown, loader-unreadable
+ */
+async function namedLoader(ort) {
+  const paths = ort.env?.wasm?.wasmPaths;
+  const mjs = paths && typeof paths === 'object' ? paths.mjs : null;
+  if (!mjs) return null;
+  const url = String(mjs.href ?? mjs);
+  const byName = /(?:^|\/)ort-wasm-simd-threaded(?:\.(jsep|asyncify|jspi))?\.mjs$/.exec(
+    url.startsWith('blob:') || url.startsWith('data:') ? '' : new URL(url, globalThis.location?.href).pathname,
+  );
+  let text = null;
+  try {
+    text = await readTextUrl(new URL(url, globalThis.location?.href));
+  } catch (e) {
+    // a loader ortkeep cannot read (a CSP's connect-src) is known by its name alone, or not at all
+    if (byName) return { url, bundle: byName[1] ?? 'wasm', text: null };
+    throw formsOff(
+      'loader-unreadable',
+      `this page's env.wasm.wasmPaths.mjs (${url}) could not be read to tell which onnxruntime-web loader it is ` +
+        `(${e?.message ?? e}); a Content-Security-Policy connect-src must allow it, or use forms: false`,
+      e,
+    );
+  }
+  const bundle = loaderFlavour(text);
+  if (!bundle) {
+    throw formsOff(
+      'loader-unknown',
+      `this page's env.wasm.wasmPaths.mjs (${url}) is not an onnxruntime-web loader ortkeep knows ` +
+        '(ort-wasm-simd-threaded{,.jsep,.asyncify,.jspi}.mjs); ortkeep leaves it as it is and loads models in their original form',
+    );
+  }
+  return { url, bundle, text };
+}
+
+/** SHA-256 of a text, lowercase hex (null where WebCrypto is missing: an insecure http: page). */
+async function textSha256(text) {
+  try {
+    return await sha256Hex(new TextEncoder().encode(text));
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The build's copy: its URL and the version it was derived from, or why
  * there is none (not built, not served; a bundler inlines the small manifest
  * as a data: URL, which a CSP's connect-src may refuse).
- * @returns {Promise<{url?: string, version?: string, why?: string}>}
+ * @returns {Promise<{url?: string, version?: string, sourceSha256?: string, why?: string}>}
  */
 async function buildCopy(options, file) {
   let files = captureFiles(options.captureBase);
@@ -163,7 +226,7 @@ async function buildCopy(options, file) {
   }
   const entry = manifest.loaders?.[file];
   if (!entry) return { version: manifest.onnxruntimeWeb, why: `the build derived no ${file}` };
-  return { url: files.loader(file).href, version: manifest.onnxruntimeWeb };
+  return { url: files.loader(file).href, version: manifest.onnxruntimeWeb, sourceSha256: entry.sourceSha256 };
 }
 
 /** Where the build's files are: forms.captureBase's folder, else where package-files.js finds them. */
@@ -219,13 +282,13 @@ async function derivedHere(ort, options, file, version, built) {
     `the build's is for onnxruntime-web ${built.version}, this page runs ${version ?? 'an unknown version'}`;
   if (!version)
     throw formsOff('derivation-missing', `onnxruntime-web does not say its version (ort.env.versions.web); ${why}`);
-  const candidates = await loaderCandidates(ort, file, options.loaderUrl);
+  const candidates = await loaderCandidates(ort, file, options.loaderUrl, version);
   const tried = [];
   let text = null;
   let from = null;
   for (const { url, checkVersion } of candidates) {
     try {
-      if (checkVersion && !(await sameVersion(url, version))) {
+      if (checkVersion && !(await pinnedTo(url, version))) {
         tried.push(`${url} (another onnxruntime-web)`);
         continue;
       }
@@ -245,6 +308,20 @@ async function derivedHere(ort, options, file, version, built) {
         'or pass load(src, { forms: { loaderUrl } }); or use forms: false',
     );
   }
+  return derivedFrom(text, from, file, version, built);
+}
+
+/**
+ * The capturing loader derived from a loader's text, as a Blob URL (a data:
+ * URL in Node) whose import.meta.url still names the original's place.
+ * @returns {{url: string, derived: 'page', from: string}}
+ */
+function derivedFrom(text, from, file, version, built) {
+  const why =
+    built.why ??
+    `the build's is for onnxruntime-web ${built.version}, this page runs ${version ?? 'an unknown version'}`;
+  if (!version)
+    throw formsOff('derivation-missing', `onnxruntime-web does not say its version (ort.env.versions.web); ${why}`);
   let derived;
   try {
     derived = deriveLoaderText(text, { version, file, baseUrl: from });
@@ -264,27 +341,44 @@ async function derivedHere(ort, options, file, version, built) {
 }
 
 /**
- * Where the page's loader is, most certain first: what the page told
- * onnxruntime-web (env.wasm.wasmPaths), forms.loaderUrl, the module
- * resolver (Node; an import map), next to the page's onnxruntime-web script
- * tag, then the copy a bundler emits of the onnxruntime-web installed beside
- * ortkeep (package-files.js). Guesses not tied to the running onnxruntime-web
- * are used only when the package.json beside them names its version (where
- * there is one to read).
+ * Where the page's loader is, most certain first: forms.loaderUrl, what the
+ * page told onnxruntime-web (env.wasm.wasmPaths), the module resolver (Node;
+ * an import map), next to the page's onnxruntime-web script tag, then the
+ * copy a bundler emits of the onnxruntime-web installed beside ortkeep
+ * (package-files.js). A guess not tied to the running onnxruntime-web is
+ * tried only where its URL does not name another version (pinnedTo).
  */
-async function loaderCandidates(ort, file, given) {
+async function loaderCandidates(ort, file, given, version) {
   const out = [];
   if (given) out.push({ url: String(given) });
   const paths = ort.env.wasm.wasmPaths;
   if (typeof paths === 'string') out.push({ url: new URL(file, new URL(paths, globalThis.location?.href)).href });
-  else if (paths?.mjs && !String(paths.mjs).startsWith('blob:')) out.push({ url: String(paths.mjs.href ?? paths.mjs) });
-  const resolved = resolveModule(`onnxruntime-web/${file}`) ?? (isNode ? null : resolveModule('onnxruntime-web'));
-  if (resolved) out.push({ url: new URL(file, resolved).href, checkVersion: true });
-  const script = ort === globalThis.ort ? ortScriptUrl() : null;
-  if (script) out.push({ url: new URL(file, script).href });
-  const sibling = siblingOrtLoaderUrl(file);
-  out.push({ url: sibling.href, checkVersion: true });
+  const resolved = resolveModule(`onnxruntime-web/${file}`) ?? (isNode ? null : resolvedOrt());
+  if (resolved) out.push({ url: new URL(file, resolved).href });
+  const script = pageOrtScript(ort);
+  if (script && !namesOtherVersion(script, version)) out.push({ url: new URL(file, script).href });
+  out.push({ url: siblingOrtLoaderUrl(file).href, checkVersion: true });
   return out;
+}
+
+/**
+ * The real onnxruntime-web's module URL by the resolver (an import map):
+ * ortkeep's own '#onnxruntime-web' (behind the drop-in's alias), else
+ * 'onnxruntime-web' where that is onnxruntime-web's file and not the
+ * drop-in's entry (js/onnxruntime-web.js) the alias maps it to.
+ */
+function resolvedOrt() {
+  for (const specifier of ['#onnxruntime-web', 'onnxruntime-web']) {
+    const url = resolveModule(specifier);
+    if (url && /\/ort(\.[\w-]+)*\.m?js$/.test(new URL(url).pathname)) return url;
+  }
+  return null;
+}
+
+/** The page's onnxruntime-web script tag when it is the onnxruntime-web running here (the drop-in copies window.ort, env and all). */
+function pageOrtScript(ort) {
+  const g = globalThis.ort;
+  return g && (g === ort || g.env === ort.env) ? ortScriptUrl() : null;
 }
 
 /**
@@ -302,15 +396,31 @@ function resolveModule(specifier) {
   }
 }
 
-/** Whether the package.json above a loader's dist/ names this version (true where there is none to read). */
-async function sameVersion(loaderUrl, version) {
-  let pkg;
+/**
+ * Whether a guessed file may be of this onnxruntime-web version, asking no
+ * URL that may not exist: a CDN path's `onnxruntime-web@x.y.z/` says it; an
+ * unversioned CDN path (`…/onnxruntime-web/dist/`, outside node_modules)
+ * answers whatever release is newest there, so never; under node_modules
+ * the package.json npm installed beside dist/ says it; elsewhere it is a
+ * bundler's copy of the installed package, the one the app bundles.
+ */
+async function pinnedTo(fileUrl, version) {
+  const { pathname } = new URL(fileUrl);
+  if (/\/onnxruntime-web@[^/]+\//.test(pathname)) return !namesOtherVersion(fileUrl, version);
+  const nodeModules = /\/node_modules\/(?:@[^/]+\/)?[^/]+\/dist\/[^/]+$/.test(pathname);
+  if (!nodeModules) return !/\/onnxruntime-web\/dist\//.test(pathname);
   try {
-    pkg = await readJsonUrl(new URL('../package.json', loaderUrl));
+    const pkg = await readJsonUrl(new URL('../package.json', fileUrl));
+    return pkg?.name !== 'onnxruntime-web' || pkg.version === version;
   } catch {
-    return true; // a bundler's copy: the app's installed onnxruntime-web, the one it bundles
+    return false;
   }
-  return pkg?.name !== 'onnxruntime-web' || pkg.version === version;
+}
+
+/** Whether a URL's path pins onnxruntime-web to a version other than this one (a CDN's `onnxruntime-web@x.y.z/`). */
+function namesOtherVersion(url, version) {
+  const at = /\/onnxruntime-web@([^/]+)\//.exec(new URL(url).pathname);
+  return !!at && decodeURIComponent(at[1]) !== version;
 }
 
 /** The URL of the page's onnxruntime-web script (ort.min.js, ort.webgpu.min.js, …), if one is there. */
@@ -330,41 +440,44 @@ export function ortScriptUrl() {
 /**
  * The URL of onnxruntime-web's own .wasm for a loader: the binary is never
  * changed, only the JS loader is. What the page told onnxruntime-web
- * (env.wasm.wasmPaths, or forms.wasmUrl) is taken as given; failing that,
- * the module resolver (Node's package exports; an import map in a page),
- * next to the page's onnxruntime-web script, then onnxruntime-web installed
- * beside ortkeep (package-files.js). A guess is used only once it answers
- * with a wasm binary.
+ * (env.wasm.wasmPaths, or forms.wasmUrl) is taken as given (a loader it named
+ * without a .wasm: the one beside it, where that loader looks); failing that,
+ * where the running onnxruntime-web looks itself, asking nothing: beside its
+ * module (the resolver: Node's package exports, an import map) or its script
+ * tag (unless its URL pins another version); last, onnxruntime-web installed
+ * beside ortkeep (package-files.js), only where that URL may be this version
+ * (pinnedTo) and answers with a wasm binary: a loader paired with another
+ * release's .wasm never settles.
+ * @returns {Promise<string|null>} null: the page named a blob: loader and no .wasm (left to that loader)
  * @throws {OrtkeepError} FORMS_OFF no-wasm-url
  */
-async function wasmUrlFor(ort, file, explicit) {
+async function wasmUrlFor(ort, file, explicit, version, named) {
   const wasmFile = file.replace(/\.mjs$/, '.wasm');
   if (explicit) return String(explicit);
   const paths = ort.env.wasm.wasmPaths;
   if (typeof paths === 'string') return new URL(wasmFile, new URL(paths, globalThis.location?.href)).href;
   if (paths?.wasm) return String(paths.wasm.href ?? paths.wasm);
+  if (named) return /^(blob|data):/.test(named.url) ? null : new URL(wasmFile, named.url).href;
   const guesses = [];
   if (isNode) {
     const url = resolveModule(`onnxruntime-web/${wasmFile}`);
     if (url) return url;
     guesses.push(`onnxruntime-web/${wasmFile}`);
   } else {
-    // behind the drop-in's alias 'onnxruntime-web' is ortkeep's entry, and the
-    // real package is what ortkeep's own '#onnxruntime-web' maps to
-    for (const specifier of ['onnxruntime-web', '#onnxruntime-web']) {
-      const resolved = resolveModule(specifier);
-      if (resolved) guesses.push(new URL(wasmFile, resolved).href);
-    }
-    // a script tag's onnxruntime-web looks next to its own script (a CDN URL
-    // pins its version there, which a guess beside ortkeep's would not)
-    const script = ort === globalThis.ort ? ortScriptUrl() : null;
-    if (script) guesses.push(new URL(wasmFile, script).href);
-    guesses.push(siblingOrtWasmUrl(wasmFile).href);
-    for (const url of guesses) if (await answersWasm(url)) return url;
+    // where the running onnxruntime-web itself looks, beside its module (the
+    // resolver's answer) or its script tag, is taken without a request
+    const resolved = resolvedOrt();
+    if (resolved) return new URL(wasmFile, resolved).href;
+    const script = pageOrtScript(ort);
+    if (script && !namesOtherVersion(script, version)) return new URL(wasmFile, script).href;
+    // a guess beside ortkeep's install: of this version, and answering with a wasm binary
+    const sibling = siblingOrtWasmUrl(wasmFile).href;
+    guesses.push(sibling);
+    if ((await pinnedTo(sibling, version)) && (await answersWasm(sibling))) return sibling;
   }
   throw formsOff(
     'no-wasm-url',
-    `cannot find onnxruntime-web's ${wasmFile}${guesses.length ? ` (no wasm binary at ${guesses.join(', ')})` : ''}; ` +
+    `cannot find onnxruntime-web ${version ?? ''}'s ${wasmFile}${guesses.length ? ` (none of this version at ${guesses.join(', ')})` : ''}; ` +
       `tell onnxruntime-web where it is served before load(): ort.env.wasm.wasmPaths = { wasm: url } (in Vite: import url from 'onnxruntime-web/${wasmFile}?url'), ` +
       `or ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/'; or pass load(src, { forms: { wasmUrl: url } })`,
   );
@@ -379,6 +492,7 @@ async function wasmUrlFor(ort, file, explicit) {
 async function answersWasm(url) {
   try {
     const head = await fetch(url, { method: 'HEAD' });
+    await head.arrayBuffer(); // read to its (empty) end: an unread response is reported as an aborted request
     if (head.ok) return !/^text\//i.test(head.headers.get('content-type') ?? '');
     if (head.status !== 405 && head.status !== 501) return false;
   } catch {

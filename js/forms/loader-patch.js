@@ -154,3 +154,21 @@ export function deriveLoaderText(text, { version, file, baseUrl }) {
   if (baseUrl) out = out.split('import.meta.url').join(JSON.stringify(String(baseUrl)));
   return out;
 }
+
+/**
+ * Which flavour of onnxruntime-web's loaders a text is, by what only that
+ * flavour carries (read from the 1.21.0-1.31.0-dev loaders): JSPI's
+ * WebAssembly.promising, JSEP's jsepInit, the native WebGPU EP's webgpuInit
+ * (asyncify), and the plain (wasm-only) loader's lack of all of them and of
+ * WebNN. A loader of no flavour here is not one ortkeep knows (null).
+ * @param {string} text
+ * @returns {'jspi'|'jsep'|'asyncify'|'wasm'|null}
+ */
+export function loaderFlavour(text) {
+  if (typeof text !== 'string' || (!text.includes('ortWasmThreaded') && !text.includes('moduleArg'))) return null;
+  if (text.includes('WebAssembly.promising')) return 'jspi';
+  if (text.includes('jsepInit')) return 'jsep';
+  if (text.includes('webgpuInit')) return 'asyncify';
+  if (!text.includes('webnn')) return 'wasm';
+  return null;
+}

@@ -1,0 +1,130 @@
+// A published library through the drop-in, in Chromium: the app is written
+// here like a background-removal library with onnxruntime-web as its peer.
+// It imports the default `onnxruntime-web` (aliased to ortkeep's drop-in by
+// an import map), fetches its model itself, points onnxruntime-web at one
+// build's loader and .wasm as blob: URLs (`env.wasm.wasmPaths = { mjs, wasm }`:
+// the plain wasm-only build, then the JSEP build) and calls
+// `InferenceSession.create(arrayBuffer, { executionProviders: ['wasm'],
+// graphOptimizationLevel: 'all' })`. ortkeep must pair its capturing loader
+// with the flavour and version the page named, or stay out of the way:
+// outputs equal to plain onnxruntime-web running the same app, on two
+// visits, the second from the verified form. onnxruntime-web 1.30.0
+// (ortkeep's build derived its capturing loaders from it) and 1.21.0 (the
+// library's peer: derived in the page from the blob: loader's text).
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+import { REPO_ROOT } from '../../scripts/static-server.mjs';
+import { modelPath, useCacheBrowser } from './cache-env.mjs';
+
+const DIR = 'build/scratch-dropin-library';
+const MODEL = modelPath('ppocr_v2_cls');
+/** The alias each version is installed under (package.json devDependencies). */
+const VERSIONS = { '1.30.0': 'onnxruntime-web', '1.21.0': 'ort121' };
+/** The build the library names, by its loader's and .wasm's base name. */
+const FLAVOURS = { plain: 'ort-wasm-simd-threaded', jsep: 'ort-wasm-simd-threaded.jsep' };
+const env = useCacheBrowser();
+
+// The library: it fetches its model and onnxruntime-web's files itself.
+const LIBRARY_JS = `import * as ort from 'onnxruntime-web';
+const blobOf = async (url, type) =>
+  URL.createObjectURL(new Blob([await (await fetch(url)).arrayBuffer()], { type }));
+export async function classify(modelUrl, { dist, flavour }) {
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = {
+    mjs: await blobOf(dist + flavour + '.mjs', 'text/javascript'),
+    wasm: await blobOf(dist + flavour + '.wasm', 'application/wasm'),
+  };
+  const model = await (await fetch(modelUrl)).arrayBuffer();
+  const session = await ort.InferenceSession.create(model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const x = new ort.Tensor('float32', Float32Array.from({ length: 3 * 48 * 192 }, (_, i) => Math.sin(i / 7)), [1, 3, 48, 192]);
+  const out = await session.run({ [session.inputNames[0]]: x });
+  return { session, output: Array.from(out[session.outputNames[0]].data), version: ort.env.versions.web };
+}
+`;
+
+/** The app's page: `onnxruntime-web` is ortkeep's drop-in (ortkeep) or the real package (plain). */
+function appPage(pkg, mode) {
+  const real = `/node_modules/${pkg}/dist/ort.min.mjs`;
+  const imports = { 'onnxruntime-web': mode === 'ortkeep' ? '/js/onnxruntime-web.js' : real, '#onnxruntime-web': real };
+  return `<!doctype html><meta charset="utf-8"><title>library app</title>
+<script type="importmap">${JSON.stringify({ imports })}</script>
+<script type="module">
+  import { classify } from './library.js';
+  const flavour = new URLSearchParams(location.search).get('flavour');
+  try {
+    const r = await classify(${JSON.stringify(MODEL)}, { dist: '/node_modules/${pkg}/dist/', flavour });
+    const background = r.session.formsReady ? await r.session.formsReady : null;
+    window.result = { ok: true, version: r.version, output: r.output, form: r.session.info?.form ?? null,
+      stored: background?.stored ?? null, failed: background?.failed ?? [] };
+  } catch (e) {
+    window.result = { ok: false, code: e?.code, message: String(e?.message ?? e) };
+  }
+</script>`;
+}
+
+/** One visit: the page's result, and every console warning or error and failed request on the way. */
+async function visit(pkg, mode, flavour) {
+  const page = await env.context.newPage();
+  const noise = [];
+  page.on('console', (m) => {
+    if (m.type() === 'warning' || m.type() === 'error') noise.push(`console.${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => noise.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => noise.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) noise.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  try {
+    await page.goto(`${env.origin}/${DIR}/${pkg}-${mode}.html?flavour=${FLAVOURS[flavour]}`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 120000 });
+    return { ...(await page.evaluate(() => window.result)), noise };
+  } finally {
+    await page.close();
+  }
+}
+
+/** |a-b| <= 1e-4 + 1e-3|a|, the forms' round-trip tolerance (fusions reorder float sums). */
+function assertClose(ours, theirs, what) {
+  assert.equal(ours.length, theirs.length, what);
+  ours.forEach((a, i) =>
+    assert.ok(Math.abs(a - theirs[i]) <= 1e-4 + 1e-3 * Math.abs(a), `${what}: output ${i}: ${a} vs ${theirs[i]}`),
+  );
+}
+
+describe('a library through the drop-in, naming blob: URLs of one onnxruntime-web build (Chromium)', () => {
+  before(() => {
+    mkdirSync(path.join(REPO_ROOT, DIR), { recursive: true });
+    writeFileSync(path.join(REPO_ROOT, DIR, 'library.js'), LIBRARY_JS);
+    for (const [version, pkg] of Object.entries(VERSIONS)) {
+      const installed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8'));
+      assert.equal(installed.version, version, `node_modules/${pkg} is onnxruntime-web ${version}`);
+      for (const mode of ['ortkeep', 'plain'])
+        writeFileSync(path.join(REPO_ROOT, DIR, `${pkg}-${mode}.html`), appPage(pkg, mode));
+    }
+  });
+
+  for (const [version, pkg] of Object.entries(VERSIONS)) {
+    for (const flavour of Object.keys(FLAVOURS)) {
+      test(`onnxruntime-web ${version}, the ${flavour} build as blob: URLs: create(arrayBuffer) equal to plain onnxruntime-web on two visits, the second from the verified form`, async () => {
+        await env.reset();
+        const plain = await visit(pkg, 'plain', flavour);
+        assert.equal(plain.ok, true, `plain onnxruntime-web: ${plain.message}`);
+        assert.equal(plain.version, version);
+        const first = await visit(pkg, 'ortkeep', flavour);
+        assert.equal(first.ok, true, `first visit: ${first.code}: ${first.message} ${first.noise.join(' | ')}`);
+        assert.deepEqual(first.output, plain.output, 'the original equals plain onnxruntime-web');
+        assert.equal(first.form.chosen, 'capturing', JSON.stringify(first.form));
+        assert.ok(['onnx', 'ort'].includes(first.stored), `a form was verified: ${JSON.stringify(first.failed)}`);
+        const second = await visit(pkg, 'ortkeep', flavour);
+        assert.equal(second.ok, true, `second visit: ${second.code}: ${second.message}`);
+        assert.deepEqual(
+          { form: second.form.form, level: second.form.level, chosen: second.form.chosen },
+          { form: first.stored, level: 'disabled', chosen: 'verified' },
+        );
+        assertClose(second.output, plain.output, 'the verified form against plain onnxruntime-web');
+      });
+    }
+  }
+});
