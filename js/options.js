@@ -278,3 +278,15 @@ export function createArguments(arg0, arg1, arg2, arg3) {
   }
   return { source: new Uint8Array(arg0, byteOffset, byteLength), options: optionsAt(options) };
 }
+
+/**
+ * Options for a session ortkeep creates for its own work (the runtime's
+ * start, a form's capture, verification, revision): onnxruntime logs no
+ * louder than errors (3), or the caller's level where that is quieter, so
+ * nothing reaches the console that the caller's own calls would not print
+ * (a capture at 'all' makes onnxruntime warn about its NCHWc transformer).
+ * @param {object} [sessionOptions]
+ */
+export function quietOptions(sessionOptions = {}) {
+  return { ...sessionOptions, logSeverityLevel: Math.max(3, sessionOptions.logSeverityLevel ?? 0) };
+}

@@ -7,6 +7,7 @@
 // which the read's callbacks then wait for (measured: a second visit no
 // faster, 0.82-0.86x plain against 0.70-0.84x without).
 import { createSession } from './ort-adapter.js';
+import { quietOptions } from './options.js';
 import { ortHeapBytes } from './forms/capture-loader.js';
 import { callerTurn } from './forms/turns.js';
 import { isNode } from './platform/node.js';
@@ -51,7 +52,7 @@ export function startRuntime(ort, executionProviders) {
   let p = starting.get(key);
   if (!p) {
     const bytes = Uint8Array.from(atob(TINY_MODEL), (c) => c.charCodeAt(0));
-    p = callerTurn(() => createSession(ort, bytes, { executionProviders }))
+    p = callerTurn(() => createSession(ort, bytes, quietOptions({ executionProviders })))
       .then((session) => {
         up.add(key);
         return session.release();

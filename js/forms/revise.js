@@ -12,6 +12,7 @@ import { LoadMachine } from '../cache/load-machine.js';
 import { formName } from '../cache/messages.js';
 import { backgroundOrt } from './turns.js';
 import { createSession } from '../ort-adapter.js';
+import { quietOptions } from '../options.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 /** ok_load_info.revision, as formsReady.revision.status says it. */
@@ -55,7 +56,8 @@ async function timeOriginal({ ort, core, cache, src, key, sessionOptions }) {
  * @param {object} p.info the warm load's core info (revise set, form, key, sha256, createUs)
  * @returns {Promise<{form: string, formMs: number, originalMs: number, status: 'tallied'|'kept'|'demoted'|'not-counted'}|null>}
  */
-export async function reviseForm({ ort, core, cache, forms, src, info, sessionOptions, debug }) {
+export async function reviseForm({ ort, core, cache, forms, src, info, sessionOptions: given, debug }) {
+  const sessionOptions = quietOptions(given);
   // a task later: the caller's code after `await load()` goes first
   await new Promise((resolve) => setTimeout(resolve, 0));
   try {

@@ -16,6 +16,7 @@ import { factsOf, noteEvent } from './driver-hooks.js';
 import { captureTier } from './capture-tier.js';
 import { stamped } from './stamp.js';
 import { verify } from './verify.js';
+import { quietOptions } from '../options.js';
 
 /**
  * Stores what the load captured, and every tier after it that the core asks
@@ -42,6 +43,8 @@ export async function storeForms({
   await new Promise((resolve) => setTimeout(resolve, 0));
   // every session this creates and runs takes turns with the caller's calls
   ort = backgroundOrt(ort);
+  // and prints nothing the caller's own would not
+  sessionOptions = quietOptions(sessionOptions);
   const reportJson = JSON.stringify(original.report);
   // each tier is captured by its FORM load, under the key's lock, once the
   // sync shows no verdict for these bytes: a second tab waits, then takes

@@ -8,7 +8,8 @@
 // graphOptimizationLevel: 'all' })`. ortkeep must pair its capturing loader
 // with the flavour and version the page named, or stay out of the way:
 // outputs equal to plain onnxruntime-web running the same app, on two
-// visits, the second from the verified form. onnxruntime-web 1.30.0
+// visits, the second from the verified form; not one console warning or
+// error and not one failed request, on either visit. onnxruntime-web 1.30.0
 // (ortkeep's build derived its capturing loaders from it) and 1.21.0 (the
 // library's peer: derived in the page from the blob: loader's text).
 import assert from 'node:assert/strict';
@@ -107,7 +108,7 @@ describe('a library through the drop-in, naming blob: URLs of one onnxruntime-we
 
   for (const [version, pkg] of Object.entries(VERSIONS)) {
     for (const flavour of Object.keys(FLAVOURS)) {
-      test(`onnxruntime-web ${version}, the ${flavour} build as blob: URLs: create(arrayBuffer) equal to plain onnxruntime-web on two visits, the second from the verified form`, async () => {
+      test(`onnxruntime-web ${version}, the ${flavour} build as blob: URLs: create(arrayBuffer) equal to plain onnxruntime-web on two visits, the second from the verified form; a quiet console`, async () => {
         await env.reset();
         const plain = await visit(pkg, 'plain', flavour);
         assert.equal(plain.ok, true, `plain onnxruntime-web: ${plain.message}`);
@@ -124,7 +125,52 @@ describe('a library through the drop-in, naming blob: URLs of one onnxruntime-we
           { form: first.stored, level: 'disabled', chosen: 'verified' },
         );
         assertClose(second.output, plain.output, 'the verified form against plain onnxruntime-web');
+        for (const [i, v] of [plain, first, second].entries())
+          assert.deepEqual(
+            v.noise,
+            [],
+            `${['plain', 'first visit', 'second visit'][i]}: nothing in the console, no failed request`,
+          );
       });
     }
   }
+});
+
+// ortkeep's own work prints nothing the app's calls would not: a plain
+// load(url) page (the default entry, forms on, onnxruntime-web's level 'all',
+// whose optimized-model writer warns about its NCHWc transformer) on two
+// visits, the second from the verified form.
+const LOAD_PAGE = `<!doctype html><meta charset="utf-8"><title>load(url)</title>
+<script type="importmap">${JSON.stringify({ imports: { 'onnxruntime-web': '/node_modules/onnxruntime-web/dist/ort.min.mjs' } })}</script>
+<script type="module">
+  import * as ort from 'onnxruntime-web';
+  import { load } from '/js/index.js';
+  ort.env.wasm.numThreads = 1;
+  try {
+    const session = await load(${JSON.stringify(MODEL)}, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    const x = new ort.Tensor('float32', Float32Array.from({ length: 3 * 48 * 192 }, (_, i) => Math.sin(i / 7)), [1, 3, 48, 192]);
+    const out = await session.run({ [session.inputNames[0]]: x });
+    const background = await session.formsReady;
+    window.result = { ok: true, version: ort.env.versions.web, output: Array.from(out[session.outputNames[0]].data),
+      form: session.info.form, stored: background.stored, failed: background.failed };
+  } catch (e) {
+    window.result = { ok: false, code: e?.code, message: String(e?.message ?? e) };
+  }
+</script>`;
+
+describe('a plain load(url) page (Chromium)', () => {
+  before(() => writeFileSync(path.join(REPO_ROOT, DIR, 'load-ortkeep.html'), LOAD_PAGE));
+
+  test('two visits, the second from the verified form: nothing in the console and no failed request', async () => {
+    await env.reset();
+    const first = await visit('load', 'ortkeep', 'plain');
+    assert.equal(first.ok, true, `first visit: ${first.code}: ${first.message} ${first.noise.join(' | ')}`);
+    assert.ok(['onnx', 'ort'].includes(first.stored), `a form was verified: ${JSON.stringify(first.failed)}`);
+    const second = await visit('load', 'ortkeep', 'plain');
+    assert.equal(second.ok, true, `second visit: ${second.code}: ${second.message}`);
+    assert.equal(second.form.chosen, 'verified', JSON.stringify(second.form));
+    assertClose(second.output, first.output, 'the verified form against the original');
+    assert.deepEqual(first.noise, [], 'first visit: nothing in the console, no failed request');
+    assert.deepEqual(second.noise, [], 'second visit: nothing in the console, no failed request');
+  });
 });
