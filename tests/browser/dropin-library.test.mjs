@@ -136,6 +136,76 @@ describe('a library through the drop-in, naming blob: URLs of one onnxruntime-we
   }
 });
 
+// A script-tag page from a CDN: onnxruntime-web pinned to 1.30.0 and
+// ortkeep's drop-in bundle pinned to its own version, where the CDN's
+// unversioned onnxruntime-web path answers a newer release (here the
+// 1.31-dev build). onnxruntime-web's files must come from the version the page
+// runs (next to its own script), never from the unversioned path beside
+// ortkeep's: a 1.30 loader paired with another release's .wasm never settles.
+const CDN = {
+  '/cdn/npm/onnxruntime-web@1.30.0/dist/': '/node_modules/onnxruntime-web/dist/',
+  '/cdn/npm/onnxruntime-web/dist/': '/node_modules/ort131/dist/',
+  '/cdn/npm/ortkeep@0.1.0/dist/': '/dist/',
+};
+
+function cdnPage(withOrtkeep) {
+  return `<!doctype html><meta charset="utf-8"><title>CDN app</title>
+<script src="/cdn/npm/onnxruntime-web@1.30.0/dist/ort.min.js"></script>
+${withOrtkeep ? '<script src="/cdn/npm/ortkeep@0.1.0/dist/ortkeep-onnxruntime-web.iife.js"></script>' : ''}
+<script type="module">
+  ort.env.wasm.numThreads = 1;
+  const settled = (p, ms) =>
+    Promise.race([p, new Promise((_, reject) => setTimeout(() => reject(new Error('create() did not settle in ' + ms + ' ms')), ms))]);
+  try {
+    const session = await settled(ort.InferenceSession.create(${JSON.stringify(MODEL)}, { executionProviders: ['wasm'] }), 60000);
+    const x = new ort.Tensor('float32', Float32Array.from({ length: 3 * 48 * 192 }, (_, i) => Math.sin(i / 7)), [1, 3, 48, 192]);
+    const out = await session.run({ [session.inputNames[0]]: x });
+    const background = session.formsReady ? await session.formsReady : null;
+    window.result = { ok: true, version: ort.env.versions.web, output: Array.from(out[session.outputNames[0]].data),
+      form: session.info?.form ?? null, stored: background?.stored ?? null, failed: background?.failed ?? [] };
+  } catch (e) {
+    window.result = { ok: false, code: e?.code, message: String(e?.message ?? e) };
+  }
+</script>`;
+}
+
+describe('a CDN page whose unversioned onnxruntime-web path answers a newer release (Chromium)', () => {
+  before(() => {
+    writeFileSync(path.join(REPO_ROOT, DIR, 'cdn-plain.html'), cdnPage(false));
+    writeFileSync(path.join(REPO_ROOT, DIR, 'cdn-ortkeep.html'), cdnPage(true));
+  });
+
+  test("the drop-in's create(url) settles, equal to plain onnxruntime-web on two visits, the second from the verified form; nothing asked of the unversioned path", async () => {
+    await env.reset();
+    env.handler = (req, res, { pathname, serveFile }) => {
+      const prefix = Object.keys(CDN).find((p) => pathname.startsWith(p));
+      if (!prefix) return false;
+      return serveFile(req, res, CDN[prefix] + pathname.slice(prefix.length), {}).then(() => true);
+    };
+    const unversioned = () =>
+      env.server.log.filter((r) => r.pathname.startsWith('/cdn/npm/onnxruntime-web/')).map((r) => r.pathname);
+    const plain = await visit('cdn', 'plain', 'plain');
+    assert.equal(plain.ok, true, `plain onnxruntime-web: ${plain.message}`);
+    assert.equal(plain.version, '1.30.0');
+    const first = await visit('cdn', 'ortkeep', 'plain');
+    assert.equal(first.ok, true, `first visit: ${first.code}: ${first.message} ${first.noise.join(' | ')}`);
+    assert.deepEqual(first.output, plain.output, 'the original equals plain onnxruntime-web');
+    assert.equal(first.form.chosen, 'capturing', JSON.stringify(first.form));
+    assert.ok(['onnx', 'ort'].includes(first.stored), `a form was verified: ${JSON.stringify(first.failed)}`);
+    const second = await visit('cdn', 'ortkeep', 'plain');
+    assert.equal(second.ok, true, `second visit: ${second.code}: ${second.message}`);
+    assert.equal(second.form.chosen, 'verified', JSON.stringify(second.form));
+    assertClose(second.output, plain.output, 'the verified form against plain onnxruntime-web');
+    assert.deepEqual(unversioned(), [], 'no request to the unversioned onnxruntime-web path');
+    for (const [i, v] of [plain, first, second].entries())
+      assert.deepEqual(
+        v.noise,
+        [],
+        `${['plain', 'first visit', 'second visit'][i]}: nothing in the console, no failed request`,
+      );
+  });
+});
+
 // ortkeep's own work prints nothing the app's calls would not: a plain
 // load(url) page (the default entry, forms on, onnxruntime-web's level 'all',
 // whose optimized-model writer warns about its NCHWc transformer) on two
