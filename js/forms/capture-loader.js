@@ -401,8 +401,8 @@ function resolveModule(specifier) {
  * URL that may not exist: a CDN path's `onnxruntime-web@x.y.z/` says it; an
  * unversioned CDN path (`…/onnxruntime-web/dist/`, outside node_modules)
  * answers whatever release is newest there, so never; under node_modules
- * the package.json npm installed beside dist/ says it; elsewhere it is a
- * bundler's copy of the installed package, the one the app bundles.
+ * the package.json npm installed beside dist/ says it, where it can be
+ * read; elsewhere it is a bundler's copy of the installed package.
  */
 async function pinnedTo(fileUrl, version) {
   const { pathname } = new URL(fileUrl);
@@ -413,7 +413,7 @@ async function pinnedTo(fileUrl, version) {
     const pkg = await readJsonUrl(new URL('../package.json', fileUrl));
     return pkg?.name !== 'onnxruntime-web' || pkg.version === version;
   } catch {
-    return false;
+    return true; // a dev server that serves node_modules' files but not that one: the app's installed package
   }
 }
 

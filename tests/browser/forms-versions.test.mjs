@@ -1,6 +1,6 @@
 // Forms for whatever onnxruntime-web a page runs, in Chromium: the
-// script-tag bundle after each onnxruntime-web's own ort.min.js (1.22.0,
-// 1.27.0, 1.30.0 and 1.31.0-dev, installed as devDependencies under aliases,
+// script-tag bundle after each onnxruntime-web's own ort.min.js (1.21.0,
+// 1.22.0, 1.27.0, 1.30.0 and 1.31.0-dev, installed as devDependencies under aliases,
 // so nothing is fetched from outside). ortkeep's build derived its capturing
 // loaders from 1.30.0 only: every other version's loader is derived in the
 // page from the one next to its ort.min.js and imported from a Blob URL.
@@ -21,6 +21,7 @@ const PAGES = path.join(REPO_ROOT, 'build/scratch-forms-versions');
 const MODEL = `/${REAL_MODELS.find((m) => m.name === 'silero_vad_v5').path}`;
 /** The alias each version is installed under (package.json devDependencies). */
 const VERSIONS = {
+  '1.21.0': 'ort121',
   '1.22.0': 'ort122',
   '1.27.0': 'ort127',
   '1.30.0': 'onnxruntime-web',
