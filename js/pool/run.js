@@ -118,7 +118,9 @@ export async function runPooled(ctx, feeds, options) {
       const result = results[name];
       const kept = keep.includes(name);
       let entry = fetches[name] ? st.map.get(pool.pinned(SLOT.output, j)) : null;
-      if (!entry && result) entry = await adopt(ctx, j, result, kept);
+      if (!entry && result && kept && backend !== BACKEND.cpu && result.location === 'cpu') {
+        entry = await keptToDevice(ctx, j, result);
+      } else if (!entry && result) entry = await adopt(ctx, j, result, kept);
       if (!entry) {
         // C left it to the caller: a CPU result nobody keeps (wasm EP, or an output onnxruntime kept on CPU)
         out[name] = result;
@@ -236,6 +238,26 @@ async function adopt(ctx, j, result, kept) {
   if (!call(() => st.pool.result(j, dev.backend, onnxType(result.type), result.dims, capacity, kept), slot))
     return null;
   return applyActions(st.pool, st.map, st.devs, { adopted: result }, owner(ctx, spec));
+}
+
+/**
+ * A kept output onnxruntime returned on the CPU (the pool could not
+ * preallocate it: dims the model leaves unknown, such as silero's stateN):
+ * written into a pool tensor on the session's device, so `keep` means the
+ * device whatever the declared dims, and fed back it is an input onnxruntime
+ * reads in place (no upload of its own). C picks the tensor (reuse, take or
+ * create, within the budget).
+ */
+async function keptToDevice(ctx, j, result) {
+  const { st, outputSpecs } = ctx;
+  const spec = outputSpecs[j];
+  call(
+    () => st.pool.output(j, st.dev.backend, onnxType(result.type), result.dims),
+    () => ({ kind: 'output', name: spec.name, dims: result.dims, type: result.type }),
+  );
+  const entry = await applyActions(st.pool, st.map, st.devs, null, owner(ctx, spec));
+  st.dev.upload(entry, result.data);
+  return entry;
 }
 
 /** onnxruntime's own failure, typed; the message is onnxruntime's. */

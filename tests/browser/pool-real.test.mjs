@@ -250,6 +250,85 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
   });
 });
 
+describe('keep on an output whose dims the model leaves unknown (silero v5 stateN), WebGPU', () => {
+  let page;
+  before(async () => {
+    page = await env.newPage('/tests/browser/pages/pool.html');
+    page.setDefaultTimeout(300000);
+  });
+
+  test("stateN kept and fed back as state: a gpu-buffer from the first run on, outputs equal plain onnxruntime-web's chain, GPUBuffers per run no more than onnxruntime-web's own preferredOutputLocation", async () => {
+    const r = await page.evaluate(async (url) => {
+      const { ort, ortkeep, gpu } = window;
+      const input = (k) =>
+        new ort.Tensor(
+          'float32',
+          Float32Array.from({ length: 512 }, (_, i) => Math.sin((i + k * 512) / 7)),
+          [1, 512],
+        );
+      const sr = () => new ort.Tensor('int64', BigInt64Array.from([16000n]), []);
+      const zeros = () => new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]);
+      const STEPS = 14;
+      // the reference: plain onnxruntime-web, CPU tensors, state fed back
+      const cpu = await ort.InferenceSession.create(url, { executionProviders: ['webgpu'] });
+      const want = [];
+      let state = zeros();
+      for (let k = 0; k < STEPS; k++) {
+        const o = await cpu.run({ input: input(k), state, sr: sr() });
+        want.push(o.output.data[0]);
+        state = o.stateN;
+      }
+      await cpu.release();
+      // plain onnxruntime-web keeping stateN on the GPU (its own best option)
+      const plain = await ort.InferenceSession.create(url, {
+        executionProviders: ['webgpu'],
+        preferredOutputLocation: { stateN: 'gpu-buffer' },
+      });
+      const perRun = async (step) => {
+        let c0 = 0;
+        for (let k = 0; k < STEPS; k++) {
+          if (k === 4) c0 = gpu.created;
+          await step(k);
+        }
+        return (gpu.created - c0) / (STEPS - 4);
+      };
+      state = zeros();
+      const theirs = await perRun(async (k) => {
+        const o = await plain.run({ input: input(k), state, sr: sr() });
+        if (k > 0) state.dispose();
+        state = o.stateN;
+      });
+      state.dispose?.();
+      await plain.release();
+      const s = await ortkeep.load(url, { ort, executionProviders: ['webgpu'], memory: false });
+      await s.formsReady; // its background sessions make GPUBuffers of their own
+      const locations = [];
+      let diff = 0;
+      state = zeros();
+      const ours = await perRun(async (k) => {
+        const o = await s.run({ input: input(k), state, sr: sr() }, { keep: ['stateN'] });
+        locations.push(o.stateN.location);
+        diff = Math.max(diff, Math.abs(o.output.data[0] - want[k]));
+        if (k > 0) state.dispose();
+        state = o.stateN;
+      });
+      const kept = Array.from(await state.getData()).length;
+      state.dispose();
+      const ok = s.pool.check();
+      await s.dispose();
+      return { ours, theirs, diff, locations, kept, ok };
+    }, VAD);
+    console.log(
+      `# silero stateN kept: GPUBuffers per run ${r.ours} (onnxruntime-web preferredOutputLocation ${r.theirs}), max diff ${r.diff}`,
+    );
+    assert.deepEqual(new Set(r.locations), new Set(['gpu-buffer']), r.locations.join(' '));
+    assert.equal(r.kept, 256);
+    assert.ok(r.diff < 1e-5, `max |ours - plain| = ${r.diff}`);
+    assert.ok(r.ours <= r.theirs, `ortkeep ${r.ours} GPUBuffers per run vs onnxruntime-web ${r.theirs}`);
+    assert.equal(r.ok, true);
+  });
+});
+
 describe('fallback execution-provider lists in a Chromium without WebGPU', () => {
   let browser;
   let page;

@@ -409,6 +409,62 @@ static void test_placement_adapter(void) {
     CHECK_EQ_INT(ok_pool_placement_adapter(NULL, OK_ADAPTER_HARDWARE), OK_ERR_INVALID_ARG);
 }
 
+/* One run of a model whose output 0 has no plannable dims, kept on the
+ * device: planned by the pool (1), or returned on the CPU and moved to the
+ * device by the caller (0). `fail`: onnxruntime refuses the planned output. */
+static int kept_run(ok_pool *p, int fail, uint32_t *held) {
+    int64_t state[3] = {2, 1, 128};
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK);
+    int plan = ok_pool_pinned(p, OK_SLOT_OUTPUT, 0) != 0 && ok_pool_action_count(p) > 0;
+    if (plan && fail) {
+        int retry = 0;
+        CHECK_EQ_INT(ok_pool_run_failed(p, &retry), OK_OK);
+        CHECK_EQ_INT(retry, 1);
+        plan = 0;
+    }
+    if (!plan) CHECK_EQ_INT(ok_pool_output(p, 0, GPU, F32, state, 3), OK_OK); /* the CPU result moved */
+    uint32_t h = ok_pool_pinned(p, OK_SLOT_OUTPUT, 0);
+    CHECK(h != 0);
+    CHECK_EQ_INT(ok_pool_keep(p, 0), OK_OK);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+    if (*held) CHECK_EQ_INT(ok_pool_release(p, *held), OK_OK); /* the caller drops last run's */
+    *held = h;
+    return plan;
+}
+
+static void test_kept_unknown_dims(void) {
+    ok_pool *p = ok_pool_create(1 << 20, 0, 1);
+    if (!p) {
+        CHECK(0);
+        return;
+    }
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, -1, NULL), OK_OK); /* rank unknown */
+    uint32_t held = 0;
+    CHECK_EQ_INT(kept_run(p, 0, &held), 0); /* nothing known yet */
+    CHECK_EQ_INT(kept_run(p, 0, &held), 1); /* last run's dims */
+    CHECK_EQ_INT(kept_run(p, 0, &held), 1); /* a guess that held holds on */
+    CHECK_EQ_INT(kept_run(p, 1, &held), 0); /* refused once ... */
+    CHECK_EQ_INT(kept_run(p, 0, &held), 0); /* ... never guessed again */
+    CHECK_EQ_INT(kept_run(p, 0, &held), 0);
+    CHECK_EQ_INT(ok_pool_check(p), OK_OK);
+    ok_pool_free(p);
+    /* a run that did not keep it breaks the chain */
+    p = ok_pool_create(1 << 20, 0, 1);
+    if (!p) {
+        CHECK(0);
+        return;
+    }
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, -1, NULL), OK_OK);
+    held = 0;
+    CHECK_EQ_INT(kept_run(p, 0, &held), 0);
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+    CHECK_EQ_INT(kept_run(p, 0, &held), 0);
+    CHECK_EQ_INT(kept_run(p, 0, &held), 1);
+    ok_pool_free(p);
+}
+
 static void test_device_verdict(void) {
     /* wanted, available, named by the caller, falls back to a CPU provider */
     CHECK_EQ_INT(ok_pool_device_verdict(CPU, 0, 0, 0), CPU);
@@ -431,6 +487,7 @@ int main(void) {
     test_result();
     test_placement_verdict();
     test_placement_adapter();
+    test_kept_unknown_dims();
     test_device_verdict();
     return CHECK_DONE();
 }

@@ -199,24 +199,58 @@ ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype, c
     return OK_OK;
 }
 
+/* No dims to plan from, ever: unknown rank, or a dim the model leaves to
+ * the values (a symbol is learned from results instead: see okp_learn). */
+static int dims_unknown(const slot *s) {
+    if (s->decl_rank < 0 || !okp_dtype_bits(s->decl_dtype)) return 1;
+    for (int32_t i = 0; i < s->decl_rank; i++)
+        if (s->decl[i] == OK_POOL_DIM_UNKNOWN) return 1;
+    return 0;
+}
+
 ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend) {
     ok_status rc = okp_begin_call(p);
     if (rc || (rc = okp_check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
     slot *s = &p->slots[OK_SLOT_OUTPUT][index];
     int64_t dims[OK_POOL_MAX_RANK];
-    if (s->suspect || !okp_dtype_bits(s->decl_dtype)) return OK_OK; /* adopt */
-    if (!okp_resolve(p, s, dims) && !okp_predict(p, index, dims)) return OK_OK;
-    p->headroom = okp_growth_headroom(p, index, s->decl_dtype, dims, s->decl_rank);
-    rc = okp_request(p, OK_SLOT_OUTPUT, index, backend, s->decl_dtype, dims, s->decl_rank);
+    int32_t dtype = s->decl_dtype, rank = s->decl_rank;
+    int guess = 0;
+    if (s->suspect) return OK_OK; /* adopt */
+    if (!okp_dtype_bits(dtype) || (!okp_resolve(p, s, dims) && !okp_predict(p, index, dims))) {
+        /* Dims the model leaves unknown, of an output the caller kept on the
+         * device last run: planned as last run's, so onnxruntime writes it
+         * in place rather than reading it back to the CPU for the pool to
+         * upload (the one guess the pool makes: a wrong one fails this run
+         * once, and ok_pool_run_failed makes the slot suspect for good). */
+        if (s->no_guess || !s->kept_run || s->kept_run + 1 != p->run_id || !dims_unknown(s))
+            return OK_OK; /* adopt */
+        guess = 1;
+        dtype = s->kept_dtype;
+        rank = s->kept_rank;
+        memcpy(dims, s->kept_dims, sizeof dims);
+    }
+    p->headroom = okp_growth_headroom(p, index, dtype, dims, rank);
+    rc = okp_request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank);
     p->headroom = 0;
     if (rc) return rc;
     s->planned_run = p->run_id;
+    s->guessed = (uint8_t)guess;
     return OK_OK;
 }
 
 ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
                          int32_t rank) {
-    return okp_request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank);
+    ok_status rc = okp_request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank);
+    if (rc || !p->run_open || backend == OK_BACKEND_CPU) return rc;
+    /* this run's result, as ok_pool_result would have taken it */
+    okp_settle_suspect(p, index, dtype, dims, rank);
+    okp_learn(p, index, dims, rank);
+    slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    s->kept_run = p->run_id;
+    s->kept_dtype = dtype;
+    s->kept_rank = rank;
+    memcpy(s->kept_dims, dims, (size_t)rank * sizeof *dims);
+    return OK_OK;
 }
 
 ok_status ok_pool_input_bind(ok_pool *p, uint32_t index, uint32_t handle) {
@@ -302,6 +336,8 @@ ok_status ok_pool_keep(ok_pool *p, uint32_t out_index) {
     if (!t) return OK_ERR_NOT_FOUND;
     if (t->external) return OK_ERR_STATE; /* the caller owns it already */
     if ((rc = okp_reserve(p, 0))) return rc;
+    /* a guess that held (see ok_pool_output_auto) holds for the next run too */
+    if (s->guessed && s->planned_run == p->run_id) s->kept_run = p->run_id;
     s->handle = 0;
     s->generation++;
     t->state = T_KEPT;

@@ -66,6 +66,7 @@ ok_status ok_pool_run_failed(ok_pool *p, int *retry) {
         if (s->planned_run != p->run_id || s->suspect) continue;
         tensor *t = okp_find(p, s->handle);
         s->suspect = 1;
+        s->no_guess |= s->guessed;
         s->planned_run = 0;
         if (t) {
             okp_st(p, t)[OK_STAT_RETRIES] += !*retry;

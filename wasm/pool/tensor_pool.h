@@ -269,7 +269,12 @@ ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype, c
                        int32_t rank, uint64_t data_bytes);
 /* Output `index` for this run: when planned (see SHAPES), one REUSE, TAKE
  * or CREATE with the declared dtype and the resolved dims; otherwise OK_OK
- * with no action, and the caller adopts what onnxruntime allocates. */
+ * with no action, and the caller adopts what onnxruntime allocates. An
+ * output the model gives no plannable dims, kept on the device last run
+ * through ok_pool_output, is planned with last run's dtype and dims: a
+ * guess, made until one fails a run (ok_pool_run_failed). ok_pool_output:
+ * a tensor for output `index` with the dims the caller gives (JS: a kept
+ * output onnxruntime returned on the CPU, moved to the device). */
 ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend);
 ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
                          int32_t rank);

@@ -50,6 +50,16 @@ typedef struct slot {
     int64_t rel_off[OK_POOL_MAX_RANK];
     int64_t rel_last_in[OK_POOL_MAX_RANK]; /* the input dim's value when last seen */
     int64_t decl[OK_POOL_MAX_RANK];        /* declared dims: size, UNKNOWN, SYMBOL(s) */
+    /* An output kept on the device though the pool could not plan it
+     * (ok_pool_output after onnxruntime returned it on the CPU): its dtype
+     * and dims, and the run that kept it; whether this run's plan is that
+     * guess, and whether a guess ever failed a run (then never again). */
+    uint64_t kept_run;
+    uint8_t guessed;
+    uint8_t no_guess;
+    int32_t kept_dtype;
+    int32_t kept_rank;
+    int64_t kept_dims[OK_POOL_MAX_RANK];
 } slot;
 
 enum { SYM_UNBOUND = 0, SYM_BOUND = 1, SYM_CONFLICT = 2 };
