@@ -357,14 +357,18 @@ static void measure(ok_pool *p, const uint32_t *cpu_us, const uint32_t *dev_us) 
     }
 }
 
+/* A pool of one input and one output with no budget: placement only. */
+static ok_pool *one_slot_pool(void) {
+    ok_pool *p = ok_pool_create(0, 1, 1);
+    CHECK(p != NULL);
+    return p;
+}
+
 static void test_placement_adapter(void) {
     uint32_t slow[] = {1200, 900, 1300}, fast[] = {1000, 1100, 1050};
     /* a hardware adapter: DEVICE from the first run, whatever the first runs' times say */
-    ok_pool *p = ok_pool_create(0, 1, 1);
-    if (!p) {
-        CHECK(0);
-        return;
-    }
+    ok_pool *p = one_slot_pool();
+    if (!p) return;
     CHECK_EQ_INT(ok_pool_placement_adapter(p, OK_ADAPTER_HARDWARE), OK_OK);
     CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
     CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_PLACEMENT], OK_PLACE_DEVICE);
@@ -373,11 +377,7 @@ static void test_placement_adapter(void) {
     CHECK_EQ_INT(ok_pool_placement_adapter(p, 9), OK_ERR_INVALID_ARG);
     ok_pool_free(p);
     /* a fallback adapter (SwiftShader): measured; the CPU faster: CPU */
-    p = ok_pool_create(0, 1, 1);
-    if (!p) {
-        CHECK(0);
-        return;
-    }
+    if (!(p = one_slot_pool())) return;
     CHECK_EQ_INT(ok_pool_placement_adapter(p, OK_ADAPTER_FALLBACK), OK_OK);
     CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_PLACEMENT], OK_PLACE_UNDECIDED);
     measure(p, fast, slow);
@@ -387,21 +387,13 @@ static void test_placement_adapter(void) {
     CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU);
     ok_pool_free(p);
     /* a fallback adapter, the device faster: DEVICE */
-    p = ok_pool_create(0, 1, 1);
-    if (!p) {
-        CHECK(0);
-        return;
-    }
+    if (!(p = one_slot_pool())) return;
     CHECK_EQ_INT(ok_pool_placement_adapter(p, OK_ADAPTER_FALLBACK), OK_OK);
     measure(p, slow, fast);
     CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_DEVICE);
     ok_pool_free(p);
     /* the caller's CPU stands on a hardware adapter */
-    p = ok_pool_create(0, 1, 1);
-    if (!p) {
-        CHECK(0);
-        return;
-    }
+    if (!(p = one_slot_pool())) return;
     CHECK_EQ_INT(ok_pool_placement_report(p, OK_PLACE_CPU, 0, 1), OK_OK);
     CHECK_EQ_INT(ok_pool_placement_adapter(p, OK_ADAPTER_HARDWARE), OK_OK);
     CHECK_EQ_INT(ok_pool_placement_next(p), OK_PLACE_CPU);
@@ -433,13 +425,17 @@ static int kept_run(ok_pool *p, int fail, uint32_t *held) {
     return plan;
 }
 
-static void test_kept_unknown_dims(void) {
+/* A pool of one output whose rank the model leaves unknown. */
+static ok_pool *unknown_output_pool(void) {
     ok_pool *p = ok_pool_create(1 << 20, 0, 1);
-    if (!p) {
-        CHECK(0);
-        return;
-    }
-    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, -1, NULL), OK_OK); /* rank unknown */
+    CHECK(p != NULL);
+    if (p) CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, -1, NULL), OK_OK);
+    return p;
+}
+
+static void test_kept_unknown_dims(void) {
+    ok_pool *p = unknown_output_pool();
+    if (!p) return;
     uint32_t held = 0;
     CHECK_EQ_INT(kept_run(p, 0, &held), 0); /* nothing known yet */
     CHECK_EQ_INT(kept_run(p, 0, &held), 1); /* last run's dims */
@@ -450,12 +446,7 @@ static void test_kept_unknown_dims(void) {
     CHECK_EQ_INT(ok_pool_check(p), OK_OK);
     ok_pool_free(p);
     /* a run that did not keep it breaks the chain */
-    p = ok_pool_create(1 << 20, 0, 1);
-    if (!p) {
-        CHECK(0);
-        return;
-    }
-    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, -1, NULL), OK_OK);
+    if (!(p = unknown_output_pool())) return;
     held = 0;
     CHECK_EQ_INT(kept_run(p, 0, &held), 0);
     CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
