@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "load_internal.h"
+#include "form_tiers.h"
 
 /* A DATA load takes what it is from the model's load: the model's key
  * (its content key when the model is not stored), SHA-256, flags, chunk
@@ -101,4 +102,31 @@ ok_status ok_load_adopt_part(ok_load *l, ok_load *part) {
     part->write_id = 0;
     part->staged = 0;
     return OK_OK;
+}
+
+/* A form folds weights of its data files into itself, and was chosen at
+ * the lookup, before the files were loaded: one fetched again since (a
+ * rotten chunk, a missing record) may hold other bytes. A form whose
+ * source (ok_form_source_id) is not what is stored beside its original now
+ * is retired before any session is made of it: the original is read and
+ * serves, and the form is captured again in the background. */
+ok_status ok_load_parts_loaded(ok_load *l) {
+    ok_entry *f, *o;
+    const char *key;
+    const uint8_t *sha;
+    uint8_t id[32];
+    if (!l) return OK_ERR_INVALID_ARG;
+    if (l->state != OK_LOAD_STATE_CREATING || !l->session_pending) return OK_ERR_STATE;
+    if (l->form == OK_FORM_ORIGINAL || l->tier != OK_TIER_INDEXEDDB) return OK_OK;
+    f = ok_ld_entry_of(l, l->hit_id);
+    o = ok_ld_entry_of(l, l->orig_id);
+    key = o ? o->key : l->content && l->n_keys ? l->keys[0] : NULL;
+    sha = o ? o->sha256 : l->source_sha;
+    if (f && key) {
+        ok_form_source_id(l->c, key, sha, id);
+        if (memcmp(id, f->source_sha256, 32) == 0) return OK_OK;
+    }
+    ok_ld_bind_queue(l);
+    l->session_pending = 0;
+    return ok_ld_leave(l, ok_ld_drop_and_refetch(l, 0, OK_REASON_FORM_STALE, 0));
 }

@@ -421,6 +421,14 @@ uint32_t ok_load_parts_mode(const ok_load *l);
  * be stored (quota, uncached) makes the whole model load uncached: nothing
  * of it is stored. Call before ok_load_session; `part` may be freed after. */
 ok_status ok_load_adopt_part(ok_load *l, ok_load *part);
+/* Every data file of a load at CREATE_SESSION is loaded and adopted, before
+ * the session is created (a form's load too: an .onnx form reads its
+ * original's files). A form whose data files were fetched again since it
+ * was chosen and are not the bytes it was made from is retired: FORM_DROPPED
+ * (FORM_STALE) is noted and the original read, CREATE_SESSION comes again;
+ * ok_load_info's `form` then no longer names the form asked for. OK_OK
+ * either way; OK_ERR_STATE outside CREATE_SESSION. */
+ok_status ok_load_parts_loaded(ok_load *l);
 
 /* The caller gave up (its AbortSignal). */
 ok_status ok_load_abort(ok_load *l);

@@ -223,6 +223,13 @@ export class LoadMachine {
   adoptPart(part) {
     return this.m._ok_load_adopt_part(this.l, part.l);
   }
+  /**
+   * Every data file is loaded and adopted, before the session: a form made from other bytes than those now
+   * stored (a file fetched again) is retired and the original read; info().form then no longer names it.
+   */
+  partsLoaded() {
+    return this.m._ok_load_parts_loaded(this.l);
+  }
   abort() {
     return this.l ? this.m._ok_load_abort(this.l) : STATUS.OK;
   }

@@ -88,6 +88,12 @@ async function createSessionAction(run, a) {
       return;
     }
     if (externalData) run.phase('dataMs');
+    // a form folds its data files' weights: one made from bytes fetched
+    // again since it was chosen is retired, and the original is read instead
+    if (externalData && form) {
+      run.ev(run.m.partsLoaded());
+      if (run.m.info()?.form !== form) return;
+    }
     run.externalData = externalData;
   }
   run.progress('create-session', a.value, a.value);

@@ -7,6 +7,9 @@
 //     byte-identical: the old form (the weight folded inline) is never
 //     served again, the outputs follow the new data; and cache: 'no-cache'
 //     revalidates that data file too, not only the model file;
+//   - that data file's stored copy rots too: it is fetched again under a
+//     form chosen from the old bytes, which is retired before any session
+//     is made of it (the original serves the new data, both visits);
 //   - bytes with their data file handed as bytes (transformers.js): the
 //     form is keyed by both, so other data under the same model bytes gets
 //     its own form, never the old one;
@@ -139,6 +142,93 @@ test('a data file changes under a byte-identical model: the form made from the o
   assert.ok(after.diff < 1e-4, `the new form differs from plain by ${after.diff}`);
   const forms = (await page.evaluate(() => window.ortkeep.cache.list())).filter((e) => e.form === 'onnx');
   assert.equal(forms.length, 1, 'the stale form was replaced, not kept beside');
+  await page.close();
+});
+
+/**
+ * Flips a byte of the first stored chunk of the data file whose key ends in `|data:<loc>` (a record rotten
+ * at rest, behind ortkeep's back): its checksum fails on the next read. Returns the entry's name.
+ */
+function rotDataFile(page, loc) {
+  return page.evaluate(async (loc) => {
+    const req = (r) =>
+      new Promise((resolve, reject) => {
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+    const bytesOf = async (v) => new Uint8Array(v instanceof Blob ? await v.arrayBuffer() : v.slice(0));
+    const d = await req(indexedDB.open('ortkeep-cache'));
+    try {
+      const names = await req(d.transaction('index').objectStore('index').getAllKeys());
+      for (const name of names) {
+        const manifest = await bytesOf(await req(d.transaction('index').objectStore('index').get(name)));
+        if (!new TextDecoder('latin1').decode(manifest).includes(`|data:${loc}`)) continue;
+        const v = await req(d.transaction('chunks').objectStore('chunks').get([name, 0]));
+        const bytes = await bytesOf(v);
+        bytes[100] ^= 0x5a;
+        const tx = d.transaction('chunks', 'readwrite');
+        tx.objectStore('chunks').put(v instanceof Blob ? new Blob([bytes]) : bytes.buffer, [name, 0]);
+        await new Promise((resolve, reject) => {
+          tx.oncomplete = resolve;
+          tx.onerror = () => reject(tx.error);
+        });
+        return name;
+      }
+      return null;
+    } finally {
+      d.close();
+    }
+  }, loc);
+}
+
+test('a rotten chunk of a data file that changed on the server: the data file is fetched again and the form made from the old data is retired before any session; outputs follow the new data both visits', async () => {
+  await env.reset();
+  const url = `${BASE}/foldw.onnx`;
+  const data = ['foldw.onnx_data'];
+  serve('foldw.onnx');
+  serve('foldw.onnx_data');
+  let page = await env.newPage();
+  const cold = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(cold.ok, true, JSON.stringify(cold));
+  assert.equal(cold.stored, 'onnx', JSON.stringify(cold.failed));
+  // the server's data file changes (foldw.onnx is the same bytes) and the stored copy of the old one rots
+  serve('foldw.onnx_data', 'foldw_v2.onnx_data', 'v2');
+  assert.ok(await rotDataFile(page, 'foldw.onnx_data'), 'no stored data file to rot');
+  await page.close();
+  page = await env.newPage();
+  const second = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(second.ok, true, JSON.stringify(second));
+  assert.ok(second.warnings.includes('CORRUPT'), JSON.stringify(second.warnings));
+  assert.ok(second.diff < 1e-4, `served outputs differ from plain on the new data by ${second.diff}`);
+  assert.notEqual(second.form.chosen, 'verified', 'the form of the old data file was served');
+  const third = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(third.ok, true, JSON.stringify(third));
+  assert.equal(third.tier, 'indexeddb');
+  assert.ok(third.diff < 1e-4, `served outputs differ from plain on the new data by ${third.diff}`);
+  // forms are captured again, of the new bytes
+  const fourth = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(fourth.form.chosen, 'verified', JSON.stringify(fourth.form));
+  assert.ok(fourth.diff < 1e-4, `the new form differs from plain by ${fourth.diff}`);
+  await page.close();
+});
+
+test("forms on, cache: 'no-cache' finds the data file changed: no form serves that load, and the old form never serves after", async () => {
+  await env.reset();
+  const url = `${BASE}/foldw.onnx`;
+  const data = ['foldw.onnx_data'];
+  serve('foldw.onnx');
+  serve('foldw.onnx_data');
+  const page = await env.newPage();
+  const cold = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(cold.stored, 'onnx', JSON.stringify(cold.failed));
+  serve('foldw.onnx_data', 'foldw_v2.onnx_data', 'v2');
+  const revalidated = await loadAndCompare(page, url, { dataFiles: data, options: { cache: 'no-cache' } });
+  assert.equal(revalidated.ok, true, JSON.stringify(revalidated));
+  assert.ok(revalidated.diff < 1e-4, `served outputs differ from plain on the new data by ${revalidated.diff}`);
+  assert.notEqual(revalidated.form.chosen, 'verified', 'the form of the old data file was served');
+  const next = await loadAndCompare(page, url, { dataFiles: data });
+  assert.equal(next.tier, 'indexeddb');
+  assert.ok(next.diff < 1e-4, `served outputs differ from plain on the new data by ${next.diff}`);
   await page.close();
 });
 

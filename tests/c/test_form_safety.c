@@ -395,6 +395,137 @@ static void test_no_cache_revalidates_data_files(void) {
     world_free(&w);
 }
 
+/* Flips a byte of chunk `idx` of the stored data file whose key ends in
+ * `loc` (a record rotten at rest: its XXH3 fails on read). */
+static int rot_part_chunk(fx_db *d, const char *loc, uint32_t idx) {
+    size_t i, n = strlen(loc);
+    int flipped = 0;
+    for (i = 0; i < d->index.n && !flipped; i++) {
+        ok_manifest m;
+        size_t k;
+        if (ok_manifest_decode(d->index.v[i].bytes, d->index.v[i].len, &m) != OK_OK) continue;
+        k = strlen(m.key);
+        if ((m.flags & OK_EF_PART) && m.state == OK_ENTRY_COMMITTED && k >= n &&
+            strcmp(m.key + k - n, loc) == 0) {
+            fx_rec *r = fs_find(&d->chunks, d->index.v[i].name, idx);
+            if (r) {
+                r->bytes[7] ^= 0x20;
+                flipped = 1;
+            }
+        }
+        ok_manifest_free(&m);
+    }
+    return flipped;
+}
+
+static int served_bytes(const fx_page *pg, const uint8_t *b, size_t n) {
+    return pg->served && pg->served_len == n && memcmp(pg->served, b, n) == 0;
+}
+
+static int noted(const fx_page *pg, uint32_t note, uint32_t reason) {
+    int i;
+    for (i = 0; i < pg->n_notes; i++)
+        if (pg->notes[i] == note && pg->note_reasons[i] == reason) return 1;
+    return 0;
+}
+
+/* A stored form chosen at the lookup, then a data file of its original
+ * fetched again under it (a rotten chunk) with other bytes: the server
+ * changed the file. The form folded the old file's weights, so no session
+ * is made of it: it is retired (FORM_DROPPED, FORM_STALE), the original
+ * serves with the new bytes in the same load and a new form is asked for;
+ * the next load serves the original too (no request), and the new form,
+ * once verified, serves after. */
+static void test_refetched_data_file_retires_form(void) {
+    world w;
+    ok_load_params p = url_params(), f = form_params();
+    uint8_t want[32], src[32];
+    world_init(&w, 2);
+    fx_run(&w.pg, &p);
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(stored_form(&w.db, NULL), OK_FORM_VERIFIED);
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ONNX);
+
+    server(&w.d1, data_1b, len_1b, "\"d1b\"");
+    w.pg.part_min[0] = len_1b;
+    CHECK(rot_part_chunk(&w.db, "|data:m.onnx_data", 2));
+    w.srv.n_req = w.d1.n_req = w.d2.n_req = 0;
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done && w.pg.parts_intact); /* the new bytes */
+    CHECK(fx_warned(&w.pg, OK_WARN_CORRUPT));
+    CHECK(noted(&w.pg, OK_NOTE_FORM_DROPPED, OK_REASON_FORM_STALE));
+    CHECK_EQ_INT(w.pg.sessions, 1);
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORIGINAL);
+    CHECK(served_bytes(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    CHECK_EQ_INT(w.srv.n_req, 0);
+    CHECK_EQ_INT(w.d1.n_req, 1);
+    CHECK_EQ_INT(w.d2.n_req, 0);
+    CHECK_EQ_INT(stored_form(&w.db, NULL), OK_FORM_NONE); /* retired */
+
+    w.d1.n_req = 0;
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done && w.pg.parts_intact);
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORIGINAL);
+    CHECK_EQ_INT(w.pg.n_notes, 0);
+    CHECK_EQ_INT(w.srv.n_req + w.d1.n_req + w.d2.n_req, 0);
+
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(stored_form(&w.db, src), OK_FORM_VERIFIED);
+    expected_id(data_1b, len_1b, want);
+    CHECK(memcmp(src, want, 32) == 0);
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done && w.pg.parts_intact);
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ONNX);
+    world_free(&w);
+}
+
+/* A rotten data chunk fetched again with the very bytes the form was made
+ * from: the form is still theirs and serves in the same load. */
+static void test_refetched_same_data_keeps_form(void) {
+    world w;
+    ok_load_params p = url_params(), f = form_params();
+    world_init(&w, 2);
+    fx_run(&w.pg, &p);
+    fx_run(&w.pg, &f);
+    CHECK(rot_part_chunk(&w.db, "|data:weights/b.bin", 1));
+    w.srv.n_req = w.d1.n_req = w.d2.n_req = 0;
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done && w.pg.parts_intact);
+    CHECK(fx_warned(&w.pg, OK_WARN_CORRUPT));
+    CHECK_EQ_INT(w.d2.n_req, 1);
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ONNX);
+    CHECK_EQ_INT(w.pg.n_notes, 0);
+    CHECK_EQ_INT(stored_form(&w.db, NULL), OK_FORM_VERIFIED);
+    world_free(&w);
+}
+
+/* no-cache finding a data file changed: such a load never serves a form
+ * (only default and only-if-cached loads do), it stores the new file, and
+ * the old form is stale from then on: the next default load serves the
+ * original and asks for a new form. */
+static void test_no_cache_changed_data_skips_form(void) {
+    world w;
+    ok_load_params p = url_params(), f = form_params();
+    world_init(&w, 2);
+    fx_run(&w.pg, &p);
+    fx_run(&w.pg, &f);
+    server(&w.d1, data_1b, len_1b, "\"d1b\"");
+    w.pg.part_min[0] = len_1b;
+    p.mode = OK_MODE_NO_CACHE;
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done && w.pg.parts_intact);
+    CHECK_EQ_INT(w.pg.part_tier[0], OK_TIER_NETWORK);
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORIGINAL);
+    p.mode = OK_MODE_DEFAULT;
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.done && w.pg.parts_intact);
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORIGINAL);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    world_free(&w);
+}
+
 /* The check itself failing once (VERDICT_FAILED) leaves an INTERRUPTED
  * tombstone that neither serves nor escalates: the next load captures the
  * same tier and checks it again. A second failure fails the tier for good
@@ -489,6 +620,9 @@ int main(void) {
     test_refused_form_write_keeps_the_original();
     test_form_evicts_other_models();
     test_no_cache_revalidates_data_files();
+    test_refetched_data_file_retires_form();
+    test_refetched_same_data_keeps_form();
+    test_no_cache_changed_data_skips_form();
     test_interrupted_check_is_retried_once();
     test_slower_verdict_is_retried_after_a_while();
     free(model_a);

@@ -186,9 +186,18 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         /* value2: the form (an optimized one is created at 'disabled'); an
          * original is asked which form to capture, as JS does */
         pg->created_form = (uint32_t)value2;
-        if (!value2 && pg->n_parts) {
+        if (pg->n_parts && (!value2 || ok_load_parts_mode(l) == OK_PARTS_OWNER_STORED)) {
+            /* a form served reads its original's data files too, as JS does
+             * (a FORM load's own session is not the caller's: none) */
+            ok_load_info info;
             int pr = fx_load_parts(pg, l);
             if (pr) return pr < 0 ? -1 : 0;
+            FX_EV(ok_load_parts_loaded, l);
+            /* a stale form retired: the original is read, CREATE_SESSION again */
+            if (ok_load_info_get(l, &info) == OK_OK && info.form != (uint32_t)value2) {
+                pg->created_form = OK_FORM_ORIGINAL;
+                return 0;
+            }
         }
         if (!value2) pg->capture = ok_load_capture_form(l, pg->facts, pg->external_bytes);
         if (pg->refuse_sessions > 0 || (pg->refuse_forms >> value2 & 1)) {
