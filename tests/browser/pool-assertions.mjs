@@ -20,6 +20,17 @@ export function assertBadFeeds(r) {
   assert.equal(r.liveAfter, 0);
 }
 
+/**
+ * The caller-owns-outputs check of pages/pool-suite.js: each run's outputs,
+ * read after later runs, equal the wasm EP for that run's own input.
+ */
+export function assertCallerOwnsOutputs(r) {
+  assert.ok(r.reuses > 0, 'the pool pinned (else this proves nothing about it)');
+  // another input's outputs would be off by refsGap; the kernels' own error is far below it
+  for (const d of [...r.sequential, ...r.together])
+    assert.ok(d < r.refsGap / 100, `max |ours - wasm EP| = ${d}, gap ${r.refsGap}`);
+}
+
 /** The shape-change check of pages/pool-suite.js: re-pins, equal to the wasm EP within `tolerance`. */
 export function assertShapeChange(r, tolerance) {
   assert.ok(r.diff < tolerance, `max diff ${r.diff}`);
