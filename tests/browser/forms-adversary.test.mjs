@@ -112,7 +112,8 @@ function loadAndCompare(page, url, { options = {}, rows = 1, dataFiles = [] } = 
   );
 }
 
-test('a data file changes under a byte-identical model: the form made from the old data is never served again; outputs follow the new data', async () => {
+/** foldw (a weight of its data file folded by the optimizer) loaded cold on a new page: stored with its `.onnx` form. */
+async function coldFoldw() {
   await env.reset();
   const url = `${BASE}/foldw.onnx`;
   const data = ['foldw.onnx_data'];
@@ -122,6 +123,11 @@ test('a data file changes under a byte-identical model: the form made from the o
   const cold = await loadAndCompare(page, url, { dataFiles: data });
   assert.equal(cold.ok, true, JSON.stringify(cold));
   assert.equal(cold.stored, 'onnx', JSON.stringify(cold.failed));
+  return { url, data, page };
+}
+
+test('a data file changes under a byte-identical model: the form made from the old data is never served again; outputs follow the new data', async () => {
+  const { url, data, page } = await coldFoldw();
   const warm = await loadAndCompare(page, url, { dataFiles: data });
   assert.equal(warm.form.chosen, 'verified');
   assert.ok(warm.diff < 1e-4, `the verified form differs from plain by ${warm.diff}`);
@@ -182,15 +188,9 @@ function rotDataFile(page, loc) {
 }
 
 test('a rotten chunk of a data file that changed on the server: the data file is fetched again and the form made from the old data is retired before any session; outputs follow the new data both visits', async () => {
-  await env.reset();
-  const url = `${BASE}/foldw.onnx`;
-  const data = ['foldw.onnx_data'];
-  serve('foldw.onnx');
-  serve('foldw.onnx_data');
-  let page = await env.newPage();
-  const cold = await loadAndCompare(page, url, { dataFiles: data });
-  assert.equal(cold.ok, true, JSON.stringify(cold));
-  assert.equal(cold.stored, 'onnx', JSON.stringify(cold.failed));
+  const cold = await coldFoldw();
+  const { url, data } = cold;
+  let { page } = cold;
   // the server's data file changes (foldw.onnx is the same bytes) and the stored copy of the old one rots
   serve('foldw.onnx_data', 'foldw_v2.onnx_data', 'v2');
   assert.ok(await rotDataFile(page, 'foldw.onnx_data'), 'no stored data file to rot');
