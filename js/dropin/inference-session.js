@@ -5,7 +5,7 @@
 // session is ortkeep's Session, so `.pool` and `.info` are there too.
 import { load } from '../load.js';
 import { createArguments, normalizeOptions } from '../options.js';
-import { realOrt } from '../ort-adapter.js';
+import { realOrt, refusedAsModel } from '../ort-adapter.js';
 import { Session } from '../session.js';
 import { bundleForEntry } from '../forms/entry-bundle.js';
 import { formsOff, LOADED_KEY } from '../forms/capture-loader.js';
@@ -35,9 +35,10 @@ export function makeInferenceSession(ort, how = {}) {
      * @returns {Promise<Session>}
      */
     static async create(arg0, arg1, arg2, arg3) {
-      if (plainOnly) return Base.create(arg0, arg1, arg2, arg3);
       let { source, options } = createArguments(arg0, arg1, arg2, arg3);
+      // after how.source: transformers.js's stand-in bytes are resolved for a plain creation too
       if (how.source) ({ source, options } = how.source(source, options ?? {}));
+      if (plainOnly) return Base.create(source, options);
       const given = normalizeOptions(options, { where: 'InferenceSession.create()' });
       const forms = given.forms === false ? false : withBundle(given.forms, how.entry, ort);
       let session;
@@ -51,10 +52,11 @@ export function makeInferenceSession(ort, how = {}) {
       } catch (e) {
         // Never a session that fails where onnxruntime-web's own succeeds: a creation that
         // failed while ortkeep's capturing loader runs here is tried plainly once
-        if (e?.code !== 'SESSION_CREATE' || !globalThis[Symbol.for(LOADED_KEY)]) throw e;
+        // (a model onnxruntime-web refuses as such fails plainly too: no second try)
+        if (e?.code !== 'SESSION_CREATE' || !globalThis[Symbol.for(LOADED_KEY)] || refusedAsModel(e)) throw e;
         let plain;
         try {
-          plain = await Base.create(arg0, arg1, arg2, arg3);
+          plain = await Base.create(source, options);
         } catch {
           throw e; // onnxruntime-web fails it too: ortkeep's error says what
         }
