@@ -30,11 +30,14 @@ export function realOrt(ort) {
 
 // onnxruntime-web's words when the bytes themselves are no model (1.30:
 // ERROR_CODE 7 INVALID_PROTOBUF "Failed to load model because protobuf
-// parsing failed", 10 INVALID_GRAPH, "No graph was found in the protobuf",
-// an .ort form's "ORT model verification failed"). Anything else (no
-// backend for an execution provider, a bad option) is the options'.
+// parsing failed", "No graph was found in the protobuf", an .ort form's
+// "ORT model verification failed"). Anything else is the options' or this
+// build's: no backend for an execution provider, a bad option, and
+// ERROR_CODE 10 INVALID_GRAPH, which a valid model this build cannot run
+// (an opset too new, a failed shape inference) gives too: dropping it would
+// download it again on every load.
 const NOT_A_MODEL =
-  /ERROR_CODE: (?:7|10)\b|protobuf parsing failed|No graph was found in the protobuf|ORT model verification failed/;
+  /ERROR_CODE: 7\b|protobuf parsing failed|No graph was found in the protobuf|ORT model verification failed/;
 
 /**
  * Whether a failed creation says the model bytes are invalid (a stored copy
