@@ -115,7 +115,7 @@ export const cache = {
     const st = c.index.delete(target);
     await drain(c);
     // transformers.js's config and tokenizer kept for this model's repo go with it
-    if (st === STATUS.OK || st === STATUS.NOT_FOUND) await deleteFilesBeside(target).catch(() => {});
+    if (st === STATUS.OK) await deleteFilesBeside(target).catch(ignoreNoCacheApi);
     if (st === STATUS.NOT_FOUND) return false;
     if (st === STATUS.IN_USE)
       throw new OrtkeepError('IN_USE', `ortkeep: ${s} is being loaded right now; delete it once the load has finished`);
@@ -128,10 +128,10 @@ export const cache = {
   async clear() {
     const c = await synced();
     forgetBytes();
-    await clearFiles().catch(() => {}); // no Cache API here (an opaque origin): nothing was kept
     const st = c.index.clear();
     await drain(c);
     if (st !== STATUS.OK) throw coreStatusError(st, 'clearing the cache');
+    await clearFiles().catch(ignoreNoCacheApi);
   },
 
   /** The origin's quota and usage, and what the model cache holds. */
@@ -153,3 +153,8 @@ export const cache = {
   /** Internal knobs for tests and benchmarks ({dbName, recordForm: 'blob'|'arraybuffer', budget, openTimeoutMs}). */
   _configure: configureCache,
 };
+
+/** The Cache API refused (an opaque origin): nothing was kept there. Anything else is the caller's to see. */
+function ignoreNoCacheApi(e) {
+  if (e?.name !== 'SecurityError') throw e;
+}

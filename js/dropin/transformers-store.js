@@ -25,7 +25,8 @@ export async function clearFiles() {
  * Forgets the files kept beside a model file (cache.delete(url)): those of
  * its repo and revision, the folder above its `onnx/` folder
  * (`…/<repo>/resolve/<revision>/onnx/model.onnx` on the hub,
- * `…/<repo>/onnx/model.onnx` under localModelPath), else its own folder.
+ * `…/<repo>/onnx/model.onnx` under localModelPath); a model file outside an
+ * `onnx/` folder names none (its folder may hold other models' files).
  * A URL that is not a model file names no such files.
  * @param {string} url the model's absolute URL
  */
@@ -37,7 +38,10 @@ export async function deleteFilesBeside(url) {
     u.search = '';
     u.hash = '';
     const at = u.pathname.lastIndexOf('/onnx/');
-    u.pathname = at >= 0 ? u.pathname.slice(0, at + 1) : u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1);
+    // only a hub layout names its repo (the folder above onnx/); any other
+    // folder may be a whole origin's, whose other files are not this model's
+    if (at < 0) return;
+    u.pathname = u.pathname.slice(0, at + 1);
     root = u.href;
   } catch {
     return; // a cache key, not a URL
