@@ -454,6 +454,22 @@ static void test_kept_unknown_dims(void) {
     CHECK_EQ_INT(kept_run(p, 0, &held), 0);
     CHECK_EQ_INT(kept_run(p, 0, &held), 1);
     ok_pool_free(p);
+    /* a result that contradicts the declaration (rank 3, came back rank 2):
+     * moved to the device all the same, the declaration distrusted */
+    p = ok_pool_create(1 << 20, 0, 1);
+    if (!p) {
+        CHECK(0);
+        return;
+    }
+    int64_t decl[3] = {2, 1, UNK}, got[2] = {2, 128};
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_OUTPUT, 0, F32, 3, decl), OK_OK);
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_output_auto(p, 0, GPU), OK_OK);
+    CHECK_EQ_INT(ok_pool_output(p, 0, GPU, F32, got, 2), OK_OK);
+    CHECK_EQ_INT(ok_pool_keep(p, 0), OK_OK);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+    CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_DISTRUSTED], 1);
+    ok_pool_free(p);
 }
 
 static void test_device_verdict(void) {

@@ -240,16 +240,25 @@ ok_status ok_pool_output_auto(ok_pool *p, uint32_t index, int backend) {
 
 ok_status ok_pool_output(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
                          int32_t rank) {
-    ok_status rc = okp_request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank);
-    if (rc || !p->run_open || backend == OK_BACKEND_CPU) return rc;
-    /* this run's result, as ok_pool_result would have taken it */
-    okp_settle_suspect(p, index, dtype, dims, rank);
-    okp_learn(p, index, dims, rank);
+    ok_status rc = okp_begin_call(p);
+    if (rc || (rc = okp_check_slot(p, OK_SLOT_OUTPUT, index))) return rc;
     slot *s = &p->slots[OK_SLOT_OUTPUT][index];
+    if (p->run_open && backend != OK_BACKEND_CPU && rank >= 0 && rank <= OK_POOL_MAX_RANK &&
+        (!rank || dims)) {
+        /* During a run it is a result onnxruntime allocated: the truth about
+         * the slot, as ok_pool_result takes one (a declaration it
+         * contradicts is distrusted, not a refusal of the result). */
+        s->suspect = 1;
+        s->suspect_backend = (uint8_t)backend;
+        okp_settle_suspect(p, index, dtype, dims, rank);
+    }
+    if ((rc = okp_request(p, OK_SLOT_OUTPUT, index, backend, dtype, dims, rank))) return rc;
+    if (!p->run_open || backend == OK_BACKEND_CPU) return OK_OK;
+    okp_learn(p, index, dims, rank);
     s->kept_run = p->run_id;
     s->kept_dtype = dtype;
     s->kept_rank = rank;
-    memcpy(s->kept_dims, dims, (size_t)rank * sizeof *dims);
+    if (rank) memcpy(s->kept_dims, dims, (size_t)rank * sizeof *dims);
     return OK_OK;
 }
 
