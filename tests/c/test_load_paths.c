@@ -566,6 +566,7 @@ static void test_refused_for_options(void) {
     w.pg.refuse_sessions = 1;
     fx_run(&w.pg, &p);
     CHECK_EQ_INT(w.pg.fail_code, OK_ERR_SESSION_CREATE);
+    CHECK(!fx_warned(&w.pg, OK_WARN_CORRUPT) && !fx_warned(&w.pg, OK_WARN_REFUSED));
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 1);
     world_free(&w);
 }
