@@ -41,16 +41,16 @@ export async function deviceAvailable(device, executionProviders) {
  * @returns {Promise<number>} a POOL_ADAPTER value
  */
 export async function adapterKind(ort, device) {
-  let info = device?.adapterInfo;
-  if (typeof info?.isFallbackAdapter !== 'boolean') {
+  let fallback = device?.adapterInfo?.isFallbackAdapter;
+  if (typeof fallback !== 'boolean') {
     try {
       const adapter = await ort.env?.webgpu?.adapter;
-      info = adapter?.info ?? adapter;
+      // GPUAdapterInfo's in current browsers; the adapter's own in older ones
+      fallback = adapter?.info?.isFallbackAdapter ?? adapter?.isFallbackAdapter;
     } catch {
-      info = null;
+      fallback = undefined;
     }
   }
-  const fallback = info?.isFallbackAdapter;
   if (typeof fallback !== 'boolean') return POOL_ADAPTER.UNKNOWN;
   return fallback ? POOL_ADAPTER.FALLBACK : POOL_ADAPTER.HARDWARE;
 }
