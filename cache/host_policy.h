@@ -74,6 +74,78 @@ int ok_store_chunk_mid_download(uint32_t waited_ms, uint32_t remaining_ms, uint3
  * wrote (resolved against the page before it is looked up). */
 int ok_store_is_cache_key(const char *s);
 
+/* ---- which onnxruntime-web build a page starts (runtime_policy.c) ---- */
+
+/* onnxruntime-web's builds, by the Emscripten loader each runs: the plain
+ * one has the wasm EP only (a 14 MB .wasm in 1.30); JSEP adds WebGPU and
+ * WebNN (28 MB), ASYNCIFY the native WebGPU EP (1.23+ /webgpu), JSPI the
+ * same with JSPI. The wasm and V8's compile of it are most of a second
+ * visit: the plain build started a tiny model's session in 304 ms where
+ * the JSEP one took 675-743 ms (a second visit, Debian's Chromium). */
+#define OK_RUNTIME_LIST(X) \
+    X(WASM, 1)             \
+    X(JSEP, 2)             \
+    X(ASYNCIFY, 3)         \
+    X(JSPI, 4)
+
+enum {
+#define OK_RUNTIME_ENUM_(name, value) OK_RUNTIME_##name = value,
+    OK_RUNTIME_LIST(OK_RUNTIME_ENUM_)
+#undef OK_RUNTIME_ENUM_
+};
+
+/* What JS knows when the page's first load starts onnxruntime-web:
+ *   DEVICE_EP       this load lists an EP the plain build lacks (webgpu,
+ *                   webnn, a name not known)
+ *   DEVICE_SEEN     an earlier load at this origin listed one (the page's
+ *                   record)
+ *   FULL            the caller asked for the entry's build (runtime: 'full')
+ *   APP_CHOSE       the app set env.wasm.wasmPaths or wasmBinary itself, or
+ *                   started onnxruntime-web already
+ *   UNKNOWN_FUTURE  the drop-in: the app's later sessions are its own
+ *   WASM_SEEN       an earlier visit here loaded and never listed a device EP
+ *   PLAIN_FOUND     the plain build's files of this version were found */
+#define OK_RUNTIME_FACT_LIST(X) \
+    X(DEVICE_EP, 1u << 0)       \
+    X(DEVICE_SEEN, 1u << 1)     \
+    X(FULL, 1u << 2)            \
+    X(APP_CHOSE, 1u << 3)       \
+    X(UNKNOWN_FUTURE, 1u << 4)  \
+    X(WASM_SEEN, 1u << 5)       \
+    X(PLAIN_FOUND, 1u << 6)
+
+enum {
+#define OK_RUNTIME_FACT_ENUM_(name, value) OK_RUNTIME_FACT_##name = value,
+    OK_RUNTIME_FACT_LIST(OK_RUNTIME_FACT_ENUM_)
+#undef OK_RUNTIME_FACT_ENUM_
+};
+
+/* What a later load gets from the build that started: AS_ASKED (it has
+ * what the load lists), FALL_BACK (drop the EPs it lacks: the list's wasm
+ * or cpu serves), REFUSE (nothing listed runs here: a typed error naming
+ * runtime: 'full'). */
+#define OK_RUNTIME_SERVE_LIST(X) \
+    X(AS_ASKED, 0)               \
+    X(FALL_BACK, 1)              \
+    X(REFUSE, 2)
+
+enum {
+#define OK_RUNTIME_SERVE_ENUM_(name, value) OK_RUNTIME_SERVE_##name = value,
+    OK_RUNTIME_SERVE_LIST(OK_RUNTIME_SERVE_ENUM_)
+#undef OK_RUNTIME_SERVE_ENUM_
+};
+
+/* The build the page's first load starts, given the build the page's
+ * onnxruntime-web entry would start itself (`entry`, OK_RUNTIME_*) and the
+ * facts (OK_RUNTIME_FACT_*): the plain one where nothing asks for more,
+ * else the entry's own. 0 for an entry not known. */
+uint32_t ok_runtime_flavour(uint32_t entry, uint32_t facts);
+
+/* A load after the start: the build `started`, the entry's `entry`; the
+ * load lists a device EP (`device_ep`) and wasm or cpu (`cpu_ep`). An
+ * OK_RUNTIME_SERVE_*. */
+uint32_t ok_runtime_serves(uint32_t started, uint32_t entry, int device_ep, int cpu_ep);
+
 /* ---- sessions (session_policy.c) ---- */
 
 /* The memory tier's key: loads whose keys are equal share one live

@@ -319,6 +319,32 @@ export const HOST_POLICY = Object.freeze({
   HASH_IN_PAGE_BYTES: 67108864,
 });
 
+/** onnxruntime-web's builds, by loader (ok_runtime_flavour) */
+export const RUNTIME = Object.freeze({
+  WASM: 1,
+  JSEP: 2,
+  ASYNCIFY: 3,
+  JSPI: 4,
+});
+
+/** what JS knows when the page's first load starts onnxruntime-web */
+export const RUNTIME_FACT = Object.freeze({
+  DEVICE_EP: 1,
+  DEVICE_SEEN: 2,
+  FULL: 4,
+  APP_CHOSE: 8,
+  UNKNOWN_FUTURE: 16,
+  WASM_SEEN: 32,
+  PLAIN_FOUND: 64,
+});
+
+/** what a later load gets from the build that started (ok_runtime_serves) */
+export const RUNTIME_SERVE = Object.freeze({
+  AS_ASKED: 0,
+  FALL_BACK: 1,
+  REFUSE: 2,
+});
+
 /** tensor pool backends (wasm/tensor_pool.h) */
 export const POOL_BACKEND = Object.freeze({
   CPU: 0,

@@ -138,6 +138,44 @@ static void test_growth_warns(void) {
     CHECK(!ok_session_growth_warns(1, UINT64_MAX, 1));
 }
 
+static void test_runtime_flavour(void) {
+    const uint32_t found = OK_RUNTIME_FACT_PLAIN_FOUND;
+    /* nothing asks for more than wasm: the plain build, whatever the entry */
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, found), OK_RUNTIME_WASM);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_ASYNCIFY, found), OK_RUNTIME_WASM);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSPI, found), OK_RUNTIME_WASM);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_WASM, 0), OK_RUNTIME_WASM);
+    /* each reason for the entry's own build keeps it */
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, found | OK_RUNTIME_FACT_DEVICE_EP), OK_RUNTIME_JSEP);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, found | OK_RUNTIME_FACT_DEVICE_SEEN), OK_RUNTIME_JSEP);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_ASYNCIFY, found | OK_RUNTIME_FACT_FULL), OK_RUNTIME_ASYNCIFY);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, found | OK_RUNTIME_FACT_APP_CHOSE), OK_RUNTIME_JSEP);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, 0), OK_RUNTIME_JSEP); /* no plain files found */
+    /* the drop-in: plain only once an earlier visit showed wasm is all */
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, found | OK_RUNTIME_FACT_UNKNOWN_FUTURE),
+                 OK_RUNTIME_JSEP);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP,
+                                    found | OK_RUNTIME_FACT_UNKNOWN_FUTURE | OK_RUNTIME_FACT_WASM_SEEN),
+                 OK_RUNTIME_WASM);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, found | OK_RUNTIME_FACT_UNKNOWN_FUTURE |
+                                                         OK_RUNTIME_FACT_WASM_SEEN |
+                                                         OK_RUNTIME_FACT_DEVICE_SEEN),
+                 OK_RUNTIME_JSEP);
+    /* an entry not known */
+    CHECK_EQ_INT(ok_runtime_flavour(0, found), 0);
+    CHECK_EQ_INT(ok_runtime_flavour(9, found), 0);
+}
+
+static void test_runtime_serves(void) {
+    /* started plain from a JSEP entry: a device EP falls back to the list's wasm, or is refused */
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 0, 1), OK_RUNTIME_SERVE_AS_ASKED);
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 1, 1), OK_RUNTIME_SERVE_FALL_BACK);
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 1, 0), OK_RUNTIME_SERVE_REFUSE);
+    /* the entry's own build, or a wasm-only entry: as plain onnxruntime-web answers */
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_JSEP, OK_RUNTIME_JSEP, 1, 0), OK_RUNTIME_SERVE_AS_ASKED);
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_WASM, 1, 0), OK_RUNTIME_SERVE_AS_ASKED);
+}
+
 int main(void) {
     test_records_as_blob();
     test_read_batch();
@@ -146,5 +184,7 @@ int main(void) {
     test_is_cache_key();
     test_share_key();
     test_growth_warns();
+    test_runtime_flavour();
+    test_runtime_serves();
     return CHECK_DONE();
 }

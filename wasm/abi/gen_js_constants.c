@@ -181,6 +181,15 @@ static void generate(out_buf *o_) {
     open_obj(&o, "HOST_POLICY", "the numbers behind the host's small decisions (cache/host_policy.h)");
     OK_HOST_POLICY_LIST(NUM)
     close_obj(&o);
+    open_obj(&o, "RUNTIME", "onnxruntime-web's builds, by loader (ok_runtime_flavour)");
+    OK_RUNTIME_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "RUNTIME_FACT", "what JS knows when the page's first load starts onnxruntime-web");
+    OK_RUNTIME_FACT_LIST(NUM)
+    close_obj(&o);
+    open_obj(&o, "RUNTIME_SERVE", "what a later load gets from the build that started (ok_runtime_serves)");
+    OK_RUNTIME_SERVE_LIST(NUM)
+    close_obj(&o);
 
     open_obj(&o, "POOL_BACKEND", "tensor pool backends (wasm/tensor_pool.h)");
     OK_BACKEND_LIST(NUM)

@@ -1,0 +1,30 @@
+/* Which onnxruntime-web build a page starts, and what a later load gets
+ * from it (host_policy.h). onnxruntime-web picks its Emscripten loader and
+ * .wasm once per page, at its first session: started plain, a later
+ * WebGPU session cannot have the JSEP build. */
+#include "host_policy.h"
+
+uint32_t ok_runtime_flavour(uint32_t entry, uint32_t facts) {
+    if (entry < OK_RUNTIME_WASM || entry > OK_RUNTIME_JSPI) return 0;
+    if (entry == OK_RUNTIME_WASM) return entry;
+    /* the app's own files, an explicit ask, a device EP now or at an
+     * earlier visit: the entry's build, as plain onnxruntime-web starts */
+    if (facts & (OK_RUNTIME_FACT_APP_CHOSE | OK_RUNTIME_FACT_FULL | OK_RUNTIME_FACT_DEVICE_EP |
+                 OK_RUNTIME_FACT_DEVICE_SEEN))
+        return entry;
+    /* nothing to start the plain build from */
+    if (!(facts & OK_RUNTIME_FACT_PLAIN_FOUND)) return entry;
+    /* the drop-in promises onnxruntime-web's API: a later WebGPU session of
+     * the app's must not find the plain build, so it waits for a visit that
+     * showed the page needs no more */
+    if ((facts & OK_RUNTIME_FACT_UNKNOWN_FUTURE) && !(facts & OK_RUNTIME_FACT_WASM_SEEN)) return entry;
+    return OK_RUNTIME_WASM;
+}
+
+uint32_t ok_runtime_serves(uint32_t started, uint32_t entry, int device_ep, int cpu_ep) {
+    /* the entry's own build, or an entry with the wasm EP only: as plain
+     * onnxruntime-web would answer */
+    if (started == entry || !device_ep) return OK_RUNTIME_SERVE_AS_ASKED;
+    if (started != OK_RUNTIME_WASM) return OK_RUNTIME_SERVE_AS_ASKED;
+    return cpu_ep ? OK_RUNTIME_SERVE_FALL_BACK : OK_RUNTIME_SERVE_REFUSE;
+}
