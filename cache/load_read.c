@@ -97,8 +97,10 @@ ok_status ok_load_chunk_read(ok_load *l, uint32_t idx, const uint8_t *p, size_t 
             if (!st) st = resume_fetch(l);
             return ok_ld_leave(l, st);
         }
-        /* the host hashes the whole body, this prefix included, at its end */
-        if (!ok_ld_host_hashes(l)) ok_sha256_update(&l->sha, p, n);
+        /* the host hashes the whole body, this prefix included, at its end;
+         * but a prefix that is the whole body (a tab died before the
+         * commit) sends no STREAM, so no host hashes it: hashed here */
+        if (!ok_ld_host_hashes(l) || ok_entry_stored_bytes(e) == l->total) ok_sha256_update(&l->sha, p, n);
         if (l->integ.alg >= OK_HASH_SHA384) ok_sha512_update(&l->sha5, p, n);
         l->read_next++;
         if (l->read_next == e->stored_count) st = resume_fetch(l);
