@@ -2,41 +2,46 @@
 // instead, in one run, and prints ratios. Absolute times on a shared 2-core
 // machine are noise; the ratios within one run are what to read.
 // Each area lives in its own scripts/bench-*.mjs exporting run({log}), which
-// returns its rows; all of them land in build/bench.json (machine-readable,
-// with the date, the machine and the versions) as well as on stdout.
+// returns its rows; they land in build/bench.json (machine-readable, with the
+// date, the machine and the versions, each area with its own date) as well as
+// on stdout, and scripts/bench-report.mjs then writes docs/benchmarks.md and
+// the README's table from it. A run of some areas (`npm run bench -- NAME`)
+// keeps the other areas of the build/bench.json already there.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
+import { AREAS, mergeReports, readJson, writeReports } from './bench-report.mjs';
+import { CHROMIUM_PATH } from './chromium.mjs';
 import { REPO_ROOT } from './static-server.mjs';
 
-const AREAS = [
-  { name: 'model cache', module: './bench-cache.mjs' },
-  { name: 'bytes from a library: known by their content, served in their form', module: './bench-bytes.mjs' },
-  { name: 'first and second visit: page start to first result', module: './bench-visits.mjs' },
-  { name: 'transformers.js: page start to first result, alone and with ortkeep', module: './bench-transformers.mjs' },
-  { name: 'peak memory of a load (renderer RSS)', module: './bench-memory.mjs' },
-  { name: 'tensor pool on WebGPU', module: './bench-pool.mjs' },
-  { name: 'tensor pool under transformers.js text generation (per token)', module: './bench-generation.mjs' },
-  { name: 'run() overhead on the wasm EP', module: './bench-run-overhead.mjs' },
-  { name: 'streaming ONNX reader (wasm)', module: './bench-reader.mjs' },
-  { name: 'artifact forms: session create (Node)', module: './bench-forms.mjs' },
-];
 const only = process.argv.slice(2);
 if (only.includes('--help') || only.includes('-h')) {
   console.log(`npm run bench [-- NAME...]: runs every area, or those whose script name contains a NAME
-(e.g. \`npm run bench -- pool\`), prints each table and writes build/bench.json.
+(e.g. \`npm run bench -- pool\`), prints each table, writes build/bench.json (keeping the areas it did not run)
+and from it docs/benchmarks.md and the README's table.
 ${AREAS.map((a) => `  ${a.module.replace('./', 'scripts/').padEnd(32)} ${a.name}`).join('\n')}`);
   process.exit(0);
 }
 const version = (pkg) =>
   JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+/** The browser the areas launch, as `chromium --version` names it (null when it does not answer). */
+function chromiumVersion() {
+  try {
+    const out = execFileSync(CHROMIUM_PATH, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return /Chromium [\d.]+/.exec(out)?.[0] ?? (out.trim() || null);
+  } catch {
+    return null;
+  }
+}
 const report = {
   date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryBytes: os.totalmem(), node: process.version },
   versions: {
     ortkeep: JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version,
     'onnxruntime-web': version('onnxruntime-web'),
+    chromium: chromiumVersion(),
   },
   areas: {},
 };
@@ -54,9 +59,23 @@ for (const area of AREAS) {
     throw e;
   }
   console.log(`\n## ${area.name}`);
-  report.areas[area.name] = (await mod.run({ log: (line) => console.log(line) })) ?? null;
+  const rows = (await mod.run({ log: (line) => console.log(line) })) ?? null;
+  report.areas[area.name] = {
+    date: new Date().toISOString(),
+    machine: report.machine,
+    versions: report.versions,
+    rows,
+  };
 }
 const out = path.join(REPO_ROOT, 'build/bench.json');
 mkdirSync(path.dirname(out), { recursive: true });
-writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-console.log(`\nwrote ${path.relative(REPO_ROOT, out)}`);
+let earlier = null;
+try {
+  earlier = readJson(out);
+} catch (e) {
+  console.log(`\n${path.relative(REPO_ROOT, out)} was not readable (${e.message}): written anew, its areas not kept`);
+}
+const merged = mergeReports(earlier, report);
+writeFileSync(out, `${JSON.stringify(merged, null, 2)}\n`);
+writeReports(merged, { root: REPO_ROOT });
+console.log(`\nwrote ${path.relative(REPO_ROOT, out)}, docs/benchmarks.md and the README's table`);
