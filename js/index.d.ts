@@ -63,6 +63,17 @@ export interface LoadOptions extends ort.InferenceSession.SessionOptions {
    */
   forms?: boolean | FormsOptions;
   /**
+   * Which onnxruntime-web build the page starts (it picks one, once, at its first session).
+   * 'auto' (load()'s default): the plain wasm-only build (half the .wasm of the default entry's JSEP
+   * build) when the page's first load lists only 'wasm'/'cpu' and no earlier visit here listed more;
+   * a later load listing 'webgpu' or 'webnn' then falls back to the 'wasm' it lists (one
+   * RUNTIME_FALLBACK warning) or fails with RUNTIME, and the next visit starts the full build.
+   * 'full': the entry's own build, as onnxruntime-web starts it. 'after-visit' (the drop-in's
+   * default): the entry's own build until a visit here showed the page lists only 'wasm'/'cpu'.
+   * Files the app named (env.wasm.wasmPaths, wasmBinary) are always kept as given.
+   */
+  runtime?: 'auto' | 'full' | 'after-visit';
+  /**
    * `ortkeep prepare`'s MODEL.ortkeep.json (its URL, or its contents with `base`): the fastest
    * .onnx form prepare verified for this onnxruntime-web version and these execution providers is
    * loaded instead (cached, its SHA-256 as integrity) at 'disabled'; none: the original, and a
@@ -277,7 +288,9 @@ export type WarningCode =
   | 'CACHE_ERROR'
   | 'REFUSED'
   /** optimized forms are off in this page (once per page; `reason` says why, the message what to do) */
-  | 'FORMS_OFF';
+  | 'FORMS_OFF'
+  /** a load listed an EP the plain build started in this page lacks; it runs on the 'wasm' it lists (once per page) */
+  | 'RUNTIME_FALLBACK';
 
 export interface CacheInfo {
   tier: 'memory' | 'indexeddb' | 'network';
@@ -483,6 +496,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'STATE'
   | 'EXTERNAL_DATA'
+  /** the build onnxruntime-web started in this page lacks every EP the load lists (the message names runtime: 'full') */
+  | 'RUNTIME'
   /** optimized forms' capture (load() turns these into forms off / a failed tier) */
   | 'FORMS_OFF'
   | 'FORM_SELF_TEST'

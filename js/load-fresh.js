@@ -27,6 +27,7 @@ import { formInfo } from './forms/session-info.js';
 import { memoryReport } from './memory-report.js';
 import { isNode } from './platform/node.js';
 import { startRuntime } from './runtime-start.js';
+import { chooseRuntime, runtimeServes, usePlainBuild } from './runtime-choice.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
@@ -47,8 +48,13 @@ export async function loadFresh(src, options, signal) {
   const mode = options.cache ?? 'default';
   const [ort, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
   const tReady = now();
-  // forms' capturing loader is installed beside opening the cache (formsFor waits for it)
-  installLoader(ort, options);
+  // the build onnxruntime-web starts in this page (its first load chooses), and what this load gets of it
+  const runtime = await raceAbort(chooseRuntime(core, ort, options), signal);
+  const served = runtimeServes(core, runtime, options.executionProviders, options.onWarning);
+  if (served !== options.executionProviders) options = { ...options, executionProviders: served };
+  // forms' capturing loader is installed beside opening the cache (formsFor waits for it); with
+  // forms off, onnxruntime-web is pointed at the build chosen itself
+  if (!installLoader(ort, options, runtime) && runtime.plain) usePlainBuild(ort, runtime.plain);
   // URLs are cached; bytes known by their content (src.sha256) keep their
   // forms where bytesKeepForms says: else they open no IndexedDB, forms off saying so
   const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && bytesKeepForms(core, options, src.flags);

@@ -52,6 +52,7 @@ export const ORTKEEP_OPTIONS = Object.freeze([
   'verify',
   'pool',
   'forms',
+  'runtime',
   'manifest',
   'onEvent',
 ]);

@@ -12,6 +12,7 @@ import { configureCache, pageCache } from './page-cache.js';
 import { estimate as storageEstimate, persist } from './quota.js';
 import { storesSettled, workSettled } from './background-work.js';
 import { forgetBytes } from '../util/bytes-identity.js';
+import { forgetRuntimeRecord } from '../runtime-choice.js';
 import { clearFiles, deleteFilesBeside } from '../dropin/transformers-store.js';
 
 /** The page's cache, synced with the stores; CACHE_UNAVAILABLE when there is none. */
@@ -124,10 +125,12 @@ export const cache = {
   },
 
   /** Deletes every stored model not being loaded right now (and the fingerprints that name bytes' hashes,
-   *  and the files ortkeep/transformers keeps beside models: configs and tokenizers). */
+   *  the files ortkeep/transformers keeps beside models: configs and tokenizers, and the record of which
+   *  execution providers this origin's loads asked for: the next visit starts onnxruntime-web as a first). */
   async clear() {
     const c = await synced();
     forgetBytes();
+    forgetRuntimeRecord();
     const st = c.index.clear();
     await drain(c);
     if (st !== STATUS.OK) throw coreStatusError(st, 'clearing the cache');

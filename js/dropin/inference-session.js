@@ -44,6 +44,8 @@ export function makeInferenceSession(ort, how = {}) {
       let session;
       try {
         session = await load(source, {
+          // the app's later sessions are its own: the plain build once a visit showed wasm is all it asks
+          runtime: 'after-visit',
           ...how.defaults?.(),
           ...given,
           ...(forms === undefined ? {} : { forms }),

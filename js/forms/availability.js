@@ -4,6 +4,7 @@
 import { getCore } from '../core/module.js';
 import { isNode } from '../platform/node.js';
 import { captureLoader } from './capture-loader.js';
+import { usePlainBuild } from '../runtime-choice.js';
 import { formOptionsSuffix } from './options-identity.js';
 import { guardOrt } from './turns.js';
 import { formContext } from './policy.js';
@@ -114,20 +115,25 @@ function formsOffFor(options) {
  * page's first load here); never rejects.
  * @returns {Promise<{ok: true, loader: object} | {ok: false, why: string, error: unknown}> | null}
  */
-export function installLoader(ort, options) {
+export function installLoader(ort, options, runtime) {
   if (formsOffFor(options)) return null;
   const opt = options.forms && typeof options.forms === 'object' ? options.forms : {};
   // The bundle the page runs cannot be seen from onnxruntime-web's exports:
-  // the default one's loader unless forms.bundle names another.
+  // the default one's loader unless forms.bundle names another; the build
+  // the page starts (js/runtime-choice.js) may be the plain one instead.
   realm ??= captureLoader(ort, {
-    bundle: opt.bundle ?? (isNode ? 'wasm' : 'jsep'),
+    bundle: runtime?.flavour ?? opt.bundle ?? (isNode ? 'wasm' : 'jsep'),
     captureBase: opt.captureBase,
-    wasmUrl: opt.wasmUrl,
+    wasmUrl: runtime?.plain?.wasm ?? opt.wasmUrl,
     loaderUrl: opt.loaderUrl,
   })
     .then(
       (loader) => ({ ok: true, loader }),
-      (e) => ({ ok: false, why: e?.details?.reason ?? 'capture unavailable', error: e }),
+      (e) => {
+        // forms off: the build chosen still starts, uncaptured
+        if (runtime?.plain) usePlainBuild(ort, runtime.plain);
+        return { ok: false, why: e?.details?.reason ?? 'capture unavailable', error: e };
+      },
     )
     .then((r) => {
       outcome = r;

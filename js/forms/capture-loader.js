@@ -484,6 +484,37 @@ async function wasmUrlFor(ort, file, explicit, version, named) {
 }
 
 /**
+ * onnxruntime-web's plain build (its loader and .wasm) of the version
+ * running here, where it is known without a request that may fail: in the
+ * folder the app named (env.wasm.wasmPaths, a whole dist/), beside
+ * the module the resolver names (an import map) or the page's script tag
+ * (unless its URL pins another version), or in the onnxruntime-web folder
+ * installed beside ortkeep where node_modules is served as is (a bundled
+ * app renames its assets and emits only the files it references: none).
+ * @param {object} ort onnxruntime-web
+ * @returns {Promise<{mjs: string, wasm: string} | null>}
+ */
+export async function plainBuildUrls(ort) {
+  const version = ort.env?.versions?.web;
+  const wasmFile = 'ort-wasm-simd-threaded.wasm';
+  const paths = ort.env?.wasm?.wasmPaths;
+  // a folder the app named (runtime-choice.js: only a whole dist/ of this version)
+  let base = typeof paths === 'string' ? new URL(paths, globalThis.location?.href) : resolvedOrt();
+  const script = base ? null : pageOrtScript(ort);
+  if (script && !namesOtherVersion(script, version)) base = script;
+  if (!base) {
+    const sibling = siblingOrtWasmUrl(wasmFile);
+    if (
+      /\/node_modules\/onnxruntime-web\/dist\/[^/]+$/.test(sibling.pathname) &&
+      (await pinnedTo(sibling.href, version)) &&
+      (await answersWasm(sibling.href))
+    )
+      base = sibling;
+  }
+  return base ? { mjs: new URL(LOADER_FOR_BUNDLE.wasm, base).href, wasm: new URL(wasmFile, base).href } : null;
+}
+
+/**
  * Whether a URL answers with a wasm binary. HEAD first (no body: the page
  * fetches this file again in a moment, tens of MB): served and not text (an
  * SPA fallback is text/html). A server that refuses HEAD gets a GET whose

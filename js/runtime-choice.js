@@ -1,0 +1,194 @@
+// Which onnxruntime-web build the page starts. onnxruntime-web picks its
+// Emscripten loader and .wasm once, at its first session, and its default
+// entry picks the JSEP build (28 MB in 1.30): the wasm and V8's compile of
+// it were most of a second visit (a tiny model's session 675-743 ms; 304 ms
+// from the plain build's 14 MB). The page's first load starts the plain
+// build where nothing asks for more (the C rule: ok_runtime_flavour), and
+// a later load that asks for an EP the plain build lacks falls back to the
+// wasm EP its list names, or gets a typed error naming `runtime: 'full'`
+// (ok_runtime_serves); either way the page's record makes the next visit
+// start the full build.
+import { RUNTIME, RUNTIME_FACT, RUNTIME_SERVE } from './core-constants.js';
+import { OrtkeepError } from './errors.js';
+import { plainBuildUrls } from './forms/capture-loader.js';
+import { isNode } from './platform/node.js';
+
+const FLAVOUR = { wasm: RUNTIME.WASM, jsep: RUNTIME.JSEP, asyncify: RUNTIME.ASYNCIFY, jspi: RUNTIME.JSPI };
+const NAME = Object.fromEntries(Object.entries(FLAVOUR).map(([k, v]) => [v, k]));
+/** EPs the plain build has; 'webgl' is a backend of its own, whatever build the wasm EP runs. */
+const PLAIN_EPS = new Set(['wasm', 'cpu']);
+const OWN_BACKEND = new Set(['webgl']);
+/** What the page's loads at this origin have asked for (localStorage: read before the first session). */
+const RECORD_KEY = 'ortkeep.runtime';
+
+/** Per realm: the choice, once made: {entry, flavour, plain} (a promise until then). */
+let choice = null;
+/** A fallback was said in this page. */
+let warned = false;
+
+/** The EP names a load lists, and whether any needs more than the plain build. */
+function listed(executionProviders) {
+  const names = (executionProviders ?? ['wasm']).map((ep) => String(typeof ep === 'string' ? ep : ep?.name));
+  return {
+    names,
+    device: names.some((n) => !PLAIN_EPS.has(n) && !OWN_BACKEND.has(n)),
+    cpu: names.some((n) => PLAIN_EPS.has(n)),
+  };
+}
+
+function readRecord() {
+  try {
+    return JSON.parse(globalThis.localStorage?.getItem(RECORD_KEY) ?? 'null') ?? {};
+  } catch {
+    return {}; // no storage here (a worker, an opaque origin): nothing recorded
+  }
+}
+
+/** Notes what a load asked for, for the next visit's start. */
+function record(device) {
+  const r = readRecord();
+  if (r.loads && (r.device || !device)) return;
+  try {
+    globalThis.localStorage?.setItem(RECORD_KEY, JSON.stringify({ loads: true, device: !!(r.device || device) }));
+  } catch {
+    /* a full or refused storage: the next visit decides as this one did */
+  }
+}
+
+/** Forgets what this origin's loads asked for (cache.clear()). */
+export function forgetRuntimeRecord() {
+  try {
+    globalThis.localStorage?.removeItem(RECORD_KEY);
+  } catch {
+    /* no storage here */
+  }
+}
+
+/** Whether the app chose onnxruntime-web's files itself, or started it already (its choice stands). */
+function appChose(ort) {
+  const wasm = ort.env?.wasm ?? {};
+  const paths = wasm.wasmPaths;
+  return !!(
+    wasm.wasmBinary ||
+    wasm.proxy ||
+    (typeof paths === 'string' && !wholeDist(paths, ort)) ||
+    (paths && typeof paths === 'object' && (paths.mjs || paths.wasm)) ||
+    ortFetched()
+  );
+}
+
+/**
+ * Whether a wasmPaths folder is a whole onnxruntime-web dist/ of this
+ * version (an npm install served as is, a CDN's versioned path): every
+ * build's files are there, so the plain one is taken from the folder the
+ * app chose. Any other folder may hold only the files the app copied.
+ */
+export function wholeDist(prefix, ort) {
+  try {
+    const { pathname } = new URL(prefix, globalThis.location?.href);
+    const version = ort.env?.versions?.web;
+    return (
+      /\/node_modules\/onnxruntime-web\/dist\/$/.test(pathname) ||
+      (!!version && pathname.endsWith(`/onnxruntime-web@${version}/dist/`))
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** An onnxruntime-web .wasm fetched in this page already: started by the app's own session. */
+function ortFetched() {
+  try {
+    return globalThis.performance
+      .getEntriesByType('resource')
+      .some((e) => /\/ort-wasm-simd-threaded[\w.-]*\.wasm(?:[?#]|$)/.test(e.name));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The build this page starts, chosen at its first load (later loads get the
+ * same answer): the flavour's name ('wasm', 'jsep', …) and, for the plain
+ * build chosen over the entry's, its files. Browsers only: a Node process
+ * starts the plain build already.
+ * @param {import('./core/module.js').Core} core
+ * @param {object} ort onnxruntime-web
+ * @param {object} options the load's (runtime: 'auto' | 'full' | 'after-visit'; forms.bundle: the entry's flavour)
+ * @returns {Promise<{entry: string, flavour: string, plain: {mjs: string, wasm: string}|null}>}
+ */
+export function chooseRuntime(core, ort, options) {
+  const forms = options.forms && typeof options.forms === 'object' ? options.forms : {};
+  const entry = forms.bundle ?? (isNode ? 'wasm' : 'jsep');
+  choice ??= decide(core, ort, options, entry).catch(() => ({ entry, flavour: entry, plain: null }));
+  return choice;
+}
+
+async function decide(core, ort, options, entry) {
+  const runtime = options.runtime ?? 'auto';
+  if (!['auto', 'full', 'after-visit'].includes(runtime))
+    throw new OrtkeepError('INVALID_ARG', `ortkeep: runtime must be 'auto', 'full' or 'after-visit'; got ${runtime}`);
+  const seen = readRecord();
+  let facts =
+    (listed(options.executionProviders).device ? RUNTIME_FACT.DEVICE_EP : 0) |
+    (seen.device ? RUNTIME_FACT.DEVICE_SEEN : 0) |
+    (seen.loads && !seen.device ? RUNTIME_FACT.WASM_SEEN : 0) |
+    (runtime === 'full' ? RUNTIME_FACT.FULL : 0) |
+    (runtime === 'after-visit' ? RUNTIME_FACT.UNKNOWN_FUTURE : 0) |
+    (appChose(ort) ? RUNTIME_FACT.APP_CHOSE : 0);
+  const want = (f) => core.m._ok_runtime_flavour(FLAVOUR[entry] ?? 0, f) >>> 0;
+  // the plain build's files are looked for only where they could be used
+  let plain = null;
+  if (!isNode && want(facts | RUNTIME_FACT.PLAIN_FOUND) === RUNTIME.WASM && entry !== 'wasm') {
+    plain = await plainBuildUrls(ort);
+    if (plain) facts |= RUNTIME_FACT.PLAIN_FOUND;
+  }
+  const flavour = NAME[want(facts)] ?? entry;
+  if (flavour !== 'wasm' || entry === 'wasm') plain = null;
+  return { entry, flavour, plain };
+}
+
+/**
+ * Points onnxruntime-web at the plain build's files (a load with forms off,
+ * or whose capturing loader was refused), unless the app has named files
+ * of its own since.
+ * @param {object} ort onnxruntime-web
+ * @param {{mjs: string, wasm: string}} plain
+ */
+export function usePlainBuild(ort, plain) {
+  if (!appChose(ort)) ort.env.wasm.wasmPaths = { mjs: plain.mjs, wasm: plain.wasm };
+}
+
+/**
+ * A load's EPs against the build that started: as asked; the EPs it lacks
+ * dropped with one warning per page (RUNTIME_FALLBACK) where the list's
+ * wasm or cpu serves; else a typed RUNTIME error. Records what was asked.
+ * @param {import('./core/module.js').Core} core
+ * @param {{entry: string, flavour: string}} started chooseRuntime's answer
+ * @param {unknown[]|undefined} executionProviders the load's
+ * @param {(w: object) => void} [onWarning]
+ * @returns {unknown[]|undefined} the EPs to create with
+ */
+export function runtimeServes(core, started, executionProviders, onWarning) {
+  const eps = listed(executionProviders);
+  record(eps.device);
+  const verdict = core.m._ok_runtime_serves(FLAVOUR[started.flavour], FLAVOUR[started.entry], +eps.device, +eps.cpu);
+  if (verdict === RUNTIME_SERVE.AS_ASKED) return executionProviders;
+  const lacking = eps.names.filter((n) => !PLAIN_EPS.has(n) && !OWN_BACKEND.has(n));
+  const why =
+    `onnxruntime-web started in this page with its plain (wasm-only) build, as the page's first load asked ` +
+    `for nothing more; ${lacking.map((n) => `'${n}'`).join(', ')} needs its full build: pass runtime: 'full' ` +
+    "to the page's first load (the next visit here starts it: this one was recorded)";
+  if (verdict === RUNTIME_SERVE.REFUSE) throw new OrtkeepError('RUNTIME', `ortkeep: ${why}`);
+  if (!warned) {
+    warned = true;
+    const message = `ortkeep: ${why}; this load runs on ${eps.names.filter((n) => PLAIN_EPS.has(n)).join(', ')}`;
+    console.warn(message);
+    try {
+      onWarning?.({ code: 'RUNTIME_FALLBACK', message });
+    } catch {
+      /* the caller's handler */
+    }
+  }
+  return executionProviders.filter((ep) => PLAIN_EPS.has(String(typeof ep === 'string' ? ep : ep?.name)));
+}

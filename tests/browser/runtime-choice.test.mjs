@@ -1,0 +1,163 @@
+// Which onnxruntime-web build a page starts (js/runtime-choice.js, the C rule
+// ok_runtime_flavour): the page's first load() listing only 'wasm' starts the
+// plain build (the page requests ort-wasm-simd-threaded.wasm, never the
+// 28 MB .jsep.wasm), forms on or off; 'webgpu' first, runtime: 'full', an
+// earlier visit that listed 'webgpu', or files the app named start the
+// entry's own build; a later WebGPU load after a plain start falls back to
+// the 'wasm' it lists (one RUNTIME_FALLBACK) or fails with RUNTIME naming the
+// option, and the next visit starts the full build. The drop-in starts the
+// entry's build until a visit showed wasm is all the page asks. Outputs equal
+// onnxruntime-web's own in every case. WebGPU is SwiftShader's here.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { modelPath, useCacheBrowser } from './cache-env.mjs';
+
+const env = useCacheBrowser({ webgpu: true });
+const SILERO = modelPath('silero_vad_v5');
+
+/** A fresh page on a clean origin (cache and record cleared), and the .wasm files it requests. */
+async function freshVisit({ clear = true } = {}) {
+  if (clear) await env.reset();
+  return visit();
+}
+
+async function visit() {
+  const page = await env.newPage();
+  const wasm = [];
+  page.on('request', (r) => {
+    const name = new URL(r.url()).pathname.split('/').pop();
+    if (name.endsWith('.wasm') && name.startsWith('ort-wasm')) wasm.push(name);
+  });
+  return { page, wasm };
+}
+
+/** In the page: load through ortkeep, two runs against onnxruntime-web's own session on the wasm EP. */
+async function loadAndCompare(url, options) {
+  const warnings = [];
+  try {
+    const r = await window.check(url, 'silero_vad_v5', { ...options, onWarning: (w) => warnings.push(w.code) });
+    return { ok: true, diffs: r.diffs, warnings: [...warnings, ...r.warnings] };
+  } catch (e) {
+    return { ok: false, code: e.code, message: e.message, warnings };
+  }
+}
+
+const load = (page, options) =>
+  page.evaluate(`(${loadAndCompare})(${JSON.stringify(SILERO)}, ${JSON.stringify(options)})`);
+
+test("load() listing only 'wasm' starts the plain build, forms on (captured in it) and off; outputs equal onnxruntime-web's", async () => {
+  for (const forms of [true, false]) {
+    const { page, wasm } = await freshVisit();
+    const r = await load(page, { forms, executionProviders: ['wasm'] });
+    assert.equal(r.ok, true, r.message);
+    assert.deepEqual(r.diffs, [0, 0]);
+    assert.deepEqual([...new Set(wasm)], ['ort-wasm-simd-threaded.wasm'], `forms ${forms}: ${wasm}`);
+    if (forms) {
+      // the form captured in the plain build serves the next visit
+      await page.evaluate(() => window.ortkeep.cache.settled());
+      await page.close();
+      const next = await visit();
+      const r2 = await next.page.evaluate(async (url) => {
+        const s = await window.ortkeep.load(url, { forms: true });
+        const form = s.info.form?.chosen ?? null;
+        await s.dispose();
+        return form;
+      }, SILERO);
+      assert.notEqual(r2, null);
+      assert.notEqual(r2, 'original', 'the second visit is served in an optimized form');
+      assert.deepEqual([...new Set(next.wasm)], ['ort-wasm-simd-threaded.wasm']);
+      await next.page.close();
+    } else await page.close();
+  }
+});
+
+test("a later 'webgpu' load after a plain start: falls back to its 'wasm' with one RUNTIME_FALLBACK, or fails with RUNTIME naming the option; the next visit starts the full build", async () => {
+  const { page, wasm } = await freshVisit();
+  assert.equal((await load(page, { executionProviders: ['wasm'] })).ok, true);
+  const fallback = await load(page, { executionProviders: ['webgpu', 'wasm'] });
+  assert.equal(fallback.ok, true, fallback.message);
+  assert.deepEqual(fallback.diffs, [0, 0]);
+  assert.ok(fallback.warnings.includes('RUNTIME_FALLBACK'), fallback.warnings.join());
+  const refused = await load(page, { executionProviders: ['webgpu'] });
+  assert.equal(refused.ok, false);
+  assert.equal(refused.code, 'RUNTIME');
+  assert.match(refused.message, /runtime: 'full'/);
+  assert.deepEqual([...new Set(wasm)], ['ort-wasm-simd-threaded.wasm']);
+  await page.close();
+  // the next visit: the record says this origin wants WebGPU
+  const next = await visit();
+  assert.equal((await load(next.page, { executionProviders: ['wasm'] })).ok, true);
+  const gpu = await load(next.page, { executionProviders: ['webgpu'] });
+  assert.equal(gpu.ok, true, gpu.message);
+  assert.ok(
+    gpu.diffs.every((d) => d < 1e-4),
+    String(gpu.diffs),
+  );
+  assert.deepEqual([...new Set(next.wasm)], ['ort-wasm-simd-threaded.jsep.wasm']);
+  await next.page.close();
+});
+
+test("the entry's own build: 'webgpu' listed first, runtime: 'full', or the app's own .wasm", async () => {
+  const cases = [
+    { name: 'webgpu first', options: { executionProviders: ['webgpu', 'wasm'] }, later: ['webgpu'] },
+    { name: "runtime: 'full'", options: { executionProviders: ['wasm'], runtime: 'full' }, later: ['webgpu'] },
+    { name: 'app wasmPaths', options: { executionProviders: ['wasm'] }, paths: true, later: ['webgpu'] },
+  ];
+  for (const c of cases) {
+    const { page, wasm } = await freshVisit();
+    if (c.paths)
+      await page.evaluate(() => {
+        window.ortDirect.env.wasm.wasmPaths = {
+          wasm: '/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.jsep.wasm',
+        };
+      });
+    const first = await load(page, c.options);
+    assert.equal(first.ok, true, `${c.name}: ${first.message}`);
+    const later = await load(page, { executionProviders: c.later });
+    assert.equal(later.ok, true, `${c.name}: ${later.message}`);
+    assert.ok(!later.warnings.includes('RUNTIME_FALLBACK'), c.name);
+    assert.deepEqual([...new Set(wasm)], ['ort-wasm-simd-threaded.jsep.wasm'], c.name);
+    await page.close();
+  }
+});
+
+test('a wasmPaths folder that is a whole dist/ of this version: the plain build from that folder', async () => {
+  const { page, wasm } = await freshVisit();
+  const urls = [];
+  page.on('request', (r) => urls.push(new URL(r.url()).pathname));
+  await page.evaluate(() => {
+    window.ortDirect.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
+  });
+  const r = await load(page, { executionProviders: ['wasm'], forms: false });
+  assert.equal(r.ok, true, r.message);
+  assert.deepEqual(r.diffs, [0, 0]);
+  assert.deepEqual([...new Set(wasm)], ['ort-wasm-simd-threaded.wasm']);
+  assert.ok(urls.includes('/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs'), urls.join(' '));
+  await page.close();
+});
+
+test("the drop-in: the entry's build on a first visit, the plain build once a visit showed 'wasm' is all", async () => {
+  await env.reset();
+  const requested = [];
+  for (let n = 0; n < 2; n++) {
+    const page = await env.context.newPage();
+    const wasm = [];
+    page.on('request', (r) => {
+      const name = new URL(r.url()).pathname.split('/').pop();
+      if (name.endsWith('.wasm') && name.startsWith('ort-wasm')) wasm.push(name);
+    });
+    await page.goto(`${env.origin}/tests/browser/pages/dropin.html`);
+    await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
+    const out = await page.evaluate(async (url) => {
+      const s = await window.ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+      const names = s.inputNames;
+      await s.release();
+      await window.ortkeep?.cache?.settled?.();
+      return names.length;
+    }, SILERO);
+    assert.ok(out > 0);
+    requested.push([...new Set(wasm)]);
+    await page.close();
+  }
+  assert.deepEqual(requested, [['ort-wasm-simd-threaded.jsep.wasm'], ['ort-wasm-simd-threaded.wasm']]);
+});
