@@ -33,8 +33,6 @@ class NoMemory extends Error {}
  * @param {object} ctx.ort  @param {object} ctx.sessionOptions
  * @param {Uint8Array} [ctx.bytes] the caller's bytes (bytes sources)
  * @param {AbortSignal} [ctx.signal]
- * @param {() => void} [ctx.startRuntime] at a FETCH: start onnxruntime-web beside the download
- *   (js/runtime-start.js; CREATE_SESSION waits for a start in flight first)
  * @param {(p: object) => void} [ctx.onProgress]
  * @param {(w: {code: string, message: string}) => void} [ctx.onWarning]
  * @param {typeof fetch} [ctx.fetch]
@@ -197,14 +195,16 @@ class LoadRun {
       // The network keeps us waiting: the core decides from how long, how
       // long the rest will take and what a store costs whether a complete
       // chunk is stored now; otherwise the store waits for the caller's session.
-      // (asked again at every wait until a chunk is stored: one may complete any moment)
+      // (asked again at every wait, and every store's time within one, until a chunk is
+      // stored: one may complete any moment)
       if (!this.idleAt && this.ctx.core.chunkMidDownload(this.netWaitMs, ra.remainingMs(this.total), chunkStore.ms)) {
         this.idleAt = ra.end;
         this.ev(this.m.bodyIdle());
         return;
       }
+      // a wait that outlasts a store (a stalled body) is asked about again while it lasts
       const t = now();
-      await ra.wait(this.offset);
+      await ra.waitAtMost(this.offset, chunkStore.ms || HOST_POLICY.FIRST_CHUNK_STORE_MS);
       this.netWaitMs += now() - t;
       return;
     }

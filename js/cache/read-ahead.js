@@ -59,6 +59,15 @@ export class ReadAhead {
     });
   }
 
+  /** Resolves when something past `offset` can be handled, or after `ms`. */
+  waitAtMost(offset, ms) {
+    let timer;
+    const timeout = new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    return Promise.race([this.wait(offset), timeout]).finally(() => clearTimeout(timer));
+  }
+
   /** How long the rest of the body will take at the pace so far (ms); Infinity when its size is unknown. */
   remainingMs(total) {
     if (!total) return Infinity;
