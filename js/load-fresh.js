@@ -132,6 +132,10 @@ export async function loadFresh(src, options, signal) {
       })
     );
   };
+  // onnxruntime-web starts beside this load's lock, lookup and read or download (js/runtime-start.js),
+  // once forms' capturing loader is in place
+  if (installing) installing.then(() => startRuntime(ort, baseOptions.executionProviders));
+  else startRuntime(ort, baseOptions.executionProviders);
   const r = await runLoad({
     machine,
     core,
@@ -142,11 +146,6 @@ export async function loadFresh(src, options, signal) {
     signal,
     url: src.url ?? null,
     dataFiles,
-    // forms' loader is in place: onnxruntime-web may start beside a download
-    startRuntime: () =>
-      installing
-        ? installing.then(() => startRuntime(ort, baseOptions.executionProviders))
-        : startRuntime(ort, baseOptions.executionProviders),
     // and no session of this load before it (nor the start above)
     loaderSettled: () => loaderSettled(ort, forms, options.onWarning),
     sessionOptionsFor: (report, externalData) =>

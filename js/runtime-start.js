@@ -1,11 +1,13 @@
 // onnxruntime-web starts (loads and compiles its wasm, starts the execution
 // provider) inside its first InferenceSession.create, and given a URL it
-// fetches the model only after that start. A page's first load() that goes
-// to the network starts it beside the download instead, with a session of
-// a 65-byte model of ortkeep's own, so the model's creation finds it
-// started. Not beside an IndexedDB read: the start holds the main thread,
-// which the read's callbacks then wait for (measured: a second visit no
-// faster, 0.82-0.86x plain against 0.70-0.84x without).
+// fetches the model only after that start. A page's first load() starts it
+// at once instead, with a session of a 65-byte model of ortkeep's own,
+// beside the load's lock, lookup and IndexedDB read or download, so the
+// model's creation finds it started. With the JSEP build (28 MB) the start
+// held the main thread that the read's callbacks then waited for, and a
+// second visit was no faster; with the plain build (js/runtime-choice.js)
+// it is: a second visit 0.26x plain against 0.28x started after the read,
+// 0.39x against 0.44x with forms off (silero, 4 fresh profiles each).
 import { createSession } from './ort-adapter.js';
 import { quietOptions } from './options.js';
 import { ortHeapBytes } from './forms/capture-loader.js';

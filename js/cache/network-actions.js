@@ -13,7 +13,6 @@ async function fetchAction(run, a) {
   if (run.body) await run.body.cancel();
   run.body = null;
   const url = dec.decode(a.blob);
-  run.ctx.startRuntime?.(); // beside the download (js/runtime-start.js)
   let res;
   try {
     res = await request(

@@ -99,7 +99,7 @@ async function createSessionAction(run, a) {
   run.progress('create-session', a.value, a.value);
   // forms' capturing loader, installed beside the load (js/forms/availability.js)
   if (ctx.loaderSettled && (await ctx.loaderSettled())) run.phase('loaderMs');
-  // onnxruntime-web starting beside a download (js/runtime-start.js): its
+  // onnxruntime-web starting beside the load (js/runtime-start.js): its
   // rest is waited for here, as its own phase, not in the creation's time
   const starting = startInFlight(ctx.ort);
   if (starting) {
