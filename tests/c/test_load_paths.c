@@ -49,6 +49,16 @@ static void world_free(world *w) {
     db_free(&w->db);
 }
 
+/* The tab died; a new page opens the same store: the crash lifted, the
+ * server's requests counted afresh. */
+static void reopen_after_crash(world *w, uint64_t seed) {
+    fx_page_close(&w->pg);
+    w->db.crashed = 0;
+    w->db.crash_after = -1;
+    w->srv.n_req = 0;
+    fx_page_init(&w->pg, &w->db, &w->srv, seed);
+}
+
 static void plan(world *w, int n, fx_reply r) {
     if (r.cut_at == 0) r.cut_at = -1;
     w->srv.plan[n] = r;
@@ -276,11 +286,7 @@ static void test_resume_after_crash(void) {
     fx_run(&w.pg, &p);
     CHECK(w.pg.crashed);
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 1);
-    fx_page_close(&w.pg);
-    w.db.crashed = 0;
-    w.db.crash_after = -1;
-    w.srv.n_req = 0;
-    fx_page_init(&w.pg, &w.db, &w.srv, 0x78);
+    reopen_after_crash(&w, 0x78);
     fx_run(&w.pg, &p);
     CHECK(served(&w.pg, model_a, len_a));
     CHECK(fx_warned(&w.pg, OK_WARN_RESUMING));
@@ -920,11 +926,7 @@ static void test_whole_pending_under_host_hashes(void) {
         fx_run(&w.pg, &p);
         CHECK(w.pg.crashed);
         CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 1);
-        fx_page_close(&w.pg);
-        w.db.crashed = 0;
-        w.db.crash_after = -1;
-        w.srv.n_req = 0;
-        fx_page_init(&w.pg, &w.db, &w.srv, 0x79);
+        reopen_after_crash(&w, 0x79);
         w.pg.host_hashes = 1;
         fx_run(&w.pg, &p);
         CHECK(served(&w.pg, model_a, len_a));
