@@ -26,6 +26,12 @@ const env = useCacheBrowser({ webgpu: true });
 async function appPage(withOrtkeep, major = 4) {
   const page = await env.context.newPage();
   page.on('pageerror', (e) => console.error('[page error]', e.message));
+  // which onnxruntime-web build the page starts: the .wasm it requests
+  page.ortWasm = new Set();
+  page.on('request', (r) => {
+    const name = new URL(r.url()).pathname.split('/').pop();
+    if (/^ort-wasm.*\.wasm$/.test(name)) page.ortWasm.add(name);
+  });
   const query = new URLSearchParams({
     ...(withOrtkeep ? { ortkeep: '1' } : {}),
     ...(major === 3 ? { transformers: '3' } : {}),
@@ -168,7 +174,7 @@ describe('transformers.js with ortkeep/transformers', () => {
     [undefined, 3],
     ['webgpu', 3],
   ]) {
-    test(`transformers.js ${major}: text-generation tiny-gpt2 (past key values fed back each token) on device ${device ?? '(default)'}: the same text as transformers.js alone; the second visit requests no model file`, async () => {
+    test(`transformers.js ${major}: text-generation tiny-gpt2 (past key values fed back each token) on device ${device ?? '(default)'}: the same text as transformers.js alone; the second visit requests no model file and starts ${device === 'webgpu' ? "the entry's build again" : 'the plain build'}`, async () => {
       await env.reset();
       const alone = await appPage(false, major);
       const theirs = await generate(alone, 'tiny-gpt2', device);
@@ -189,7 +195,15 @@ describe('transformers.js with ortkeep/transformers', () => {
         await page.evaluate(async () => (await import('/js/index.js')).cache.settled());
         await page.close();
         visits[visit].requests = modelRequests('tiny-gpt2');
+        visits[visit].wasm = [...page.ortWasm];
       }
+      // the build each visit starts: the entry's own on the first (the drop-in's 'after-visit'),
+      // the plain one from the visit after one that listed only 'wasm'
+      const entry = major === 4 ? 'ort-wasm-simd-threaded.asyncify.wasm' : 'ort-wasm-simd-threaded.jsep.wasm';
+      assert.deepEqual(
+        visits.map((v) => v.wasm),
+        [[entry], [device === 'webgpu' ? entry : 'ort-wasm-simd-threaded.wasm']],
+      );
       const [first, second] = visits;
       assert.equal(first.ok, true, `${first.code}: ${first.message}`);
       assert.equal(first.ortkeep, true, "the session is ortkeep's");
