@@ -37,6 +37,7 @@ function listed(executionProviders) {
 }
 
 function readRecord() {
+  if (isNode) return {}; // a Node process has no visits (and newer Nodes warn at localStorage)
   try {
     return JSON.parse(globalThis.localStorage?.getItem(RECORD_KEY) ?? 'null') ?? {};
   } catch {
@@ -46,6 +47,7 @@ function readRecord() {
 
 /** Notes what a load asked for, for the next visit's start. */
 function record(device) {
+  if (isNode) return;
   const r = readRecord();
   if (r.loads && (r.device || !device)) return;
   try {
@@ -57,6 +59,7 @@ function record(device) {
 
 /** Forgets what this origin's loads asked for (cache.clear()). */
 export function forgetRuntimeRecord() {
+  if (isNode) return;
   try {
     globalThis.localStorage?.removeItem(RECORD_KEY);
   } catch {
@@ -118,6 +121,11 @@ function ortFetched() {
  * @returns {Promise<{entry: string, flavour: string, plain: {mjs: string, wasm: string}|null}>}
  */
 export function chooseRuntime(core, ort, options) {
+  const runtime = options.runtime ?? 'auto';
+  if (!['auto', 'full', 'after-visit'].includes(runtime))
+    return Promise.reject(
+      new OrtkeepError('INVALID_ARG', `ortkeep: runtime must be 'auto', 'full' or 'after-visit'; got ${runtime}`),
+    );
   const forms = options.forms && typeof options.forms === 'object' ? options.forms : {};
   const entry = forms.bundle ?? (isNode ? 'wasm' : 'jsep');
   choice ??= decide(core, ort, options, entry).catch(() => ({ entry, flavour: entry, plain: null }));
@@ -126,8 +134,6 @@ export function chooseRuntime(core, ort, options) {
 
 async function decide(core, ort, options, entry) {
   const runtime = options.runtime ?? 'auto';
-  if (!['auto', 'full', 'after-visit'].includes(runtime))
-    throw new OrtkeepError('INVALID_ARG', `ortkeep: runtime must be 'auto', 'full' or 'after-visit'; got ${runtime}`);
   const seen = readRecord();
   let facts =
     (listed(options.executionProviders).device ? RUNTIME_FACT.DEVICE_EP : 0) |

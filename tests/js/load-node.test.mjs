@@ -126,3 +126,19 @@ test('sources: Node paths (relative, absolute) and file: URLs read the file; wro
   await assert.rejects(load('', { ort }), (e) => e.code === 'INVALID_SOURCE' && /names no model/.test(e.message));
   await assert.rejects(load('ftp://example.test/m.onnx', { ort }), (e) => e.code === 'INVALID_SOURCE');
 });
+
+test("runtime: a value it does not know is a typed INVALID_ARG before anything loads; 'full' and 'after-visit' load as 'auto' in Node", async () => {
+  const bytes = await modelBytes('silero_vad_v5');
+  await assert.rejects(
+    load(bytes, { ort, runtime: 'jsep' }),
+    (e) =>
+      e instanceof OrtkeepError &&
+      e.code === 'INVALID_ARG' &&
+      /runtime must be 'auto', 'full' or 'after-visit'/.test(e.message),
+  );
+  for (const runtime of ['full', 'after-visit']) {
+    const session = await load(bytes, { ort, runtime });
+    assert.ok(session.inputNames.length > 0);
+    await session.dispose();
+  }
+});
