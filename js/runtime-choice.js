@@ -149,9 +149,54 @@ async function decide(core, ort, options, entry) {
     plain = await plainBuildUrls(ort);
     if (plain) facts |= RUNTIME_FACT.PLAIN_FOUND;
   }
-  const flavour = NAME[want(facts)] ?? entry;
+  // the files the app named say which build starts (a later WebGPU load must know)
+  const flavour = (facts & RUNTIME_FACT.APP_CHOSE && namedFlavour(ort)) || NAME[want(facts)] || entry;
   if (flavour !== 'wasm' || entry === 'wasm') plain = null;
   return { entry, flavour, plain };
+}
+
+/** The build of the .wasm the app named by URL (env.wasm.wasmPaths.wasm), if its name says it. */
+function namedFlavour(ort) {
+  const wasm = ort.env?.wasm?.wasmPaths?.wasm;
+  if (!wasm) return null;
+  try {
+    const name = new URL(String(wasm.href ?? wasm), globalThis.location?.href).pathname.split('/').pop();
+    const m = /^ort-wasm-simd-threaded(?:\.(jsep|asyncify|jspi))?\.wasm$/.exec(name);
+    return m ? (m[1] ?? 'wasm') : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A library's own default files for onnxruntime-web (transformers.js 4 names
+ * jsDelivr's `.asyncify` build of this version before any session, and fetches
+ * it into wasmBinary at its first): swapped for the plain build's files in the
+ * same folder where the drop-in's rule (the origin's record: an earlier visit
+ * listed only 'wasm') picks the plain build. Call before the library's first
+ * session; the app's own choice is never touched (only `defaults` is).
+ * @param {import('./core/module.js').Core} core
+ * @param {object} ort onnxruntime-web
+ * @param {{mjs: string, wasm: string}} defaults the library's default files, as it sets them
+ * @param {string} entry the entry's flavour ('asyncify', …)
+ * @returns {boolean} whether the plain files were named
+ */
+export function plainForDefaults(core, ort, defaults, entry) {
+  const paths = ort.env?.wasm?.wasmPaths;
+  if (isNode || !paths || paths.mjs !== defaults.mjs || paths.wasm !== defaults.wasm || ort.env.wasm.wasmBinary)
+    return false;
+  const seen = readRecord();
+  const facts =
+    RUNTIME_FACT.UNKNOWN_FUTURE |
+    RUNTIME_FACT.PLAIN_FOUND |
+    (seen.device ? RUNTIME_FACT.DEVICE_SEEN : 0) |
+    (seen.loads && !seen.device ? RUNTIME_FACT.WASM_SEEN : 0);
+  if (core.m._ok_runtime_flavour(FLAVOUR[entry] ?? 0, facts) >>> 0 !== RUNTIME.WASM) return false;
+  ort.env.wasm.wasmPaths = {
+    mjs: new URL('ort-wasm-simd-threaded.mjs', defaults.wasm).href,
+    wasm: new URL('ort-wasm-simd-threaded.wasm', defaults.wasm).href,
+  };
+  return true;
 }
 
 /**

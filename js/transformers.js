@@ -15,16 +15,35 @@ import { env } from '@huggingface/transformers';
 import { cache } from './cache/admin.js';
 import { routeSessionsThroughOrtkeep } from './dropin/shared-ort.js';
 import { resolveStandIns, transformersStore } from './dropin/transformers-store.js';
+import { getCore } from './core/module.js';
+import { plainForDefaults } from './runtime-choice.js';
 
 const major = Number.parseInt(String(env.version), 10);
 // Only the entry this transformers.js imports is loaded (a static import of
 // both would add the other bundle's code to every app). Routing settles before
 // any model file is answered (the store waits for it), so no session is made
 // before it: transformers.js creates one only from a file it was answered.
-const routed = (major >= 4 ? import('onnxruntime-web/webgpu') : import('onnxruntime-web')).then((ort) =>
+const routed = (major >= 4 ? import('onnxruntime-web/webgpu') : import('onnxruntime-web')).then(async (ort) => {
+  // transformers.js 4's own default files (jsDelivr's .asyncify build, which it
+  // fetches into wasmBinary at its first session): the plain build's from the
+  // same folder where the origin's record says wasm is all this page lists
+  // (single-threaded only: a threaded plain build from transformers.js's blob: loader is not tried)
+  const threads = globalThis.crossOriginIsolated && ort.env?.wasm?.numThreads !== 1;
+  if (major >= 4 && ort.env?.versions?.web && !threads) {
+    const folder = `https://cdn.jsdelivr.net/npm/onnxruntime-web@${ort.env.versions.web}/dist/`;
+    const defaults = {
+      mjs: `${folder}ort-wasm-simd-threaded.asyncify.mjs`,
+      wasm: `${folder}ort-wasm-simd-threaded.asyncify.wasm`,
+    };
+    try {
+      plainForDefaults(await getCore(), ort, defaults, 'asyncify');
+    } catch {
+      /* the defaults stay: the choice is only a speed-up */
+    }
+  }
   // the forms' capturing loader is that entry's
-  routeSessionsThroughOrtkeep(ort, { source: resolveStandIns, entry: major >= 4 ? 'webgpu' : 'default' }),
-);
+  return routeSessionsThroughOrtkeep(ort, { source: resolveStandIns, entry: major >= 4 ? 'webgpu' : 'default' });
+});
 
 /** The URLs of the models and data files ortkeep's cache holds (the page's IndexedDB), asked afresh: other tabs store too. */
 async function storedUrls() {

@@ -23,7 +23,7 @@ const MODELS = path.join(REPO_ROOT, 'build/hf-models');
 const env = useCacheBrowser({ webgpu: true });
 
 /** The app's page, with ortkeep's one line or without, on transformers.js 4.3.1 or (major 3) 3.8.1. */
-async function appPage(withOrtkeep, major = 4) {
+async function appPage(withOrtkeep, major = 4, { cdn = false } = {}) {
   const page = await env.context.newPage();
   page.on('pageerror', (e) => console.error('[page error]', e.message));
   // which onnxruntime-web build the page starts: the .wasm it requests
@@ -35,6 +35,7 @@ async function appPage(withOrtkeep, major = 4) {
   const query = new URLSearchParams({
     ...(withOrtkeep ? { ortkeep: '1' } : {}),
     ...(major === 3 ? { transformers: '3' } : {}),
+    ...(cdn ? { cdn: '1' } : {}),
   });
   await page.goto(`${env.origin}/tests/browser/pages/transformers.html?${query}`);
   await page.waitForFunction(() => window.ready === true, null, { timeout: 60000 });
@@ -216,6 +217,46 @@ describe('transformers.js with ortkeep/transformers', () => {
       assert.equal(second.requests, 0);
     });
   }
+
+  test("transformers.js 4 with its default onnxruntime-web files (jsDelivr's, served here): the first visit starts them (.asyncify), the next the plain build from the same folder; the same embeddings as transformers.js alone", async () => {
+    await env.reset();
+    const CDN = /^https:\/\/cdn\.jsdelivr\.net\/npm\/onnxruntime-web@[^/]+\/dist\/[^/]+$/;
+    const dist = path.join(REPO_ROOT, 'node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist');
+    await env.context.route(CDN, (route) => {
+      const name = new URL(route.request().url()).pathname.split('/').pop();
+      return route.fulfill({
+        path: path.join(dist, name),
+        headers: {
+          'access-control-allow-origin': '*',
+          'content-type': name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript',
+        },
+      });
+    });
+    try {
+      const alone = await appPage(false, 4, { cdn: true });
+      const theirs = await embed(alone, 'tiny-bert', 'wasm');
+      await alone.close();
+      assert.equal(theirs.ok, true, theirs.message);
+      const visits = [];
+      for (let n = 0; n < 2; n++) {
+        const page = await appPage(true, 4, { cdn: true });
+        const r = await embed(page, 'tiny-bert', 'wasm');
+        await page.evaluate(async () => (await import('/js/index.js')).cache.settled());
+        await page.close();
+        visits.push({ ...r, wasm: [...page.ortWasm] });
+      }
+      for (const v of visits) {
+        assert.equal(v.ok, true, `${v.code}: ${v.message}`);
+        assert.deepEqual(v.data, theirs.data);
+      }
+      assert.deepEqual(
+        visits.map((v) => v.wasm),
+        [['ort-wasm-simd-threaded.asyncify.wasm'], ['ort-wasm-simd-threaded.wasm']],
+      );
+    } finally {
+      await env.context.unroute(CDN);
+    }
+  });
 
   test("text-generation tiny-gpt2 on WebGPU (SwiftShader), 48 tokens with present kept on the GPU: sessions made through the /webgpu entry's own loader flavour, the same text and steps as transformers.js alone, and fewer GPUBuffers per token", async () => {
     await env.reset();
