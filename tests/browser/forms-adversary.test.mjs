@@ -524,7 +524,17 @@ test('two pages load one model at once: one of them verifies its form, the other
   const creates = results.map((r) => r.creates);
   const backgrounds = JSON.stringify(results.map((r) => r.background));
   console.log(`[forms-adversary] two pages at once: sessions created ${JSON.stringify(creates)}, ${backgrounds}`);
-  for (const r of results) assert.equal(r.background.stored, 'onnx', JSON.stringify(r));
+  // the other page uses that verdict: in its background work, or (its lock wait outlasting the
+  // capture and verification, as on a busy machine) served that verified form at once
+  for (const r of results)
+    assert.ok(
+      r.background.stored === 'onnx' || (r.chosen === 'verified' && r.creates === 1 && !r.background.failed.length),
+      JSON.stringify(r),
+    );
+  assert.ok(
+    results.some((r) => r.background.stored === 'onnx'),
+    `one page captured and verified: ${backgrounds}`,
+  );
   assert.ok(creates[0] + creates[1] <= 2 + 1 + 4, `both pages captured or verified: ${JSON.stringify(creates)}`);
   assert.equal(Math.min(...creates), 1, `both pages captured: ${JSON.stringify(creates)}`);
   for (const page of pages) await page.close();
