@@ -45,6 +45,12 @@ function readRecord() {
   }
 }
 
+/** What the origin's record says of earlier visits, as the core's facts. */
+function recordFacts() {
+  const seen = readRecord();
+  return (seen.device ? RUNTIME_FACT.DEVICE_SEEN : 0) | (seen.loads && !seen.device ? RUNTIME_FACT.WASM_SEEN : 0);
+}
+
 /** Notes what a load asked for, for the next visit's start. */
 function record(device) {
   if (isNode) return;
@@ -86,7 +92,7 @@ function appChose(ort) {
  * build's files are there, so the plain one is taken from the folder the
  * app chose. Any other folder may hold only the files the app copied.
  */
-export function wholeDist(prefix, ort) {
+function wholeDist(prefix, ort) {
   try {
     const { pathname } = new URL(prefix, globalThis.location?.href);
     const version = ort.env?.versions?.web;
@@ -134,11 +140,9 @@ export function chooseRuntime(core, ort, options) {
 
 async function decide(core, ort, options, entry) {
   const runtime = options.runtime ?? 'auto';
-  const seen = readRecord();
   let facts =
     (listed(options.executionProviders).device ? RUNTIME_FACT.DEVICE_EP : 0) |
-    (seen.device ? RUNTIME_FACT.DEVICE_SEEN : 0) |
-    (seen.loads && !seen.device ? RUNTIME_FACT.WASM_SEEN : 0) |
+    recordFacts() |
     (runtime === 'full' ? RUNTIME_FACT.FULL : 0) |
     (runtime === 'after-visit' ? RUNTIME_FACT.UNKNOWN_FUTURE : 0) |
     (appChose(ort) ? RUNTIME_FACT.APP_CHOSE : 0);
@@ -185,12 +189,7 @@ export function plainForDefaults(core, ort, defaults, entry) {
   const paths = ort.env?.wasm?.wasmPaths;
   if (isNode || !paths || paths.mjs !== defaults.mjs || paths.wasm !== defaults.wasm || ort.env.wasm.wasmBinary)
     return false;
-  const seen = readRecord();
-  const facts =
-    RUNTIME_FACT.UNKNOWN_FUTURE |
-    RUNTIME_FACT.PLAIN_FOUND |
-    (seen.device ? RUNTIME_FACT.DEVICE_SEEN : 0) |
-    (seen.loads && !seen.device ? RUNTIME_FACT.WASM_SEEN : 0);
+  const facts = RUNTIME_FACT.UNKNOWN_FUTURE | RUNTIME_FACT.PLAIN_FOUND | recordFacts();
   if (core.m._ok_runtime_flavour(FLAVOUR[entry] ?? 0, facts) >>> 0 !== RUNTIME.WASM) return false;
   ort.env.wasm.wasmPaths = {
     mjs: new URL('ort-wasm-simd-threaded.mjs', defaults.wasm).href,
