@@ -135,6 +135,12 @@ enum {
 #undef OK_RUNTIME_SERVE_ENUM_
 };
 
+/* What an execution provider named `name` (NUL-terminated) needs of the
+ * build: 0 the plain build has it ("wasm", "cpu"), or it is a backend of
+ * its own that runs on any build ("webgl"); 1 it needs more (WebGPU,
+ * WebNN, and any name not known: the entry's own build is the safe side). */
+int ok_runtime_ep_needs_more(const char *name);
+
 /* The build the page's first load starts, given the build the page's
  * onnxruntime-web entry would start itself (`entry`, OK_RUNTIME_*) and the
  * facts (OK_RUNTIME_FACT_*): the plain one where nothing asks for more,

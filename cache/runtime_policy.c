@@ -2,7 +2,18 @@
  * from it (host_policy.h). onnxruntime-web picks its Emscripten loader and
  * .wasm once per page, at its first session: started plain, a later
  * WebGPU session cannot have the JSEP build. */
+#include <string.h>
+
 #include "host_policy.h"
+
+int ok_runtime_ep_needs_more(const char *name) {
+    static const char *const plain[] = {"wasm", "cpu", "webgl"};
+    size_t i;
+    if (!name) return 1;
+    for (i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (strcmp(name, plain[i]) == 0) return 0;
+    return 1;
+}
 
 uint32_t ok_runtime_flavour(uint32_t entry, uint32_t facts) {
     if (entry < OK_RUNTIME_WASM || entry > OK_RUNTIME_JSPI) return 0;

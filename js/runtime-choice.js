@@ -15,9 +15,6 @@ import { isNode } from './platform/node.js';
 
 const FLAVOUR = { wasm: RUNTIME.WASM, jsep: RUNTIME.JSEP, asyncify: RUNTIME.ASYNCIFY, jspi: RUNTIME.JSPI };
 const NAME = Object.fromEntries(Object.entries(FLAVOUR).map(([k, v]) => [v, k]));
-/** EPs the plain build has; 'webgl' is a backend of its own, whatever build the wasm EP runs. */
-const PLAIN_EPS = new Set(['wasm', 'cpu']);
-const OWN_BACKEND = new Set(['webgl']);
 /** What the page's loads at this origin have asked for (localStorage: read before the first session). */
 const RECORD_KEY = 'ortkeep.runtime';
 
@@ -26,14 +23,11 @@ let choice = null;
 /** A fallback was said in this page. */
 let warned = false;
 
-/** The EP names a load lists, and whether any needs more than the plain build. */
-function listed(executionProviders) {
+/** The EP names a load lists, and whether any needs more than the plain build (the core's table). */
+function listed(core, executionProviders) {
   const names = (executionProviders ?? ['wasm']).map((ep) => String(typeof ep === 'string' ? ep : ep?.name));
-  return {
-    names,
-    device: names.some((n) => !PLAIN_EPS.has(n) && !OWN_BACKEND.has(n)),
-    cpu: names.some((n) => PLAIN_EPS.has(n)),
-  };
+  const more = names.map((n) => core.epNeedsMore(n));
+  return { names, more, device: more.some(Boolean), cpu: more.some((m) => !m) };
 }
 
 function readRecord() {
@@ -141,7 +135,7 @@ export function chooseRuntime(core, ort, options) {
 async function decide(core, ort, options, entry) {
   const runtime = options.runtime ?? 'auto';
   let facts =
-    (listed(options.executionProviders).device ? RUNTIME_FACT.DEVICE_EP : 0) |
+    (listed(core, options.executionProviders).device ? RUNTIME_FACT.DEVICE_EP : 0) |
     recordFacts() |
     (runtime === 'full' ? RUNTIME_FACT.FULL : 0) |
     (runtime === 'after-visit' ? RUNTIME_FACT.UNKNOWN_FUTURE : 0) |
@@ -220,11 +214,11 @@ export function usePlainBuild(ort, plain) {
  * @returns {unknown[]|undefined} the EPs to create with
  */
 export function runtimeServes(core, started, executionProviders, onWarning) {
-  const eps = listed(executionProviders);
+  const eps = listed(core, executionProviders);
   record(eps.device);
   const verdict = core.m._ok_runtime_serves(FLAVOUR[started.flavour], FLAVOUR[started.entry], +eps.device, +eps.cpu);
   if (verdict === RUNTIME_SERVE.AS_ASKED) return executionProviders;
-  const lacking = eps.names.filter((n) => !PLAIN_EPS.has(n) && !OWN_BACKEND.has(n));
+  const lacking = eps.names.filter((_, i) => eps.more[i]);
   const why =
     `onnxruntime-web started in this page with its plain (wasm-only) build, as the page's first load asked ` +
     `for nothing more; ${lacking.map((n) => `'${n}'`).join(', ')} needs its full build: pass runtime: 'full' ` +
@@ -232,7 +226,7 @@ export function runtimeServes(core, started, executionProviders, onWarning) {
   if (verdict === RUNTIME_SERVE.REFUSE) throw new OrtkeepError('RUNTIME', `ortkeep: ${why}`);
   if (!warned) {
     warned = true;
-    const message = `ortkeep: ${why}; this load runs on ${eps.names.filter((n) => PLAIN_EPS.has(n)).join(', ')}`;
+    const message = `ortkeep: ${why}; this load runs on ${eps.names.filter((_, i) => !eps.more[i]).join(', ')}`;
     console.warn(message);
     try {
       onWarning?.({ code: 'RUNTIME_FALLBACK', message });
@@ -240,5 +234,5 @@ export function runtimeServes(core, started, executionProviders, onWarning) {
       /* the caller's handler */
     }
   }
-  return executionProviders.filter((ep) => PLAIN_EPS.has(String(typeof ep === 'string' ? ep : ep?.name)));
+  return executionProviders.filter((_, i) => !eps.more[i]);
 }

@@ -159,6 +159,16 @@ export class Core {
     return this.m._ok_store_delete_reopen(ioFail, reopens) === 1;
   }
 
+  /** Whether an execution provider of this name needs more than onnxruntime-web's plain build (ok_runtime_ep_needs_more). */
+  epNeedsMore(name) {
+    const p = this.copyString(name);
+    try {
+      return this.m._ok_runtime_ep_needs_more(p) === 1;
+    } finally {
+      this.free(p);
+    }
+  }
+
   /** Whether `s` is a cache key (as the core makes them), not a URL. */
   isCacheKey(s) {
     const p = this.copyString(s);

@@ -166,6 +166,17 @@ static void test_runtime_flavour(void) {
     CHECK_EQ_INT(ok_runtime_flavour(9, found), 0);
 }
 
+static void test_runtime_ep_needs_more(void) {
+    CHECK(!ok_runtime_ep_needs_more("wasm"));
+    CHECK(!ok_runtime_ep_needs_more("cpu"));
+    CHECK(!ok_runtime_ep_needs_more("webgl")); /* a backend of its own */
+    CHECK(ok_runtime_ep_needs_more("webgpu"));
+    CHECK(ok_runtime_ep_needs_more("webnn"));
+    CHECK(ok_runtime_ep_needs_more("xnnpack")); /* not known: the entry's build */
+    CHECK(ok_runtime_ep_needs_more(""));
+    CHECK(ok_runtime_ep_needs_more(NULL));
+}
+
 static void test_runtime_serves(void) {
     /* started plain from a JSEP entry: a device EP falls back to the list's wasm, or is refused */
     CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 0, 1), OK_RUNTIME_SERVE_AS_ASKED);
@@ -185,6 +196,7 @@ int main(void) {
     test_share_key();
     test_growth_warns();
     test_runtime_flavour();
+    test_runtime_ep_needs_more();
     test_runtime_serves();
     return CHECK_DONE();
 }
