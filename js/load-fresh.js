@@ -6,7 +6,6 @@
 // create), the data files, forms stored in the background, the session.
 import { LOAD_FLAG, TIER } from './core-constants.js';
 import { raceAbort } from './util/abort.js';
-import { bytesKeepForms } from './sources.js';
 import { getCore } from './core/module.js';
 import { resolveOrt } from './ort-adapter.js';
 import { cacheForLoad } from './cache/page-cache.js';
@@ -56,8 +55,8 @@ export async function loadFresh(src, options, signal) {
   // forms off, onnxruntime-web is pointed at the build chosen itself
   if (!installLoader(ort, options, runtime) && runtime.plain) usePlainBuild(ort, runtime.plain);
   // URLs are cached; bytes known by their content (src.sha256) keep their
-  // forms where bytesKeepForms says: else they open no IndexedDB, forms off saying so
-  const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && bytesKeepForms(core, options, src.flags);
+  // forms where the core's rule said (src.keepForms): else they open no IndexedDB, forms off saying so
+  const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && src.keepForms;
   const { cache, index, flags: cacheFlags } = await cacheForLoad(core, keyed, signal);
   const flags =
     cacheFlags |

@@ -1,21 +1,18 @@
 // load(): from a source to a Session. The memory tier shares live sessions
 // and loads in flight; everything else is one fresh load (js/load-fresh.js).
 //
-// The imports, in the order a load calls them: sources, the memory tier's
-// key, the fresh load, the memory tier.
-import { CACHE_LIMIT, CACHE_MODE, LOAD_FLAG } from './core-constants.js';
+// The imports, in the order a load calls them: the source and its identity,
+// the memory tier's key, the fresh load, the memory tier.
+import { CACHE_LIMIT, CACHE_MODE } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { raceAbort } from './util/abort.js';
-import { getCore } from './core/module.js';
-import { bytesKeepForms, normalizeSource } from './sources.js';
+import { IdentityMismatch, knowSource } from './sources.js';
 import { memoryKey } from './cache/memory-key.js';
 import { loadFresh } from './load-fresh.js';
 import { acquire, isLive } from './cache/memory-tier.js';
 import { resolveOrt } from './ort-adapter.js';
 import { pickPrepared } from './forms/prepared.js';
 import { normalizeOptions } from './options.js';
-import { IdentityMismatch, identifyBytes } from './util/bytes-identity.js';
-import { givenDataBytes, identifyWithData } from './util/content-identity.js';
 import { openAhead } from './cache/page-cache.js';
 import { isNode } from './platform/node.js';
 
@@ -49,31 +46,10 @@ export async function load(source, options = {}) {
     );
   }
   if (options.manifest) return loadPrepared(source, options);
-  const src = await raceAbort(normalizeSource(source), options.signal);
+  // the source, and bytes known by their SHA-256 (js/sources.js): what every later step reads
+  const src = await raceAbort(knowSource(source, options), options.signal);
   // the memory tier: a live session (or a load in flight) with the same key is shared
   const shareable = (mode === 'default' || mode === 'only-if-cached') && options.memory !== false;
-  // bytes are known by their SHA-256 (WebCrypto: 3x the core's own hash): the
-  // memory tier's key, the key of their forms, and the core need not hash them
-  if (src.kind === 'bytes') {
-    // a glance first only where a form may serve (else no read to hash beside)
-    const core = await raceAbort(getCore(), options.signal);
-    // data files handed as bytes are named with the model (a form may hold
-    // their weights) where a form could be made of them: each is hashed every load
-    let data = givenDataBytes(options.sessionOptions);
-    if (data?.length && !core.namesGivenData(data.reduce((n, d) => n + d.bytes.byteLength, 0))) data = null;
-    // data that cannot be named (a URL, a Blob, past that size): the core keys nothing by the model alone
-    src.flags = data === null ? LOAD_FLAG.DATA_UNNAMED : 0;
-    const keep = bytesKeepForms(core, options, src.flags);
-    const id = await raceAbort(
-      keep && data.length
-        ? identifyWithData(src.bytes, data, keep, (sha, files) => core.givenSourceId(sha, files))
-        : identifyBytes(src.bytes, keep),
-      options.signal,
-    );
-    src.sha256 = id.sha256;
-    src.identity = id;
-    if (keep && data.length) src.flags |= LOAD_FLAG.GIVEN_DATA;
-  }
   try {
     return await loadShared(src, options, shareable);
   } catch (e) {

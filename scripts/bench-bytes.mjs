@@ -10,7 +10,7 @@
 //   identify  what knowing the bytes cost that load (session.info.timings.identifyMs):
 //             past 16 MiB the fingerprint's glance, the main thread's share of
 //             the full SHA-256 that runs beside the load in a worker, and any
-//             wait for it (js/util/bytes-identity.js); below, the full SHA-256
+//             wait for it (js/sources.js); below, the full SHA-256
 //   sha256    the full SHA-256 of the bytes alone, on the main thread
 // The goal: identifying the bytes costs at most 2% of that load.
 // One more row: isnet with its weights moved to an external data file

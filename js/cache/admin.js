@@ -11,7 +11,7 @@ import { formName, reasonName } from './messages.js';
 import { configureCache, pageCache } from './page-cache.js';
 import { estimate as storageEstimate, persist } from './quota.js';
 import { storesSettled, workSettled } from './background-work.js';
-import { forgetBytes } from '../util/bytes-identity.js';
+import { forgetBytes } from '../sources.js';
 import { forgetRuntimeRecord } from '../runtime-choice.js';
 import { clearFiles, deleteFilesBeside } from '../dropin/transformers-store.js';
 

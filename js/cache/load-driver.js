@@ -17,8 +17,7 @@ import { ReadAhead } from './read-ahead.js';
 import { chunkStore } from './chunk-store-cost.js';
 import { SESSION_ACTIONS } from './session-actions.js';
 import { STORE_ACTIONS } from './store-actions.js';
-import { sha256Beside } from '../util/sha256-beside.js';
-import { bytesOfHex, sha256Bytes } from '../util/sha256.js';
+import { bytesOfHex, sha256Beside, sha256Bytes } from '../util/sha256.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 

@@ -18,7 +18,7 @@ export async function memoryKey(src, options) {
   if (!sourceKey) return null;
   let sessionOptions = options.sessionOptions;
   if (src.kind === 'bytes' && (src.flags ?? 0) & LOAD_FLAG.GIVEN_DATA && sessionOptions?.externalData) {
-    // the source's SHA-256 names these data files' bytes already (js/util/content-identity.js)
+    // the source's SHA-256 names these data files' bytes already (js/sources.js)
     const externalData = sessionOptions.externalData.map((e) => ({ path: e.path, data: 'named-by-source' }));
     sessionOptions = { ...sessionOptions, externalData };
   }

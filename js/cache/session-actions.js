@@ -5,7 +5,7 @@
 import { CACHE_ACTION as ACT, SESSION_FACT, STATUS } from '../core-constants.js';
 import { createSession, refusedAsModel } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/capture-loader.js';
-import { IdentityMismatch } from '../util/bytes-identity.js';
+import { IdentityMismatch } from '../sources.js';
 import { firstModelSession, modelSessionMade, startInFlight } from '../runtime-start.js';
 
 const now = () => (globalThis.performance ?? Date).now();
@@ -42,7 +42,7 @@ function validate(run, a) {
 }
 
 /**
- * Bytes keyed by their fingerprint's hint (js/util/bytes-identity.js): the
+ * Bytes keyed by their fingerprint's hint (js/sources.js): the
  * session made from what that key served reaches nobody, and nothing is
  * captured under it, before the full hash agrees. Else the load is aborted
  * (the core loses nothing; the session is released) and starts again with

@@ -8,7 +8,7 @@
 // with other options never gets a form made with these. An unknown option
 // counts (a new onnxruntime-web option costs one more form, never a wrong
 // one).
-import { sha256Hex } from '../sources.js';
+import { sha256Hex } from '../util/sha256.js';
 
 /** Options that change how a session runs or reports, never what the optimizer writes. */
 const NO_EFFECT = new Set([

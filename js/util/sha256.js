@@ -1,5 +1,16 @@
 // SHA-256 through WebCrypto: off the wasm heap, for hashes JS needs whole
-// (the memory tier's key of bytes in memory, an optimized form's hash).
+// (the memory tier's key of bytes in memory, an optimized form's hash), in
+// the page or beside it in a worker (sha256Beside: a long download's hash,
+// the hash that confirms a fingerprint's hint in js/sources.js).
+//
+// Beside: Chromium's WebCrypto digests on the calling thread (44 MB: ~80 ms
+// of the main thread), and a copy into fresh memory runs at ~1.1 GB/s here
+// (its page faults: ~38 ms for 44 MB). So the bytes go to one worker through
+// a few 1 MiB buffers it hands back once it has copied them: the main thread
+// only copies into memory it has touched before, the worker pays for its
+// own, and hashes while onnxruntime creates the session. Where no worker can
+// start (no Worker; a CSP without blob: workers) the main thread hashes.
+import { isNode } from '../platform/node.js';
 
 /** Bytes in shared memory are copied this much at a time (one slice of the copy in the cache at once). */
 const SLICE = 1 << 20;
@@ -35,3 +46,168 @@ export const hexOf = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart
 
 /** Lowercase hex as bytes. */
 export const bytesOfHex = (hex) => Uint8Array.from(hex.match(/../g) ?? [], (h) => Number.parseInt(h, 16));
+
+/** Bytes go to the worker this much at a time. */
+const PIECE = 1 << 20;
+/** Buffers in flight between the page and the worker. */
+const BUFFERS = 4;
+const WORKER_SOURCE = `const jobs = new Map();
+onmessage = async ({ data: { id, length, at, size, piece } }) => {
+  if (length !== undefined) return void jobs.set(id, new Uint8Array(length));
+  const whole = jobs.get(id);
+  if (piece) {
+    whole.set(new Uint8Array(piece, 0, size), at);
+    return void postMessage({ piece }, [piece]);
+  }
+  jobs.delete(id);
+  try {
+    postMessage({ id, digest: await crypto.subtle.digest('SHA-256', whole) });
+  } catch (e) {
+    postMessage({ id, error: String(e) });
+  }
+};`;
+/** The worker goes when it has had nothing to hash for this long. */
+const IDLE_MS = 10_000;
+/** A new worker that has not handed back a piece by then never will: the main thread hashes. */
+const START_MS = 10_000;
+
+let worker = null;
+let broken = isNode || typeof Worker === 'undefined' || typeof Blob === 'undefined';
+let idle = null;
+let nextId = 0;
+const pending = new Map(); // id → {resolve, bytes}
+const free = []; // buffers the worker handed back
+const waiting = []; // feeds waiting for one
+
+const now = () => performance.now();
+
+/** A buffer to copy a piece into: a returned one, a new one while fewer than BUFFERS exist, else the next returned. */
+let made = 0;
+function buffer() {
+  if (free.length) return Promise.resolve(free.pop());
+  if (made < BUFFERS) {
+    made++;
+    return Promise.resolve(new ArrayBuffer(PIECE));
+  }
+  return new Promise((resolve) => waiting.push(resolve));
+}
+
+/**
+ * SHA-256 of bytes, lowercase hex: in a worker, fed a piece at a time; else
+ * on the main thread. `spentMs()`: the main thread's time on it so far (the
+ * worker's start, the copies), what the load pays for it wherever it lands.
+ * `fed()`: settles once the worker has every piece (or the main thread took
+ * the hash over): a caller about to hold the main thread (onnxruntime's
+ * session creation) waits for it, so the worker hashes beside that, not after.
+ * @returns {{done: Promise<string>, spentMs: () => number, fed: () => Promise<void>}}
+ */
+export function sha256Beside(bytes) {
+  if (broken) return mainThread(bytes);
+  clearTimeout(idle);
+  const id = ++nextId;
+  const job = { spent: 0 };
+  const fed = new Promise((resolve) => {
+    job.onFed = resolve;
+  });
+  const done = new Promise((resolve) => pending.set(id, { resolve, bytes }));
+  // in a later task: a page's first worker costs 3-7 ms of the main thread,
+  // better spent while the load waits on its lock and IndexedDB
+  setTimeout(() => {
+    const t0 = now();
+    const w = hashWorker();
+    job.spent += now() - t0;
+    if (w) feed(w, id, bytes, job).catch(() => giveUp());
+    else giveUp();
+  }, 0);
+  // given up or answered another way: nothing more to feed
+  done.then(job.onFed);
+  return { done, spentMs: () => job.spent, fed: () => fed };
+}
+
+function mainThread(bytes) {
+  const t0 = now();
+  const done = sha256Hex(bytes);
+  const spent = now() - t0; // WebCrypto hashes before it returns
+  return { done, spentMs: () => spent, fed: () => Promise.resolve() };
+}
+
+async function feed(w, id, bytes, job) {
+  w.postMessage({ id, length: bytes.byteLength });
+  for (let at = 0; at < bytes.byteLength; at += PIECE) {
+    const piece = await buffer();
+    if (w !== worker) {
+      free.push(piece); // given up: the main thread answers
+      job.onFed();
+      return;
+    }
+    const t0 = now();
+    const size = Math.min(PIECE, bytes.byteLength - at);
+    new Uint8Array(piece, 0, size).set(bytes.subarray(at, at + size));
+    w.postMessage({ id, at, size, piece }, [piece]);
+    job.spent += now() - t0;
+  }
+  job.onFed();
+  w.postMessage({ id });
+}
+
+function hashWorker() {
+  if (broken) return null;
+  if (worker) return worker;
+  let url;
+  try {
+    url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
+    worker = new Worker(url);
+  } catch {
+    broken = true; // refused at once (a CSP, an opaque origin)
+    return null;
+  } finally {
+    if (url) URL.revokeObjectURL(url);
+  }
+  // a refusal is an error event, and a worker that never starts sends none:
+  // a load never waits on it for ever
+  const started = worker;
+  const deadline = setTimeout(() => {
+    if (worker !== started) return;
+    broken = true;
+    giveUp();
+  }, START_MS);
+  worker.onmessage = ({ data }) => {
+    clearTimeout(deadline);
+    if (data.piece) {
+      const next = waiting.shift();
+      return next ? next(data.piece) : void free.push(data.piece);
+    }
+    const p = pending.get(data.id);
+    if (!p) return;
+    pending.delete(data.id);
+    p.resolve(data.error ? sha256Hex(p.bytes) : hexOf(new Uint8Array(data.digest)));
+    if (!pending.size) idle = setTimeout(stop, IDLE_MS);
+  };
+  // refused late (a CSP says so with an error event) or crashed
+  worker.onerror = (e) => {
+    e.preventDefault?.();
+    clearTimeout(deadline);
+    broken = true;
+    giveUp();
+  };
+  return worker;
+}
+
+/** The worker is gone: what it held is hashed on the main thread. */
+function giveUp() {
+  stop();
+  for (const [id, p] of pending) {
+    pending.delete(id);
+    p.resolve(sha256Hex(p.bytes));
+  }
+}
+
+function stop() {
+  clearTimeout(idle);
+  worker?.terminate();
+  worker = null;
+  free.length = 0;
+  made = 0;
+  // feeds waiting for a buffer see the worker gone
+  for (const next of waiting.splice(0)) next(new ArrayBuffer(0));
+}

@@ -156,7 +156,7 @@ test('data past what one session holds is LIMIT before anything is read (the cor
 });
 
 test('data handed as bytes is named with its model for forms: every file bytes, each path once; one id whatever the order', async () => {
-  const { givenDataBytes, identifyWithData } = await import('../../js/util/content-identity.js');
+  const { givenDataBytes, identifyWithData } = await import('../../js/sources.js');
   const a = new Uint8Array([1, 2, 3]);
   const b = new Uint8Array(new ArrayBuffer(8), 2, 4).fill(7);
   assert.deepEqual(givenDataBytes(undefined), []);
