@@ -246,7 +246,7 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
         out.afterFirst = remembered();
         if (visit === 0) {
           await a.s.formsReady;
-          // the same gaps bytes-identity.js leaves: 64 pieces of 16 KiB, evenly spaced
+          // the same gaps the fingerprint in sources.js leaves: 64 pieces of 16 KiB, evenly spaced
           const PIECE = 16 << 10;
           const step = (model.length - PIECE) / 63;
           const expected = await plainRun(model);
