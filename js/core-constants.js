@@ -385,7 +385,8 @@ export const POOL_STAT = Object.freeze({
   RETRIES: 9,
   DISTRUSTED: 10,
   PLACEMENT: 11,
-  COUNT: 12,
+  PASSES: 12,
+  COUNT: 13,
 });
 
 /** tensor pool record sizes and limits */

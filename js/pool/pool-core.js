@@ -219,6 +219,20 @@ export class PoolCore {
       'feed',
     );
   }
+  /** ok_pool_feed's verdict on a CPU input, with no tensor placed and no action (ok_pool_check_feed). */
+  checkFeed(index, dtype, dims, dataBytes) {
+    const rc = this.m._ok_pool_check_feed(this.p, index, dtype, this.#dims(dims), dims.length, BigInt(dataBytes));
+    if (rc !== 0) throw new PoolStatus(rc, 'check_feed', this.#refusal());
+  }
+  /**
+   * Whether this run steps aside from the pool (ok_pool_pass_through; counted as `passes`):
+   * @param {number} backend the session's pool backend
+   * @param {number} keeps outputs the run keeps
+   * @param {boolean} deviceBound a device tensor or kept output fed, or outputs the caller bound to a device
+   */
+  passThrough(backend, keeps, deviceBound) {
+    return this.m._ok_pool_pass_through(this.p, backend, keeps, deviceBound ? 1 : 0) === 1;
+  }
   /** Output `index` planned by C: one slot action, or none (onnxruntime allocates; adopt it). */
   outputAuto(index, backend) {
     return this.#status(this.m._ok_pool_output_auto(this.p, index, backend), 'output_auto');

@@ -2,7 +2,9 @@
 // place, or a kept/caller device tensor bound as it is), each output C can
 // plan is preallocated and passed as a fetch, onnxruntime runs on those
 // bindings, what it allocated itself is adopted, and device outputs are read
-// back to pooled CPU arrays unless the caller keeps them.
+// back to pooled CPU arrays unless the caller keeps them. A run C says the
+// pool cannot help (the wasm EP, nothing kept, nothing on a device) steps
+// aside: js/pool/pass-through.js.
 import { OrtkeepError } from '../errors.js';
 import { POOL_PLACE } from '../core-constants.js';
 import { BACKEND, SLOT } from './pool-core.js';
@@ -10,6 +12,7 @@ import { applyActions } from './actions.js';
 import { DEVICE_LOCATIONS } from './feed-capture.js';
 import { onnxType } from './dtypes.js';
 import { cpuFeed } from './feeds.js';
+import { runPassThrough } from './pass-through.js';
 import { readOutputs } from './readback.js';
 import { refusalError } from './refusal.js';
 
@@ -59,12 +62,18 @@ export async function runPooled(ctx, feeds, options) {
         "(preferredOutputLocation): onnxruntime-web 1.30 then reuses that run's bindings in every later run; load the model again",
     );
   }
+  const deviceFed = Object.values(feeds).some((v) => isDeviceTensor(ctx, v));
+  // C's verdict: on the CPU backend a run that keeps nothing and binds nothing
+  // on a device gains nothing from the pool (js/pool/pass-through.js).
+  if (pool.passThrough(dev.backend, keep.length, deviceFed || ctx.boundToDevice)) {
+    return runPassThrough(ctx, feeds, wanted, options);
+  }
   const errorsBefore = dev.errors ?? 0;
   // Where this run keeps inputs and outputs: C's placement verdict, measured
   // over the first runs (ok_pool_placement_next); a run that chains device
   // tensors settles it on the device.
   const onDevice = dev.backend !== BACKEND.cpu;
-  const chained = keep.length > 0 || Object.values(feeds).some((v) => isDeviceTensor(ctx, v));
+  const chained = keep.length > 0 || deviceFed;
   if (onDevice && chained) pool.placementReport(POOL_PLACE.DEVICE, 0, true);
   else if (onDevice && st.placement) pool.placementReport(st.placement, 0, true); // the caller chose
   const placement = onDevice ? pool.placementNext() : POOL_PLACE.DEVICE;

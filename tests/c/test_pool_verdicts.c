@@ -1,7 +1,8 @@
 /* The pool's verdicts on facts JS reports (tensor_pool.h, VERDICTS): the
  * runtime's metadata reconciled with the model's declarations, a failed run
  * with preallocated outputs (retry once, adopt, settle), what becomes of a
- * result onnxruntime allocated, and which device a session's pool uses. */
+ * result onnxruntime allocated, whether a run steps aside, and which device
+ * a session's pool uses. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -472,6 +473,67 @@ static void test_kept_unknown_dims(void) {
     ok_pool_free(p);
 }
 
+/* A run on the CPU backend that keeps nothing and binds nothing on a
+ * device steps aside (counted, no action, no tensor); the feed check makes
+ * ok_pool_feed's refusals with nothing placed. */
+static void test_pass_through(void) {
+    ok_pool *p = ok_pool_create(1 << 20, 2, 1);
+    if (!p) {
+        CHECK(0);
+        return;
+    }
+    int64_t decl[2] = {1, SYM(0)}, ok_dims[2] = {1, 5}, bad_dim[2] = {2, 5}, neg[2] = {1, -1};
+    CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 2, decl), OK_OK);
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 0), 1);
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 0), 1);
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 1, 0), 0); /* keeps an output */
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 1), 0); /* a device tensor fed */
+    CHECK_EQ_INT(ok_pool_pass_through(p, GPU, 0, 0), 0); /* a device session */
+    CHECK_EQ_INT(ok_pool_pass_through(p, OK_BACKEND_WEBNN, 0, 0), 0);
+    CHECK_EQ_INT(ok_pool_pass_through(NULL, CPU, 0, 0), 0);
+    CHECK_EQ_INT((int)ok_pool_stats(p, CPU)[OK_STAT_PASSES], 2);
+    CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_PASSES], 0);
+
+    CHECK_EQ_INT(ok_pool_check_feed(p, 0, F32, ok_dims, 2, 20), OK_OK);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_REASON], OK_REFUSE_NONE);
+    CHECK_EQ_INT(ok_pool_check_feed(p, 0, F32, bad_dim, 2, 40), OK_ERR_SHAPE);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_REASON], OK_REFUSE_DIM);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_DIM], 0);
+    CHECK_EQ_INT(ok_pool_check_feed(p, 0, F32, ok_dims, 2, 16), OK_ERR_SHAPE);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_REASON], OK_REFUSE_DATA);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_EXPECTED_LO], 20);
+    CHECK_EQ_INT(ok_pool_check_feed(p, 0, 7, ok_dims, 2, 40), OK_ERR_SHAPE);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_REASON], OK_REFUSE_DTYPE);
+    CHECK_EQ_INT(ok_pool_check_feed(p, 0, F32, ok_dims, 1, 4), OK_ERR_SHAPE);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_REASON], OK_REFUSE_RANK);
+    CHECK_EQ_INT(ok_pool_check_feed(p, 0, F32, neg, 2, 0), OK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_REASON], OK_REFUSE_NEGATIVE);
+    CHECK_EQ_INT(ok_pool_check_feed(p, 2, F32, ok_dims, 2, 20), OK_ERR_INVALID_ARG);
+    /* input 1 is undeclared: any dtype and dims of the right size */
+    CHECK_EQ_INT(ok_pool_check_feed(p, 1, 7, ok_dims, 2, 40), OK_OK);
+    CHECK_EQ_INT(ok_pool_check_feed(p, 1, 8, ok_dims, 2, 0), OK_ERR_INVALID_ARG); /* string: no size */
+
+    /* nothing placed, nothing to do */
+    CHECK_EQ_INT(ok_pool_action_count(p), 0);
+    CHECK_EQ_INT((int)ok_pool_stats(p, CPU)[OK_STAT_CREATES], 0);
+    CHECK_EQ_INT((int)ok_pool_stats(p, CPU)[OK_STAT_LIVE_TENSORS], 0);
+    CHECK_EQ_INT(ok_pool_pinned(p, OK_SLOT_INPUT, 0), 0);
+    CHECK_EQ_INT(ok_pool_check(p), OK_OK);
+
+    /* the same refusals as ok_pool_feed */
+    CHECK_EQ_INT(ok_pool_run_begin(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, F32, bad_dim, 2, 40), OK_ERR_SHAPE);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_REASON], OK_REFUSE_DIM);
+    CHECK_EQ_INT(ok_pool_feed(p, 0, CPU, F32, ok_dims, 2, 16), OK_ERR_SHAPE);
+    CHECK_EQ_INT(ok_pool_refusal(p)[OK_POOL_RW_REASON], OK_REFUSE_DATA);
+    CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
+
+    CHECK_EQ_INT(ok_pool_destroy(p), OK_OK);
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 0), 0); /* disposed */
+    CHECK_EQ_INT(ok_pool_check_feed(p, 0, F32, ok_dims, 2, 20), OK_ERR_STATE);
+    ok_pool_free(p);
+}
+
 static void test_device_verdict(void) {
     /* wanted, available, named by the caller, falls back to a CPU provider */
     CHECK_EQ_INT(ok_pool_device_verdict(CPU, 0, 0, 0), CPU);
@@ -496,5 +558,6 @@ int main(void) {
     test_placement_adapter();
     test_kept_unknown_dims();
     test_device_verdict();
+    test_pass_through();
     return CHECK_DONE();
 }

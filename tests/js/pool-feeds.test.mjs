@@ -117,16 +117,103 @@ test("debug: one line per pool decision (create, take, destroy), none for the st
   const session = await load(bytes, { ort, debug: (line) => lines.push(line) });
   const loadLines = lines.length;
   assert.ok(loadLines > 0 && lines.every((l) => l.startsWith('ortkeep: ')), lines.join('\n'));
-  const run = (w) => session.run({ x: { data: new Float32Array(3 * 48 * w), dims: [1, 3, 48, w] } });
+  const out = session.outputNames[0];
+  // on the wasm EP the pool steps aside unless a run keeps an output: keep one
+  const run = async (w, keep = [out]) => {
+    const r = await session.run({ x: { data: new Float32Array(3 * 48 * w), dims: [1, 3, 48, w] } }, { keep });
+    if (keep.length) r[out].dispose();
+  };
+  await run(192, []);
+  assert.equal(lines.length, loadLines, 'a run the pool steps aside from decides nothing');
   await run(192);
-  const first = lines.slice(loadLines);
   // 110592 bytes of data in the 114688-byte size class C chose
-  assert.deepEqual(first, ["ortkeep pool: CREATE #1 input 'x' cpu, 114688 B held"]);
+  assert.deepEqual(lines.slice(loadLines), [
+    "ortkeep pool: CREATE #1 input 'x' cpu, 114688 B held",
+    `ortkeep pool: ADOPT #2 output '${out}' cpu, 8 B held`,
+    `ortkeep pool: KEEP #2 output '${out}' cpu, 8 B held`,
+  ]);
+  const before = lines.length;
   await run(192);
-  assert.equal(lines.length, loadLines + 1, 'the same shape again: reuse, no line');
+  assert.deepEqual(
+    lines.slice(before).map((l) => l.split(' ')[2]),
+    ['ADOPT', 'KEEP'],
+    'the same shape again: the input reused, no line for it',
+  );
   await run(100);
-  assert.match(lines.at(-1), /^ortkeep pool: (CREATE|TAKE) #\d+ input 'x' cpu, \d+ B held$/);
+  assert.match(lines.at(-3), /^ortkeep pool: (CREATE|TAKE) #\d+ input 'x' cpu, \d+ B held$/);
   session.pool.check();
   await session.dispose();
   assert.match(lines.at(-1), /^ortkeep pool: DESTROY #\d+ cpu, \d+ B held$/);
+});
+
+test("wasm EP, nothing kept: the pool steps aside (no pool tensor made or written), outputs equal plain onnxruntime-web and stay the caller's, under Promise.all too", async () => {
+  const bytes = await modelBytes('silero_vad_v5');
+  const session = await load(bytes, { ort, executionProviders: ['wasm'], memory: false });
+  const reference = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  const first = await session.run(FEEDS.silero_vad_v5(ort, 1));
+  const kept = { output: first.output.data.slice(), stateN: first.stateN.data.slice() };
+  for (const seed of [1, 2, 3]) {
+    const ours = await session.run(FEEDS.silero_vad_v5(ort, seed));
+    const theirs = await reference.run(FEEDS.silero_vad_v5(ort, seed));
+    assert.equal(maxAbsDiff(ours, theirs), 0, `seed ${seed}`);
+    assert.notEqual(ours.stateN.data.buffer, first.stateN.data.buffer, 'a fresh output each run');
+  }
+  const together = await Promise.all([4, 5, 6].map((seed) => session.run(FEEDS.silero_vad_v5(ort, seed))));
+  for (const [k, seed] of [4, 5, 6].entries()) {
+    assert.equal(maxAbsDiff(together[k], await reference.run(FEEDS.silero_vad_v5(ort, seed))), 0, `seed ${seed}`);
+  }
+  assert.equal(new Set(together.map((r) => r.stateN.data.buffer)).size, 3, 'no output handed to two runs');
+  assert.deepEqual(first.output.data, kept.output, "a later run never writes into an earlier run's output");
+  assert.deepEqual(first.stateN.data, kept.stateN);
+  // fetches: only those, as onnxruntime-web gives them
+  const only = await session.run(FEEDS.silero_vad_v5(ort, 7), ['output']);
+  assert.deepEqual(Object.keys(only), ['output']);
+  // the typed errors of the pool path, word for word
+  const bad = async (feeds, code, message) =>
+    assert.rejects(session.run(feeds), (e) => e instanceof OrtkeepError && e.code === code && message.test(e.message));
+  const good = FEEDS.silero_vad_v5(ort, 8);
+  await bad({ ...good, extra: good.sr }, 'BAD_FEED', /'extra' is not an input of this model/);
+  await bad({ input: good.input, state: good.state }, 'BAD_FEED', /input 'sr' is missing/);
+  await bad({ ...good, sr: new ort.Tensor('float32', [16000], []) }, 'SHAPE', /input 'sr' must be int64, got float32/);
+  await bad(
+    { ...good, state: { data: new Float32Array(2 * 127), dims: [2, 1, 127] } },
+    'SHAPE',
+    /input 'state' dim 2 must be 128, got 127/,
+  );
+  await bad({ ...good, input: { data: new Float32Array(511), dims: [1, 512] } }, 'BAD_FEED', /has 511 elements/);
+  await assert.rejects(session.run(good, ['nope']), (e) => e.code === 'INVALID_ARG');
+  const stats = session.pool.stats();
+  // 8 runs, and the 3 the C check refused (names and fetches are refused before)
+  assert.equal(stats.passes, 11, JSON.stringify(stats));
+  for (const k of ['creates', 'reuses', 'repins', 'takes', 'adopts', 'bytesHeld', 'liveTensors'])
+    assert.equal(stats[k], 0, `${k}: ${JSON.stringify(stats)}`);
+  session.pool.check();
+  await session.dispose();
+  assert.equal(session.pool.stats().passes, 11, 'the final counters keep them');
+  await assert.rejects(session.run(good), (e) => e.code === 'DISPOSED');
+  await reference.release();
+});
+
+test('wasm EP with keep: the pool path still runs (the kept state fed back as an input), equal plain onnxruntime-web', async () => {
+  const bytes = await modelBytes('silero_vad_v5');
+  const session = await load(bytes, { ort, executionProviders: ['wasm'], memory: false });
+  const reference = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  let ours = await session.run(FEEDS.silero_vad_v5(ort, 1), { keep: ['stateN'] });
+  let theirs = await reference.run(FEEDS.silero_vad_v5(ort, 1));
+  for (const seed of [2, 3, 4]) {
+    assert.equal(maxAbsDiff(ours, theirs), 0, `seed ${seed - 1}`);
+    const feeds = FEEDS.silero_vad_v5(ort, seed);
+    const next = await session.run({ ...feeds, state: ours.stateN }, { keep: ['stateN'] });
+    ours.stateN.dispose();
+    ours = next;
+    theirs = await reference.run({ ...feeds, state: theirs.stateN });
+  }
+  assert.equal(maxAbsDiff(ours, theirs), 0);
+  const stats = session.pool.stats();
+  assert.equal(stats.passes, 0, JSON.stringify(stats));
+  assert.ok(stats.creates > 0 && stats.adopts === 4, JSON.stringify(stats));
+  ours.stateN.dispose();
+  session.pool.check();
+  await session.dispose();
+  await reference.release();
 });

@@ -183,15 +183,32 @@ ok_status ok_pool_input(ok_pool *p, uint32_t index, int backend, int32_t dtype, 
     return rc;
 }
 
+/* An input's request and its data size: the verdict ok_pool_feed and
+ * ok_pool_check_feed share (the caller began the call). */
+static ok_status check_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
+                            int32_t rank, uint64_t data_bytes, uint64_t *need) {
+    ok_status rc = okp_check_request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, need);
+    if (rc) return rc;
+    if (*need != data_bytes)
+        return okp_refuse(p, OK_ERR_SHAPE, OK_REFUSE_DATA, OK_SLOT_INPUT, index, OK_POOL_NONE, (int64_t)*need,
+                          (int64_t)data_bytes);
+    return OK_OK;
+}
+
+ok_status ok_pool_check_feed(ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank,
+                             uint64_t data_bytes) {
+    uint64_t need;
+    ok_status rc = okp_begin_call(p);
+    if (rc) return rc;
+    return check_feed(p, index, OK_BACKEND_CPU, dtype, dims, rank, data_bytes, &need);
+}
+
 ok_status ok_pool_feed(ok_pool *p, uint32_t index, int backend, int32_t dtype, const int64_t *dims,
                        int32_t rank, uint64_t data_bytes) {
     uint64_t need;
     ok_status rc = okp_begin_call(p);
     if (rc) return rc;
-    if ((rc = okp_check_request(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, &need))) return rc;
-    if (need != data_bytes)
-        return okp_refuse(p, OK_ERR_SHAPE, OK_REFUSE_DATA, OK_SLOT_INPUT, index, OK_POOL_NONE, (int64_t)need,
-                          (int64_t)data_bytes);
+    if ((rc = check_feed(p, index, backend, dtype, dims, rank, data_bytes, &need))) return rc;
     if (backend == OK_BACKEND_WEBGPU && (dtype == 7 || dtype == 9))
         backend = OK_BACKEND_CPU; /* see ok_pool_feed in tensor_pool.h */
     if ((rc = okp_place(p, OK_SLOT_INPUT, index, backend, dtype, dims, rank, need))) return rc;

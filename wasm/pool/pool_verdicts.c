@@ -1,9 +1,10 @@
 /* The tensor pool's verdicts on facts JS reports (see tensor_pool.h,
  * VERDICTS): what onnxruntime-web's metadata adds to the model's own
  * declarations, what a failed run says about the outputs the pool
- * preallocated, what becomes of a result onnxruntime allocated, and which
- * device a session's pool uses. Pure functions of the pool's state and the
- * facts; the calls that bind tensors are in tensor_pool.c, beneath: this file
+ * preallocated, what becomes of a result onnxruntime allocated, whether a
+ * run needs the pool at all, and which device a session's pool uses. Pure
+ * functions of the pool's state and the facts; the calls that bind tensors
+ * are in tensor_pool.c, beneath: this file
  * calls its helpers, never the reverse (the dims learned from results and a
  * suspect slot's settling are there, beside the calls that use them). */
 #include <stdint.h>
@@ -153,6 +154,14 @@ ok_status ok_pool_placement_report(ok_pool *p, int placement, uint32_t micros, i
     if (p->place_n[0] == OK_PLACE_TRIALS && p->place_n[1] == OK_PLACE_TRIALS)
         decide(p, median3(p->place_us[1]) < median3(p->place_us[0]) ? OK_PLACE_DEVICE : OK_PLACE_CPU);
     return OK_OK;
+}
+
+/* ---- stepping aside: see PASS-THROUGH in tensor_pool.h ---- */
+
+int ok_pool_pass_through(ok_pool *p, int backend, uint32_t keeps, uint32_t device_bound) {
+    if (!p || p->disposed || backend != OK_BACKEND_CPU || keeps || device_bound) return 0;
+    p->stats[backend][OK_STAT_PASSES]++;
+    return 1;
 }
 
 /* ---- which device ---- */

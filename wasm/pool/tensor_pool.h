@@ -114,24 +114,25 @@ enum ok_pool_op {
 };
 
 /* Stats, per backend: ok_pool_stats() returns OK_POOL_STAT_COUNT uint64. */
-#define OK_POOL_STAT_LIST(X)                                                            \
-    X(CREATES, 0)      /* CREATE actions */                                             \
-    X(REUSES, 1)       /* REUSE actions (steady state) */                               \
-    X(REPINS, 2)       /* a slot's pool tensor moved off its pin for a new one */       \
-    X(DESTROYS, 3)     /* DESTROY actions */                                            \
-    X(TAKES, 4)        /* TAKE actions (served from the free list) */                   \
-    X(ADOPTS, 5)       /* ADOPT actions */                                              \
-    X(BYTES_HELD, 6)   /* capacity of live pool tensors: pinned + kept + free */        \
-    X(BYTES_FREE, 7)   /* capacity of free-list tensors */                              \
-    X(LIVE_TENSORS, 8) /* live pool tensors (external ones not counted) */              \
-    X(RETRIES, 9)      /* runs refused with preallocated outputs, run again adopting */ \
-    X(DISTRUSTED, 10)  /* declared dims an adopted result proved wrong (now unknown) */ \
-    X(PLACEMENT, 11)   /* OK_PLACE_*: where inputs and outputs are kept (see PLACEMENT) */
+#define OK_POOL_STAT_LIST(X)                                                               \
+    X(CREATES, 0)      /* CREATE actions */                                                \
+    X(REUSES, 1)       /* REUSE actions (steady state) */                                  \
+    X(REPINS, 2)       /* a slot's pool tensor moved off its pin for a new one */          \
+    X(DESTROYS, 3)     /* DESTROY actions */                                               \
+    X(TAKES, 4)        /* TAKE actions (served from the free list) */                      \
+    X(ADOPTS, 5)       /* ADOPT actions */                                                 \
+    X(BYTES_HELD, 6)   /* capacity of live pool tensors: pinned + kept + free */           \
+    X(BYTES_FREE, 7)   /* capacity of free-list tensors */                                 \
+    X(LIVE_TENSORS, 8) /* live pool tensors (external ones not counted) */                 \
+    X(RETRIES, 9)      /* runs refused with preallocated outputs, run again adopting */    \
+    X(DISTRUSTED, 10)  /* declared dims an adopted result proved wrong (now unknown) */    \
+    X(PLACEMENT, 11)   /* OK_PLACE_*: where inputs and outputs are kept (see PLACEMENT) */ \
+    X(PASSES, 12)      /* runs the pool stepped aside from (see PASS-THROUGH) */
 enum ok_pool_stat {
 #define OK_POOL_STAT_ENUM_(name, value) OK_STAT_##name = value,
     OK_POOL_STAT_LIST(OK_POOL_STAT_ENUM_)
 #undef OK_POOL_STAT_ENUM_
-        OK_POOL_STAT_COUNT = 12
+        OK_POOL_STAT_COUNT = 13
 };
 
 typedef struct ok_pool ok_pool;
@@ -364,6 +365,26 @@ enum {
 #define OK_PLACE_TRIALS 3
 int ok_pool_placement_next(const ok_pool *p);
 ok_status ok_pool_placement_report(ok_pool *p, int placement, uint32_t micros, int settled);
+
+/* PASS-THROUGH: whether a run steps aside from the pool. On the CPU backend
+ * (the wasm EP) onnxruntime-web copies every CPU input into its own heap and
+ * allocates every output afresh, so a pinned array buys nothing there and
+ * costs a copy per input and the pool's bookkeeping per run (docs/pool.md:
+ * the layer alone 5.5-10.6 us per run on silero v5 that way, 3.4-6.5 us
+ * stepping aside). So a run on the CPU backend that keeps no output
+ * (`keeps` 0) and binds nothing on a device (`device_bound` 0: no kept
+ * output or device tensor fed, no output the caller bound to a device)
+ * hands onnxruntime the caller's feeds and returns onnxruntime's outputs as
+ * they are: 1, counted as PASSES on that backend. Any other run is the
+ * pool's: 0 (a kept output is a pool tensor the caller feeds back, so the
+ * pool path stays whole for chains). No action either way.
+ *
+ * ok_pool_check_feed: ok_pool_feed's verdict on input `index` (dtype, rank,
+ * fixed dims, sizes, data bytes), the same refusals, with no tensor placed,
+ * no symbol bound and no action: the check a pass-through run makes. */
+int ok_pool_pass_through(ok_pool *p, int backend, uint32_t keeps, uint32_t device_bound);
+ok_status ok_pool_check_feed(ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank,
+                             uint64_t data_bytes);
 
 /* What the page knows of the GPU adapter, before the first run. The trials
  * above were tuned on a software adapter (SwiftShader runs "GPU" kernels on
