@@ -181,6 +181,8 @@ export interface PoolCounters {
   retries: number;
   /** declared output dims a result proved wrong (adopted from then on) */
   distrusted: number;
+  /** runs the pool stepped aside from (the wasm EP, nothing kept, nothing on a device): handed to onnxruntime-web as given */
+  passes: number;
   /**
    * where a device session keeps inputs and outputs, measured over its first runs:
    * pinned on the device, or CPU tensors as plain onnxruntime-web ('undecided' while measuring)
