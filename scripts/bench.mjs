@@ -6,7 +6,8 @@
 // date, the machine and the versions, each area with its own date) as well as
 // on stdout, and scripts/bench-report.mjs then writes docs/benchmarks.md and
 // the README's table from it. A run of some areas (`npm run bench -- NAME`)
-// keeps the other areas of the build/bench.json already there.
+// keeps the other areas of the build/bench.json already there; each area is
+// written as it ends, so a run stopped part way keeps what it finished.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -46,6 +47,22 @@ const report = {
   areas: {},
 };
 
+const out = path.join(REPO_ROOT, 'build/bench.json');
+let earlier = null;
+try {
+  earlier = readJson(out);
+} catch (e) {
+  console.log(`\n${path.relative(REPO_ROOT, out)} was not readable (${e.message}): written anew, its areas not kept`);
+}
+
+/** build/bench.json, docs/benchmarks.md and the README's table, as far as the run got: an area lands when it ends. */
+function save() {
+  mkdirSync(path.dirname(out), { recursive: true });
+  const merged = mergeReports(earlier, report);
+  writeFileSync(out, `${JSON.stringify(merged, null, 2)}\n`);
+  writeReports(merged, { root: REPO_ROOT });
+}
+
 for (const area of AREAS) {
   if (only.length && !only.some((o) => area.module.includes(o))) continue;
   let mod;
@@ -66,16 +83,8 @@ for (const area of AREAS) {
     versions: report.versions,
     rows,
   };
+  // a run stopped later (a crash, a kill, a time limit) keeps the areas it finished
+  save();
 }
-const out = path.join(REPO_ROOT, 'build/bench.json');
-mkdirSync(path.dirname(out), { recursive: true });
-let earlier = null;
-try {
-  earlier = readJson(out);
-} catch (e) {
-  console.log(`\n${path.relative(REPO_ROOT, out)} was not readable (${e.message}): written anew, its areas not kept`);
-}
-const merged = mergeReports(earlier, report);
-writeFileSync(out, `${JSON.stringify(merged, null, 2)}\n`);
-writeReports(merged, { root: REPO_ROOT });
+save();
 console.log(`\nwrote ${path.relative(REPO_ROOT, out)}, docs/benchmarks.md and the README's table`);
