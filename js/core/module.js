@@ -161,19 +161,19 @@ export class Core {
 
   /** Whether an execution provider of this name needs more than onnxruntime-web's plain build (ok_runtime_ep_needs_more). */
   epNeedsMore(name) {
-    const p = this.copyString(name);
-    try {
-      return this.m._ok_runtime_ep_needs_more(p) === 1;
-    } finally {
-      this.free(p);
-    }
+    return this.#askString('_ok_runtime_ep_needs_more', name);
   }
 
   /** Whether `s` is a cache key (as the core makes them), not a URL. */
   isCacheKey(s) {
+    return this.#askString('_ok_store_is_cache_key', s);
+  }
+
+  /** A core predicate over one string (copied in, freed after): its answer as a boolean. */
+  #askString(fn, s) {
     const p = this.copyString(s);
     try {
-      return this.m._ok_store_is_cache_key(p) === 1;
+      return this.m[fn](p) === 1;
     } finally {
       this.free(p);
     }
