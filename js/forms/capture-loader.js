@@ -129,7 +129,7 @@ async function install(ort, options) {
     : wasmUrlFor(ort, file, options.wasmUrl, version, named);
   wasmHref.catch(() => {});
   const built = await buildCopy(options, file);
-  let use;
+  let use = null;
   if (named?.text != null) {
     // the page's own loader at hand: the build's copy only where it was derived from that very text
     // (and finds its .wasm: a blob: loader named with no .wasm is left to find it as the original would)
@@ -138,9 +138,10 @@ async function install(ort, options) {
       built.url && built.version === version && built.sourceSha256 && (wasmGiven || !/^(blob|data):/.test(named.url))
         ? built.sourceSha256 === (await textSha256(named.text))
         : false;
-    use = same ? { url: built.url, derived: 'build' } : derivedFrom(named.text, named.url, file, version, built);
+    if (same) use = { url: built.url, derived: 'build' };
   } else if (built.url && built.version === version) use = { url: built.url, derived: 'build' };
-  else use = await derivedHere(ort, options, file, version, built);
+  // else derived here, from the loader the page named or the one it would import
+  use ??= await derivedHere(ort, options, named, file, version, built);
   try {
     await import(/* @vite-ignore */ /* webpackIgnore: true */ use.url);
   } catch (e) {
@@ -271,57 +272,23 @@ async function readManifest(files) {
 }
 
 /**
- * The capturing loader derived from the page's own loader: its text fetched
- * (it is the file onnxruntime-web would import), patched, and handed over as
- * a Blob URL whose import.meta.url still names the original's place.
+ * The capturing loader derived here from the page's own loader, in one pass:
+ * its text (the loader the page named, else the file onnxruntime-web would
+ * import, found by pageLoaderText), its edits (loader-patch.js), handed over
+ * as a Blob URL (a data: URL in Node) whose import.meta.url still names the
+ * original's place.
  * @returns {Promise<{url: string, derived: 'page', from: string}>}
  */
-async function derivedHere(ort, options, file, version, built) {
+async function derivedHere(ort, options, named, file, version, built) {
   const why =
     built.why ??
     `the build's is for onnxruntime-web ${built.version}, this page runs ${version ?? 'an unknown version'}`;
   if (!version)
     throw formsOff('derivation-missing', `onnxruntime-web does not say its version (ort.env.versions.web); ${why}`);
-  const candidates = await loaderCandidates(ort, file, options.loaderUrl, version);
-  const tried = [];
-  let text = null;
-  let from = null;
-  for (const { url, checkVersion } of candidates) {
-    try {
-      if (checkVersion && !(await pinnedTo(url, version))) {
-        tried.push(`${url} (another onnxruntime-web)`);
-        continue;
-      }
-      text = await readTextUrl(url);
-      from = url;
-      break;
-    } catch (e) {
-      tried.push(`${url} (${e?.message ?? e})`);
-    }
-  }
-  if (text == null) {
-    throw formsOff(
-      'loader-unreadable',
-      `${why}, and this page's ${file} could not be read to derive one` +
-        `${tried.length ? ` (tried ${tried.join(', ')})` : ''}; tell onnxruntime-web where its files are served before load(): ` +
-        `ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/' (a Content-Security-Policy connect-src must allow it), ` +
-        'or pass load(src, { forms: { loaderUrl } }); or use forms: false',
-    );
-  }
-  return derivedFrom(text, from, file, version, built);
-}
-
-/**
- * The capturing loader derived from a loader's text, as a Blob URL (a data:
- * URL in Node) whose import.meta.url still names the original's place.
- * @returns {{url: string, derived: 'page', from: string}}
- */
-function derivedFrom(text, from, file, version, built) {
-  const why =
-    built.why ??
-    `the build's is for onnxruntime-web ${built.version}, this page runs ${version ?? 'an unknown version'}`;
-  if (!version)
-    throw formsOff('derivation-missing', `onnxruntime-web does not say its version (ort.env.versions.web); ${why}`);
+  const { text, from } =
+    named?.text != null
+      ? { text: named.text, from: named.url }
+      : await pageLoaderText(ort, options.loaderUrl, file, version, why);
   let derived;
   try {
     derived = deriveLoaderText(text, { version, file, baseUrl: from });
@@ -338,6 +305,35 @@ function derivedFrom(text, from, file, version, built) {
     ? `data:text/javascript;base64,${Buffer.from(derived).toString('base64')}`
     : URL.createObjectURL(new Blob([derived], { type: 'text/javascript' }));
   return { url, derived: 'page', from };
+}
+
+/**
+ * The page's own loader's text, read from the first of loaderCandidates
+ * that answers (a guess that may be another version only once pinnedTo
+ * says it is not).
+ * @returns {Promise<{text: string, from: string}>}
+ * @throws {OrtkeepError} FORMS_OFF loader-unreadable
+ */
+async function pageLoaderText(ort, given, file, version, why) {
+  const tried = [];
+  for (const { url, checkVersion } of await loaderCandidates(ort, file, given, version)) {
+    try {
+      if (checkVersion && !(await pinnedTo(url, version))) {
+        tried.push(`${url} (another onnxruntime-web)`);
+        continue;
+      }
+      return { text: await readTextUrl(url), from: url };
+    } catch (e) {
+      tried.push(`${url} (${e?.message ?? e})`);
+    }
+  }
+  throw formsOff(
+    'loader-unreadable',
+    `${why}, and this page's ${file} could not be read to derive one` +
+      `${tried.length ? ` (tried ${tried.join(', ')})` : ''}; tell onnxruntime-web where its files are served before load(): ` +
+      `ort.env.wasm.wasmPaths = '/path/to/onnxruntime-web/dist/' (a Content-Security-Policy connect-src must allow it), ` +
+      'or pass load(src, { forms: { loaderUrl } }); or use forms: false',
+  );
 }
 
 /**
