@@ -16,6 +16,7 @@ import { LoadMachine } from './cache/load-machine.js';
 import { runLoad } from './cache/load-driver.js';
 import { externalDataPlan } from './external-data.js';
 import { loadDataFiles } from './cache/data-files.js';
+import { backgroundOrt } from './forms/turns.js';
 import { storeForms } from './forms/tiers.js';
 import { reviseForm } from './forms/revise.js';
 import { boundToDevice, poolFallsBackToCpu } from './pool/session-options.js';
@@ -167,37 +168,40 @@ export async function loadFresh(src, options, signal) {
   const captured = hooks?.state.captured;
   // (bytes are never stored: their forms are keyed by their content)
   const capturing = !!captured && !forms.off && (r.stored || src.kind === 'bytes');
-  const formsReady = r.storedLater.then((stored) =>
-    captured && (stored || src.kind === 'bytes')
-      ? storeForms({
-          // the form's sessions read the original's data files, as loaded
-          ort,
-          core,
-          cache,
-          forms,
-          first: captured,
-          probe: options.forms?.probe,
-          emit,
-          debug,
-          onWarning: options.onWarning,
-          sessionOptions: r.externalData ? { ...baseOptions, externalData: r.externalData } : baseOptions,
-          original: {
-            bytes: r.bytes,
-            report: r.report,
-            sha256: r.info.sha256,
-            key: r.info.key,
-            url: src.url ?? `bytes sha256:${r.info.sha256}`,
-            inMemory: src.kind === 'bytes',
-            // the caller's bytes (and data given as bytes) hashed again: unchanged since load()?
-            recheck: src.identity?.recheck,
-          },
-        }).then((out) => ({ ...out, events }))
-      : revisable(r, forms, cache)
-        ? reviseForm({ ort, core, cache, forms, src, info: r.info, sessionOptions: baseOptions, debug }).then(
-            (revision) => ({ stored: null, failed: [], events, revision }),
-          )
-        : { stored: null, failed: [], events },
-  );
+  const formsReady = r.storedLater.then((stored) => {
+    const store = captured && (stored || src.kind === 'bytes');
+    if (!store && !revisable(r, forms, cache)) return { stored: null, failed: [], events };
+    // made once for both: every session the background work creates and runs takes turns with the caller's calls
+    const bg = backgroundOrt(ort);
+    if (store) {
+      return storeForms({
+        // the form's sessions read the original's data files, as loaded
+        ort: bg,
+        core,
+        cache,
+        forms,
+        first: captured,
+        probe: options.forms?.probe,
+        emit,
+        debug,
+        onWarning: options.onWarning,
+        sessionOptions: r.externalData ? { ...baseOptions, externalData: r.externalData } : baseOptions,
+        original: {
+          bytes: r.bytes,
+          report: r.report,
+          sha256: r.info.sha256,
+          key: r.info.key,
+          url: src.url ?? `bytes sha256:${r.info.sha256}`,
+          inMemory: src.kind === 'bytes',
+          // the caller's bytes (and data given as bytes) hashed again: unchanged since load()?
+          recheck: src.identity?.recheck,
+        },
+      }).then((out) => ({ ...out, events }));
+    }
+    return reviseForm({ ort: bg, core, cache, forms, src, info: r.info, sessionOptions: baseOptions, debug }).then(
+      (revision) => ({ stored: null, failed: [], events, revision }),
+    );
+  });
   trackWork(formsReady);
   // Ask once a model is stored; the browser answers (or prompts) on its own time.
   if (options.persist) r.storedLater.then((stored) => stored && persist()).catch(() => {});

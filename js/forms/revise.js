@@ -10,7 +10,6 @@ import { REVISION } from '../core-constants.js';
 import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-machine.js';
 import { formName } from '../cache/messages.js';
-import { backgroundOrt } from './turns.js';
 import { createSession } from '../ort-adapter.js';
 import { quietOptions } from '../options.js';
 
@@ -53,6 +52,7 @@ async function timeOriginal({ ort, core, cache, src, key, sessionOptions }) {
 /**
  * Never throws: a revision that cannot be made leaves the verdict as it was.
  * @param {object} p
+ * @param {object} p.ort onnxruntime-web as background work sees it (turns.js backgroundOrt)
  * @param {object} p.info the warm load's core info (revise set, form, key, sha256, createUs)
  * @returns {Promise<{form: string, formMs: number, originalMs: number, status: 'tallied'|'kept'|'demoted'|'not-counted'}|null>}
  */
@@ -61,8 +61,7 @@ export async function reviseForm({ ort, core, cache, forms, src, info, sessionOp
   // a task later: the caller's code after `await load()` goes first
   await new Promise((resolve) => setTimeout(resolve, 0));
   try {
-    const bg = backgroundOrt(ort);
-    const originalMs = await timeOriginal({ ort: bg, core, cache, src, key: info.key, sessionOptions });
+    const originalMs = await timeOriginal({ ort, core, cache, src, key: info.key, sessionOptions });
     if (!originalMs) return null;
     const machine = new LoadMachine(core.m, cache.index, {
       source: 'form',
@@ -75,7 +74,7 @@ export async function reviseForm({ ort, core, cache, forms, src, info, sessionOp
     const formUs = info.createUs;
     const origUs = Math.min(0xffffffff, Math.max(1, Math.round(originalMs * 1000)));
     machine.revise(formUs, origUs);
-    const r = await runLoad({ machine, core, cache, ort: bg, sessionOptions, url: src.url ?? null });
+    const r = await runLoad({ machine, core, cache, ort, sessionOptions, url: src.url ?? null });
     const out = {
       form: formName(info.form),
       formMs: formUs / 1000,

@@ -11,7 +11,6 @@ import { FORM, FORM_STATUS, LOAD_FLAG } from '../core-constants.js';
 import { runLoad } from '../cache/load-driver.js';
 import { LoadMachine } from '../cache/load-machine.js';
 import { formName, reasonName } from '../cache/messages.js';
-import { backgroundOrt } from './turns.js';
 import { factsOf, noteEvent } from './driver-hooks.js';
 import { captureTier } from './capture-tier.js';
 import { stamped } from './stamp.js';
@@ -22,6 +21,8 @@ import { quietOptions } from '../options.js';
  * Stores what the load captured, and every tier after it that the core asks
  * for, off the caller's critical path. Never throws: a form that cannot be
  * kept leaves the original serving.
+ * @param {object} p
+ * @param {object} p.ort onnxruntime-web as background work sees it (turns.js backgroundOrt)
  * @returns {Promise<{stored: string|null, failed: Array<{form: string, reason: string}>}>}
  */
 export async function storeForms({
@@ -41,9 +42,7 @@ export async function storeForms({
   // a task later: the caller's code after `await load()` goes first (the
   // self-test and the stamp read the whole form in one synchronous call)
   await new Promise((resolve) => setTimeout(resolve, 0));
-  // every session this creates and runs takes turns with the caller's calls
-  ort = backgroundOrt(ort);
-  // and prints nothing the caller's own would not
+  // its sessions print nothing the caller's own would not
   sessionOptions = quietOptions(sessionOptions);
   const reportJson = JSON.stringify(original.report);
   // each tier is captured by its FORM load, under the key's lock, once the
