@@ -96,6 +96,9 @@ export async function loadFresh(src, options, signal) {
     }
   };
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && keyed), signal);
+  // before this load's first onnxruntime-web session the driver waits for forms' capturing loader, if still
+  // being installed (forms.loader, or forms.off saying why)
+  const settleLoader = () => loaderSettled(ort, forms, options.onWarning);
   const hooks = forms.ctx ? formHooks(forms, emit, core) : null;
   // forms' capturing loader, if still being installed: onnxruntime-web picks its loader at its first session
   const installing = forms.installing ?? null;
@@ -147,7 +150,7 @@ export async function loadFresh(src, options, signal) {
     url: src.url ?? null,
     dataFiles,
     // and no session of this load before it (nor the start above)
-    loaderSettled: () => loaderSettled(ort, forms, options.onWarning),
+    loaderSettled: settleLoader,
     sessionOptionsFor: (report, externalData) =>
       poolSessionOptions(poolOptions, externalData ? { ...baseOptions, externalData } : baseOptions),
     onProgress: options.onProgress,

@@ -1,13 +1,14 @@
 // Whether a load may use optimized forms, and its form context: the
 // capturing loader installed once per realm before onnxruntime-web's first
-// session, FORMS_OFF said once per page, the context string the core makes.
+// session, FORMS_OFF said once per page, the context string the core makes
+// (cache/form_policy.h, asked here with the facts JS sees).
+import { FORM_LOAD, FORMS_OFF } from '../core-constants.js';
 import { getCore } from '../core/module.js';
 import { isNode } from '../platform/node.js';
 import { captureLoader } from './capture-loader.js';
 import { usePlainBuild } from '../runtime-choice.js';
 import { formOptionsSuffix } from './options-identity.js';
 import { guardOrt } from './turns.js';
-import { formContext } from './policy.js';
 
 /** Per realm: the capturing loader installed, or why forms are off. */
 let realm = null;
@@ -30,6 +31,43 @@ function warnFormsOff(e, onWarning) {
     onWarning?.(w);
   } catch {
     /* the caller's handler */
+  }
+}
+
+/** The caller-facing reason for each FORMS_OFF answer. */
+const OFF_WHY = {
+  [FORMS_OFF.NOT_STORED]: () => 'nothing is stored for this source',
+  [FORMS_OFF.LEVEL]: (level) => `graphOptimizationLevel '${level}' has no optimized form to keep`,
+  [FORMS_OFF.OWN_WRITER]: () => 'the caller writes its own optimized model',
+  [FORMS_OFF.CONTEXT]: () => 'the runtime or execution provider names cannot be part of a cache key',
+};
+
+function cString(core, s) {
+  return core.copyIn(new TextEncoder().encode(`${s}\0`));
+}
+
+/**
+ * Whether a load makes forms, and its context string.
+ * @param {import('../core/module.js').Core} core
+ * @param {{version: string, eps: string[], level?: string, storable: boolean, ownWriter: boolean}} facts
+ * @returns {{ctx: string, level: string} | {off: string}}
+ */
+function formContext(core, { version, eps, level, storable, ownWriter }) {
+  const m = core.m;
+  const cap = FORMS_OFF.MAX_CONTEXT;
+  const ptrs = [cString(core, version ?? ''), cString(core, eps.join(',')), cString(core, level ?? '')];
+  const out = core.copyIn(new Uint8Array(cap));
+  const off = core.copyIn(new Uint8Array(4));
+  try {
+    const facts = (storable ? FORM_LOAD.STORABLE : 0) | (ownWriter ? FORM_LOAD.OWN_WRITER : 0);
+    const st = m._ok_form_context(...ptrs, facts, out, cap, off);
+    if (st) throw core.lastError();
+    const why = m.HEAPU32[off >>> 2];
+    if (why !== FORMS_OFF.NONE) return { off: OFF_WHY[why]?.(level) ?? `forms off (${why})` };
+    const ctx = m.UTF8ToString(out);
+    return { ctx, level: /level=(.*)$/.exec(ctx)[1] };
+  } finally {
+    [...ptrs, out, off].forEach((p) => core.free(p));
   }
 }
 
