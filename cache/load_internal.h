@@ -113,6 +113,9 @@ struct ok_load {
     /* the one outstanding write */
     uint32_t w_type, w_chunk;
     int w_pending;
+    /* the stores sent ahead of the session (STORE_AHEAD): how many, from
+     * which chunk, of which entry; 0 when none is unsettled */
+    uint32_t ahead, ahead_from, ahead_entry;
     int marker_pending; /* STREAM waits for the PENDING marker's ack */
 
     /* result */

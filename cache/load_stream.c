@@ -13,7 +13,7 @@ static ok_status finish_stream(ok_load *l);
  * stream; once served, the COMMIT after the last chunk. */
 ok_status ok_ld_pump(ok_load *l) {
     ok_entry *e = ok_ld_entry_of(l, l->write_id);
-    if (l->w_pending) return OK_OK;
+    if (l->w_pending || l->ahead) return OK_OK;
     if (l->storing && e && l->queued < l->cut && (!l->defer || l->idle_write || l->resuming || l->served)) {
         uint32_t idx = l->queued;
         uint64_t len = ok_entry_chunk_len(e, idx);
@@ -209,6 +209,42 @@ ok_status ok_load_body_end(ok_load *l) {
     return ok_ld_leave(l, ok_ld_pump(l));
 }
 
+/* A URL load's body ended with its backlog unstored (a fast link stores
+ * nothing while the body streams): send every chunk of it now, before the
+ * reader and the session, each in its own transaction with the manifest
+ * that lists it. The browser writes them while onnxruntime-web holds the
+ * page's thread creating the session (seconds for a big model), so a page
+ * closed right after its first result keeps what landed by then; stored
+ * after DONE instead, one at a time, a page closed within a second kept a
+ * few chunks of 22 (88 MB). */
+static ok_status store_ahead(ok_load *l) {
+    ok_entry *e = ok_ld_entry_of(l, l->write_id);
+    uint32_t old, idx;
+    if (!l->storing || !e || !l->defer || l->served || l->queued >= l->cut) return OK_OK;
+    old = e->stored_count;
+    l->ahead_from = l->queued;
+    l->ahead_entry = l->write_id;
+    for (idx = l->queued; idx < l->cut; idx++) {
+        ok_act_args a;
+        ok_status st;
+        uint64_t len = idx == l->cut - 1 ? l->received - (uint64_t)idx * l->chunk_size : l->chunk_size;
+        e->stored_count = idx + 1;
+        if (e->chunk_count < idx + 1) e->chunk_count = idx + 1;
+        ok_ld_args0(&a, OK_ACT_STORE_CHUNK);
+        a.flags = OK_STORE_AHEAD;
+        a.chunk = idx;
+        a.chunk_end = idx + 1;
+        a.value = (uint64_t)idx * l->chunk_size;
+        a.value2 = len;
+        st = ok_q_push_manifest(&l->q, a, e);
+        e->stored_count = old;
+        if (st) return st;
+        l->ahead++;
+    }
+    l->queued = l->cut;
+    return OK_OK;
+}
+
 /* Which digest of the integrity matched: its index, or -1. */
 static int integrity_match(ok_load *l, const uint8_t *sha256) {
     uint8_t d[OK_HASH_MAX_BYTES];
@@ -247,6 +283,8 @@ static ok_status finish_stream(ok_load *l) {
     l->state = OK_LOAD_STATE_VALIDATING;
     {
         char hex[65];
+        ok_status st = store_ahead(l);
+        if (st) return st;
         ok_hex(l->sha256, 32, hex);
         return ok_ld_push_simple(l, OK_ACT_VALIDATE, l->total, 0, 0, hex);
     }

@@ -96,20 +96,18 @@ ok_status ok_load_written(ok_load *l) {
     return ok_ld_leave(l, st);
 }
 
-ok_status ok_load_write_failed(ok_load *l, uint32_t kind) {
+/* The one outstanding write failed: evict and redo it (QUOTA), reopen and
+ * redo (CLOSED), or store nothing more with a warning. */
+static ok_status write_failed(ok_load *l, uint32_t kind) {
     ok_entry *e;
     uint32_t type;
     ok_status st = OK_OK;
     int redo = 0, marker;
-    if (!l) return OK_ERR_INVALID_ARG;
-    if (!l->w_pending && ok_ld_finished(l)) return OK_OK; /* a touch after DONE */
-    if (!l->w_pending) return OK_ERR_STATE;
-    ok_ld_bind_queue(l);
     l->w_pending = 0;
     type = l->w_type;
     marker = l->marker_pending;
     e = ok_ld_entry_of(l, l->write_id);
-    if (ok_ld_finished(l) || !e) return ok_ld_leave(l, OK_OK); /* an LRU touch: let it be */
+    if (ok_ld_finished(l) || !e) return OK_OK; /* an LRU touch: let it be */
     if (kind == OK_IOFAIL_QUOTA) {
         uint64_t need = l->size_exact ? l->total : l->received + l->chunk_size;
         uint64_t have = ok_entry_stored_bytes(e);
@@ -127,12 +125,54 @@ ok_status ok_load_write_failed(ok_load *l, uint32_t kind) {
         st = ok_ld_io_trouble(l, kind, &redo);
         if (!st && !redo) st = ok_ld_go_uncached(l, OK_WARN_CACHE_ERROR, OK_REASON_IDB);
     }
-    if (!st && redo) return ok_ld_leave(l, redo_write(l, type));
+    if (!st && redo) return redo_write(l, type);
     if (!st && marker && !l->storing) {
         /* the body was waiting for the marker: it streams uncached now */
         st = ok_ld_stream(l);
     } else if (!st) {
         st = after_write(l, type);
     }
-    return ok_ld_leave(l, st);
+    return st;
+}
+
+ok_status ok_load_write_failed(ok_load *l, uint32_t kind) {
+    if (!l) return OK_ERR_INVALID_ARG;
+    if (!l->w_pending && ok_ld_finished(l)) return OK_OK; /* a touch after DONE */
+    if (!l->w_pending) return OK_ERR_STATE;
+    ok_ld_bind_queue(l);
+    return ok_ld_leave(l, write_failed(l, kind));
+}
+
+ok_status ok_load_ahead_settled(ok_load *l, uint32_t landed, uint32_t kind) {
+    ok_entry *e;
+    ok_status st = OK_OK;
+    uint32_t n;
+    if (!l) return OK_ERR_INVALID_ARG;
+    if (!l->ahead || l->w_pending) return OK_ERR_STATE;
+    n = l->ahead;
+    if (landed > n || (landed < n && (kind < OK_IOFAIL_QUOTA || kind > OK_IOFAIL_OTHER)))
+        return OK_ERR_INVALID_ARG;
+    l->ahead = 0;
+    if (ok_ld_finished(l)) return OK_OK; /* failed or aborted meanwhile: its drop came after them */
+    ok_ld_bind_queue(l);
+    e = ok_ld_entry_of(l, l->write_id);
+    if (!e || l->write_id != l->ahead_entry || e->stored_count != l->ahead_from) {
+        /* the entry was dropped meanwhile (the load went on with another) */
+        if (l->served || l->state == OK_LOAD_STATE_STREAMING) st = ok_ld_pump(l);
+        return ok_ld_leave(l, st);
+    }
+    /* they landed in order up to the first that failed */
+    e->stored_count += landed;
+    if (landed == n) {
+        if (l->served || l->state == OK_LOAD_STATE_STREAMING) st = ok_ld_pump(l);
+        return ok_ld_leave(l, st);
+    }
+    /* the first that failed is the write that failed, as if it were the
+     * only one: the same eviction, reopen or warning; what came after it
+     * goes again one by one */
+    l->queued = e->stored_count + 1;
+    l->w_pending = 1;
+    l->w_type = OK_ACT_STORE_CHUNK;
+    l->w_chunk = e->stored_count;
+    return ok_ld_leave(l, write_failed(l, kind));
 }

@@ -143,7 +143,7 @@ enum {
  *   WRITE_MANIFEST  "index".put(name, blob). ack.
  *   STORE_CHUNK     ONE transaction: "chunks".put([name, chunk], model
  *                   buffer [value, value + value2)) and "index".put(name,
- *                   blob). ack.
+ *                   blob). ack. flags STORE_AHEAD: no ack (see the flag).
  *   COMMIT          ONE transaction: "index".put(name, blob) and
  *                   "meta".put(name, aux) (no aux: a part, no meta). ack.
  *                   flags COMMIT_MORE: a group (a model and its parts):
@@ -235,7 +235,12 @@ enum ok_cache_action_type {
     X(STREAM_HOST_SHA256, 512) /* STREAM: the core does not hash this body:    \
                                before ok_load_body_end, JS hands the SHA-256   \
                                of the whole model buffer [0, end) with          \
-                               ok_load_body_sha256() */
+                               ok_load_body_sha256() */    \
+    X(STORE_AHEAD, 1024)       /* STORE_CHUNK: one of a run sent together      \
+                               before the session: begin (and commit) its     \
+                               transaction at once, ack nothing; when the page \
+                               has nothing else to do, ok_load_ahead_settled() \
+                               with how many of the run landed, in order */
 enum {
 #define OK_ACTION_FLAG_ENUM_(name, value) OK_##name = value,
     OK_ACTION_FLAG_LIST(OK_ACTION_FLAG_ENUM_)

@@ -345,6 +345,13 @@ ok_status ok_load_meta_read(ok_load *l, const uint8_t *p, size_t n);
 ok_status ok_load_io_failed(ok_load *l, uint32_t kind);
 ok_status ok_load_written(ok_load *l);
 ok_status ok_load_write_failed(ok_load *l, uint32_t kind);
+/* The STORE_AHEAD run settled: `landed` of its transactions, counted from
+ * its first, committed before the first that failed (all: none failed),
+ * and how that one failed (OK_IOFAIL_*; 0 when none did). It is handled as
+ * that one write's failure (ok_load_write_failed); the ones after it go
+ * again. JS tells it when it has nothing else to carry out (the session's
+ * creation, the DONE and the body come first). */
+ok_status ok_load_ahead_settled(ok_load *l, uint32_t landed, uint32_t kind);
 /* The C reader's verdict on the model buffer: status OK with its report
  * (stored with the entry), or the reader's error and the byte offset. */
 ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset, const uint8_t *report, size_t n);

@@ -72,6 +72,7 @@ export const ACTION_FLAG = Object.freeze({
   DONE_STAGED: 128,
   DONE_STORING: 256,
   STREAM_HOST_SHA256: 512,
+  STORE_AHEAD: 1024,
 });
 
 /** ok_action: uint32 word index of each field */

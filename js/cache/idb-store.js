@@ -246,12 +246,16 @@ export class IdbStore {
    */
   storeChunk(name, idx, bytes, manifest, asBlob = true) {
     const value = asBlob && this.recordForm === 'blob' ? blobRecord(bytes) : bytes.slice().buffer;
-    return this.tx(['chunks', 'index'], 'readwrite', 'storing a chunk', (tx) =>
-      Promise.all([
+    return this.tx(['chunks', 'index'], 'readwrite', 'storing a chunk', (tx) => {
+      const both = Promise.all([
         req(tx.objectStore('chunks').put(value, [name, idx])),
         req(tx.objectStore('index').put(manifest, name)),
-      ]),
-    );
+      ]);
+      // committed by the browser without waiting for the page to see the
+      // puts succeed: the page may be held (a session being created) or gone
+      tx.commit?.();
+      return both;
+    });
   }
 
   /**

@@ -16,7 +16,7 @@ import { NETWORK_ACTIONS } from './network-actions.js';
 import { ReadAhead } from './read-ahead.js';
 import { chunkStore } from './chunk-store-cost.js';
 import { SESSION_ACTIONS } from './session-actions.js';
-import { STORE_ACTIONS } from './store-actions.js';
+import { STORE_ACTIONS, settleAhead } from './store-actions.js';
 import { bytesOfHex, sha256Beside, sha256Bytes } from '../util/sha256.js';
 
 const now = () => (globalThis.performance ?? Date).now();
@@ -78,6 +78,7 @@ class LoadRun {
     this.timings = {};
     this.mark = this.t0;
     this.ahead = null; // the body read ahead (read-ahead.js)
+    this.aheadStores = null; // STORE_AHEAD chunks in flight: each settles true (landed) or false
     this.netWaitMs = 0; // waited on the network since the core last stored a chunk
     this.idleAt = 0; // the body's end when the core was last told the network is idle
     this.storedLater = new Promise((resolve) => {
@@ -168,6 +169,11 @@ class LoadRun {
       }
       if (this.streaming) {
         await this.feed();
+        continue;
+      }
+      if (this.aheadStores) {
+        // the stores sent before the session (STORE_AHEAD), settled once nothing else is left
+        await settleAhead(this);
         continue;
       }
       if (this.finished) return;

@@ -186,6 +186,9 @@ export class LoadMachine {
   writeFailed(kind) {
     return this.m._ok_load_write_failed(this.l, kind);
   }
+  aheadSettled(landed, kind) {
+    return this.m._ok_load_ahead_settled(this.l, landed, kind);
+  }
   validated(status, offset, report) {
     return report
       ? this.m._ok_load_validated(this.l, status, u64(offset), this.scratch.put(report), report.byteLength)

@@ -70,12 +70,29 @@ async function readMeta(run, a) {
   if (run.ev(run.m.metaRead(bytes)) === STATUS.OK && bytes) run.report = JSON.parse(dec.decode(bytes));
 }
 
-/** WRITE_MANIFEST, STORE_CHUNK, COMMIT: its outcome is acked before anything else happens. */
+/** STORE_CHUNK's bytes: the model buffer [value, value + value2). */
+const chunkOf = (run, a) => run.buf.bytes.subarray(a.value, a.value + a.value2);
+
+/** Blob or ArrayBuffer records: decided once per file when its size is known. */
+const asBlob = (run, a) =>
+  run.total ? (run.asBlob ??= blobRecordsFor(run.ctx.core, run.total)) : blobRecordsFor(run.ctx.core, 0, a.value2);
+
+/**
+ * WRITE_MANIFEST, STORE_CHUNK, COMMIT: its outcome is acked before anything
+ * else happens -- but a STORE_AHEAD chunk's, which the driver settles.
+ */
 async function write(run, a) {
   const { store, index } = cacheOf(run);
   if (a.type === ACT.COMMIT && a.flags & ACTION_FLAG.COMMIT_MORE) {
     // a data file's commit: held for the model's transaction, not acked
     (run.group ??= []).push({ name: a.name, manifest: a.blob });
+    return;
+  }
+  if (a.type === ACT.STORE_CHUNK && a.flags & ACTION_FLAG.STORE_AHEAD) {
+    // sent before the session: begun now, its transaction committed by the
+    // browser while onnxruntime-web holds the page; settled by the driver
+    const p = store.storeChunk(a.name, a.chunk, chunkOf(run, a), a.blob, asBlob(run, a));
+    (run.aheadStores ??= []).push(p.then(() => 0, ioFailKind));
     return;
   }
   const group = a.type === ACT.COMMIT ? (run.group ?? []) : [];
@@ -84,10 +101,7 @@ async function write(run, a) {
     if (a.type === ACT.WRITE_MANIFEST) await store.putManifest(a.name, a.blob);
     else if (a.type === ACT.STORE_CHUNK) {
       const t = now();
-      // Blob or ArrayBuffer records: decided once per file when its size is known
-      const { core } = run.ctx;
-      const asBlob = run.total ? (run.asBlob ??= blobRecordsFor(core, run.total)) : blobRecordsFor(core, 0, a.value2);
-      await store.storeChunk(a.name, a.chunk, run.buf.bytes.subarray(a.value, a.value + a.value2), a.blob, asBlob);
+      await store.storeChunk(a.name, a.chunk, chunkOf(run, a), a.blob, asBlob(run, a));
       // what waiting on the network must add up to before a store during a download
       chunkStore.ms = now() - t;
       run.netWaitMs = 0;
@@ -99,6 +113,20 @@ async function write(run, a) {
     return;
   }
   run.ev(run.m.written());
+}
+
+/**
+ * The STORE_AHEAD run: once it settled, how many landed before the first
+ * that failed, and how that one failed -- handled by the core as that one
+ * write's failure.
+ */
+export async function settleAhead(run) {
+  const kinds = await Promise.all(run.aheadStores);
+  run.aheadStores = null;
+  const failed = kinds.findIndex((k) => k !== 0);
+  const kind = failed < 0 ? 0 : kinds[failed];
+  if (kind === IOFAIL.QUOTA) cacheOf(run).index.setBusy(await heldLocks());
+  run.ev(run.m.aheadSettled(failed < 0 ? kinds.length : failed, kind));
 }
 
 /**

@@ -1,9 +1,10 @@
-// A download is served before it is stored (cache/ok_load.h, DONE_STORING):
-// on a fast link the caller has its session before any chunk is written and
-// the store ends behind it; on a slow link chunks are stored while the body
-// still arrives (so a killed tab resumes); cache.list() waits for the
-// page's own stores; a page closed before its store ends leaves nothing
-// torn and the next visit downloads again.
+// A download is served before it is committed (cache/ok_load.h,
+// DONE_STORING): on a fast link nothing is written while the body streams;
+// at its end the chunks are sent at once, before the session (STORE_AHEAD),
+// never waited for by it, and settled and committed behind the caller; on a
+// slow link chunks are stored while the body still arrives (so a killed tab
+// resumes); cache.list() waits for the page's own stores; a page closed
+// before its store ends leaves nothing torn and the next visit is right.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
@@ -27,16 +28,16 @@ async function ordered(url, options) {
 
 const withOrdered = async (page) => page.evaluate(`window.ordered = ${ordered.toString()}`);
 
-test('a fast link: the session is served before any chunk is written; the store ends behind the caller; cache.list() waits for it', async () => {
+test('a fast link: the chunk is sent before the session, not waited for; the commit ends behind the caller; cache.list() waits for it', async () => {
   await env.reset();
   const page = await env.newPage();
   // one chunk bigger than the model: it can only be cut at the body's end, so
   // the order does not depend on how the network is paced here
   await withOrdered(page);
   const r = await page.evaluate((url) => window.ordered(url, { chunkSize: 8 << 20, forms: false }), DET);
-  // the machine's order: DONE, then the chunk and the commit
-  const writes = r.lines.filter((x) => ['DONE', 'STORE_CHUNK', 'COMMIT'].includes(x));
-  assert.deepEqual(writes, ['DONE', 'STORE_CHUNK', 'COMMIT'], r.lines.join(' '));
+  // the machine's order: the chunk (sent, not acked), the session, DONE, then the commit
+  const writes = r.lines.filter((x) => ['CREATE_SESSION', 'DONE', 'STORE_CHUNK', 'COMMIT'].includes(x));
+  assert.deepEqual(writes, ['STORE_CHUNK', 'CREATE_SESSION', 'DONE', 'COMMIT'], r.lines.join(' '));
   // and what the caller saw: its session, with the store still going on
   assert.equal(r.storeAtResolve, 'under way');
   assert.equal(r.storedAtResolve, true, 'stored: under way');
@@ -48,7 +49,7 @@ test('a fast link: the session is served before any chunk is written; the store 
   await page.close();
 });
 
-test('a slow link: chunks are stored while the body still arrives; only the last one waits for the caller', async () => {
+test('a slow link: chunks are stored while the body still arrives; the last goes with the body end', async () => {
   await env.reset();
   // 1 MB/s, and onnxruntime-web started before the load: started beside the download on a
   // fresh page it holds the main thread for seconds on a loaded machine, the body piles up

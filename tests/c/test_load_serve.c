@@ -60,8 +60,13 @@ static void test_fast_link_serves_first(void) {
     CHECK(!w.pg.stuck);
     CHECK_EQ_INT(w.pg.tier, OK_TIER_NETWORK);
     CHECK(w.pg.done_flags & OK_DONE_STORING);
-    CHECK_EQ_INT(w.pg.chunks_at_done, 0);    /* nothing stored before the caller had its session */
-    CHECK(w.pg.done_flags & OK_DONE_STORED); /* ... and all of it after */
+    /* nothing stored while the body streamed; at its end every chunk was
+     * sent at once, before the session, and settled only after it (the
+     * creation never waits for a write); the COMMIT follows DONE */
+    CHECK_EQ_INT(w.pg.ahead_runs, 1);
+    CHECK_EQ_INT(w.pg.sessions_at_settle, 1);
+    CHECK_EQ_INT(w.pg.chunks_at_done, chunks_a);
+    CHECK(w.pg.done_flags & OK_DONE_STORED);
     CHECK_EQ_INT(w.db.chunks.n, chunks_a);
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 1);
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 0);
@@ -78,8 +83,10 @@ static void test_slow_link_stores_as_it_streams(void) {
     fx_run(&w.pg, &p);
     CHECK(served(&w.pg));
     CHECK(w.pg.done_flags & OK_DONE_STORING);
-    /* only a short last chunk (cut by the body's end) waited */
-    CHECK_EQ_INT(w.pg.chunks_at_done, len_a % CS ? chunks_a - 1 : chunks_a);
+    /* stored as they came; a short last chunk (cut by the body's end) went
+     * ahead of the session */
+    CHECK_EQ_INT(w.pg.chunks_at_done, chunks_a);
+    CHECK_EQ_INT(w.pg.ahead_runs, len_a % CS ? 1 : 0);
     CHECK(w.pg.done_flags & OK_DONE_STORED);
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 1);
     check_hit_next(&w);
@@ -115,13 +122,13 @@ static void test_quota_after_serving(void) {
     world_free(&w);
 }
 
-/* A write failing behind the caller (not the quota): the same, with a
+/* Writes failing behind the caller (not the quota): the same, with a
  * CACHE_ERROR warning. */
 static void test_write_fails_after_serving(void) {
     world w;
     ok_load_params p = fx_url_params(URL, CS);
     world_init(&w, 1);
-    w.db.fail_write_at = w.db.writes + 2; /* the PENDING marker lands, the first chunk fails */
+    w.db.fail_from = w.db.writes + 2; /* the PENDING marker lands, every chunk fails */
     fx_run(&w.pg, &p);
     CHECK(served(&w.pg));
     CHECK(!w.pg.stuck);
@@ -133,6 +140,61 @@ static void test_write_fails_after_serving(void) {
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 0);
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 0);
     CHECK_EQ_INT(fx_orphans(&w.db), 0);
+    world_free(&w);
+}
+
+/* One store sent ahead of the session fails, the ones after it land: it is
+ * handled as a single store's failure would be (CACHE_ERROR, the store
+ * ends); what landed before it stays pending, and the next load resumes
+ * from it (the chunks after the gap fail their re-read and go). */
+static void test_store_ahead_fails_once(void) {
+    world w;
+    ok_load_params p = fx_url_params(URL, CS);
+    world_init(&w, 1);
+    w.db.fail_write_at = w.db.writes + 3; /* the marker and chunk 0 land, chunk 1 fails */
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg));
+    CHECK(!w.pg.stuck);
+    CHECK_EQ_INT(w.pg.ahead_runs, 1);
+    CHECK(fx_warned(&w.pg, OK_WARN_CACHE_ERROR));
+    CHECK(!(w.pg.done_flags & OK_DONE_STORED));
+    fx_sync(&w.pg, 1);
+    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 0);
+    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 1);
+    CHECK_EQ_INT(fx_orphans(&w.db), 0);
+    /* the next load resumes after chunk 0 and stores */
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg));
+    CHECK(w.pg.done_flags & OK_DONE_STORED);
+    CHECK(w.srv.req[w.srv.n_req - 1].flags & OK_FETCH_RANGE);
+    CHECK_EQ_INT(w.srv.req[w.srv.n_req - 1].from, CS);
+    CHECK(fx_store_serves(&w.db, model_a, len_a));
+    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 0);
+    check_hit_next(&w);
+    world_free(&w);
+}
+
+/* The quota runs out for a store sent ahead: the eviction a single store
+ * would make, then that chunk and all after it go again, and land. */
+static void test_store_ahead_quota_evicts(void) {
+    world w;
+    ok_load_params p = fx_url_params(URL, CS);
+    ok_load_params other = fx_url_params("https://models.test/other.onnx", CS);
+    world_init(&w, 1);
+    fx_run(&w.pg, &other); /* an older model to evict */
+    CHECK(w.pg.done_flags & OK_DONE_STORED);
+    w.db.quota = db_used(&w.db) + len_a - CS; /* room for the model less one chunk */
+    w.db.estimate_slack = len_a * 2;          /* the estimate says it fits */
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg));
+    CHECK(!w.pg.stuck);
+    CHECK_EQ_INT(w.pg.ahead_runs, 1);
+    CHECK(w.pg.done_flags & OK_DONE_STORED);
+    CHECK_EQ_INT(w.pg.n_warns, 0);
+    CHECK(fx_store_serves(&w.db, model_a, len_a));
+    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 1);
+    CHECK_EQ_INT(fx_orphans(&w.db), 0);
+    check_hit_next(&w);
     world_free(&w);
 }
 
@@ -151,7 +213,8 @@ static void test_fast_link_cut_resumes(void) {
     CHECK_EQ_INT(w.srv.n_req, 2);
     CHECK_EQ_INT(w.srv.req[1].flags & OK_FETCH_RANGE, OK_FETCH_RANGE);
     CHECK_EQ_INT(w.srv.req[1].from, (len_a / 2) / CS * CS);
-    CHECK_EQ_INT(w.pg.chunks_at_done, (len_a / 2) / CS); /* the backlog before the Range */
+    /* the backlog before the Range, then the rest ahead of the session */
+    CHECK_EQ_INT(w.pg.chunks_at_done, chunks_a);
     CHECK(w.pg.done_flags & OK_DONE_STORED);
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_COMMITTED), 1);
     check_hit_next(&w);
@@ -181,6 +244,8 @@ int main(void) {
     test_slow_link_stores_as_it_streams();
     test_quota_after_serving();
     test_write_fails_after_serving();
+    test_store_ahead_fails_once();
+    test_store_ahead_quota_evicts();
     test_fast_link_cut_resumes();
     test_abort_after_serving();
     free(model_a);

@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     ok_cache_actions_clear(k);
     while (c.n) {
-        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 31;
+        uint32_t which = take(&c, 1) % 3, ev = take(&c, 1) % 32;
         ok_load *x = l[which];
         size_t len;
         const uint8_t *bytes;
@@ -166,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         case 28: ok_load_captured(x, take(&c, 1) & 1 ? take(&c, 2) : 0); break;
         case 29: ok_load_body_idle(x); break;
+        case 30: ok_load_ahead_settled(x, take(&c, 1) % 40, take(&c, 1) % 5); break;
         default: {
             ok_load_info info;
             ok_load_info_get(x, &info);

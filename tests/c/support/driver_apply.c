@@ -110,7 +110,13 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         rc = db_begin_write(d, adding);
         if (rc) fx_group_clear(pg);
         if (rc < 0) return -1;
-        if (rc) {
+        if (a->type == OK_ACT_STORE_CHUNK && (a->flags & OK_STORE_AHEAD)) {
+            /* begun at once, settled when the page is idle (the loop) */
+            pg->ahead_n++;
+            if (rc && !pg->ahead_failed) pg->ahead_failed = rc;
+            if (rc) return 0;
+            if (!pg->ahead_failed) pg->ahead_landed++;
+        } else if (rc) {
             FX_EV(ok_load_write_failed, l, (uint32_t)rc);
             return 0;
         }
@@ -122,7 +128,7 @@ int fx_apply(fx_page *pg, ok_load *l, const ok_action *a, const uint8_t *data, f
         fx_group_clear(pg);
         fs_put(&d->index, name, 0, data + a->blob_off, a->blob_len);
         d->writes++;
-        FX_EV(ok_load_written, l);
+        if (!(a->type == OK_ACT_STORE_CHUNK && (a->flags & OK_STORE_AHEAD))) FX_EV(ok_load_written, l);
         return 0;
     }
     case OK_ACT_DELETE_CHUNKS:

@@ -85,6 +85,7 @@ int db_begin_write(fx_db *d, uint64_t adding) {
         d->fail_write_at = 0;
         return OK_IOFAIL_OTHER;
     }
+    if (d->fail_from && adding && d->writes + 1 >= d->fail_from) return OK_IOFAIL_OTHER;
     if (d->fail_writes > 0) {
         d->fail_writes--;
         return OK_IOFAIL_OTHER;

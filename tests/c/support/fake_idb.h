@@ -31,6 +31,9 @@ typedef struct {
     int fail_writes;   /* the next n write transactions fail OTHER */
     int fail_write_at; /* the write transaction with this number (writes + 1)
                           fails OTHER; 0 off */
+    int fail_from;     /* every write transaction that adds bytes, from
+                          this number on (writes + 1), fails OTHER (the
+                          deletes still land); 0 off */
     int fail_reads;    /* the next n read transactions fail OTHER */
     int reopens;
 } fx_db;

@@ -59,6 +59,8 @@ void fx_reset_outcome(fx_page *pg) {
     memset(pg->part_flags, 0, sizeof pg->part_flags);
     pg->part_fail_code = pg->part_fail_reason = 0;
     pg->adopt_fail = 0;
+    pg->ahead_n = pg->ahead_landed = 0;
+    pg->ahead_failed = pg->ahead_runs = pg->sessions_at_settle = 0;
 }
 
 /* The model's data files, each a DATA load on the same index and store,
@@ -245,6 +247,16 @@ void fx_drive(fx_page *pg, ok_load *l, const ok_load_params *p, ok_load **keep) 
         if (pg->abort_in_state >= 0 && info.state == (uint32_t)pg->abort_in_state) {
             pg->abort_in_state = -1;
             FX_EV(ok_load_abort, l);
+            continue;
+        }
+        if (pg->ahead_n && !(s.active && s.streaming && info.state == OK_LOAD_STATE_STREAMING)) {
+            /* nothing else to carry out: the stores sent ahead settle (JS's loop) */
+            uint32_t landed = pg->ahead_landed, kind = (uint32_t)pg->ahead_failed;
+            pg->ahead_n = pg->ahead_landed = 0;
+            pg->ahead_failed = 0;
+            pg->ahead_runs++;
+            pg->sessions_at_settle = pg->sessions;
+            FX_EV(ok_load_ahead_settled, l, landed, kind);
             continue;
         }
         if (info.state == OK_LOAD_STATE_STREAMING &&

@@ -106,6 +106,12 @@ typedef struct {
         size_t len;
     } group[FX_MAX_GROUP];
     int n_group;
+    /* STORE_AHEAD stores carried out, not yet settled: how many, how many
+     * landed before the first that failed, how that one failed (0: none) */
+    uint32_t ahead_n, ahead_landed;
+    int ahead_failed;
+    int ahead_runs;         /* ok_load_ahead_settled calls */
+    int sessions_at_settle; /* sessions created when the last run settled */
 } fx_page;
 
 void fx_group_clear(fx_page *pg);
