@@ -7,6 +7,26 @@
 
 static ok_status finish_stream(ok_load *l);
 
+/* STORE_CHUNK of chunk idx: it travels with the manifest that lists it. */
+static ok_status push_chunk_store(ok_load *l, ok_entry *e, uint32_t idx, uint32_t flags) {
+    uint64_t len = ok_entry_chunk_len(e, idx);
+    uint32_t old = e->stored_count;
+    ok_act_args a;
+    ok_status st;
+    if (l->ended && idx == l->cut - 1) len = l->received - (uint64_t)idx * l->chunk_size;
+    e->stored_count = idx + 1;
+    if (e->chunk_count < idx + 1) e->chunk_count = idx + 1;
+    ok_ld_args0(&a, OK_ACT_STORE_CHUNK);
+    a.flags = flags;
+    a.chunk = idx;
+    a.chunk_end = idx + 1;
+    a.value = (uint64_t)idx * l->chunk_size;
+    a.value2 = len;
+    st = ok_q_push_manifest(&l->q, a, e);
+    e->stored_count = old;
+    return st;
+}
+
 /* Emit the next write when none is outstanding: a complete chunk waiting
  * in the backlog (a URL load's only when the network is idle, it is
  * resuming, or it was served), or -- once the body ended -- the end of the
@@ -16,21 +36,7 @@ ok_status ok_ld_pump(ok_load *l) {
     if (l->w_pending || l->ahead) return OK_OK;
     if (l->storing && e && l->queued < l->cut && (!l->defer || l->idle_write || l->resuming || l->served)) {
         uint32_t idx = l->queued;
-        uint64_t len = ok_entry_chunk_len(e, idx);
-        uint32_t old = e->stored_count;
-        ok_act_args a;
-        ok_status st;
-        if (l->ended && idx == l->cut - 1) len = l->received - (uint64_t)idx * l->chunk_size;
-        /* the chunk travels with the manifest that lists it */
-        e->stored_count = idx + 1;
-        if (e->chunk_count < idx + 1) e->chunk_count = idx + 1;
-        ok_ld_args0(&a, OK_ACT_STORE_CHUNK);
-        a.chunk = idx;
-        a.chunk_end = idx + 1;
-        a.value = (uint64_t)idx * l->chunk_size;
-        a.value2 = len;
-        st = ok_q_push_manifest(&l->q, a, e);
-        e->stored_count = old;
+        ok_status st = push_chunk_store(l, e, idx, 0);
         if (st) return st;
         l->queued++;
         l->idle_write = 0;
@@ -219,25 +225,12 @@ ok_status ok_load_body_end(ok_load *l) {
  * few chunks of 22 (88 MB). */
 static ok_status store_ahead(ok_load *l) {
     ok_entry *e = ok_ld_entry_of(l, l->write_id);
-    uint32_t old, idx;
+    uint32_t idx;
     if (!l->storing || !e || !l->defer || l->served || l->queued >= l->cut) return OK_OK;
-    old = e->stored_count;
     l->ahead_from = l->queued;
     l->ahead_entry = l->write_id;
     for (idx = l->queued; idx < l->cut; idx++) {
-        ok_act_args a;
-        ok_status st;
-        uint64_t len = idx == l->cut - 1 ? l->received - (uint64_t)idx * l->chunk_size : l->chunk_size;
-        e->stored_count = idx + 1;
-        if (e->chunk_count < idx + 1) e->chunk_count = idx + 1;
-        ok_ld_args0(&a, OK_ACT_STORE_CHUNK);
-        a.flags = OK_STORE_AHEAD;
-        a.chunk = idx;
-        a.chunk_end = idx + 1;
-        a.value = (uint64_t)idx * l->chunk_size;
-        a.value2 = len;
-        st = ok_q_push_manifest(&l->q, a, e);
-        e->stored_count = old;
+        ok_status st = push_chunk_store(l, e, idx, OK_STORE_AHEAD);
         if (st) return st;
         l->ahead++;
     }
