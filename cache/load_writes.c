@@ -156,23 +156,22 @@ ok_status ok_load_ahead_settled(ok_load *l, uint32_t landed, uint32_t kind) {
     if (ok_ld_finished(l)) return OK_OK; /* failed or aborted meanwhile: its drop came after them */
     ok_ld_bind_queue(l);
     e = ok_ld_entry_of(l, l->write_id);
-    if (!e || l->write_id != l->ahead_entry || e->stored_count != l->ahead_from) {
-        /* the entry was dropped meanwhile (the load went on with another) */
-        if (l->served || l->state == OK_LOAD_STATE_STREAMING) st = ok_ld_pump(l);
-        return ok_ld_leave(l, st);
+    /* (an entry dropped meanwhile, the load gone on with another: its
+     * stores are nothing to this one) */
+    if (e && l->write_id == l->ahead_entry && e->stored_count == l->ahead_from) {
+        /* they landed in order up to the first that failed */
+        e->stored_count += landed;
+        if (landed < n) {
+            /* the first that failed is the write that failed, as if it were
+             * the only one: the same eviction, reopen or warning; what came
+             * after it goes again one by one */
+            l->queued = e->stored_count + 1;
+            l->w_pending = 1;
+            l->w_type = OK_ACT_STORE_CHUNK;
+            l->w_chunk = e->stored_count;
+            return ok_ld_leave(l, write_failed(l, kind));
+        }
     }
-    /* they landed in order up to the first that failed */
-    e->stored_count += landed;
-    if (landed == n) {
-        if (l->served || l->state == OK_LOAD_STATE_STREAMING) st = ok_ld_pump(l);
-        return ok_ld_leave(l, st);
-    }
-    /* the first that failed is the write that failed, as if it were the
-     * only one: the same eviction, reopen or warning; what came after it
-     * goes again one by one */
-    l->queued = e->stored_count + 1;
-    l->w_pending = 1;
-    l->w_type = OK_ACT_STORE_CHUNK;
-    l->w_chunk = e->stored_count;
-    return ok_ld_leave(l, write_failed(l, kind));
+    if (l->served || l->state == OK_LOAD_STATE_STREAMING) st = ok_ld_pump(l);
+    return ok_ld_leave(l, st);
 }

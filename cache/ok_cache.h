@@ -240,7 +240,8 @@ enum ok_cache_action_type {
                                before the session: begin (and commit) its     \
                                transaction at once, ack nothing; when the page \
                                has nothing else to do, ok_load_ahead_settled() \
-                               with how many of the run landed, in order */
+                               with how many of the run landed, in order,    \
+                               and how the first that failed failed */
 enum {
 #define OK_ACTION_FLAG_ENUM_(name, value) OK_##name = value,
     OK_ACTION_FLAG_LIST(OK_ACTION_FLAG_ENUM_)

@@ -78,7 +78,7 @@ class LoadRun {
     this.timings = {};
     this.mark = this.t0;
     this.ahead = null; // the body read ahead (read-ahead.js)
-    this.aheadStores = null; // STORE_AHEAD chunks in flight: each settles true (landed) or false
+    this.aheadStores = null; // STORE_AHEAD chunks in flight: each settles 0 (landed) or its IOFAIL kind
     this.netWaitMs = 0; // waited on the network since the core last stored a chunk
     this.idleAt = 0; // the body's end when the core was last told the network is idle
     this.storedLater = new Promise((resolve) => {
