@@ -27,7 +27,7 @@ import { formInfo } from './forms/session-info.js';
 import { memoryReport } from './memory-report.js';
 import { isNode } from './platform/node.js';
 import { startRuntime } from './runtime-start.js';
-import { chooseRuntime, runtimeServes, usePlainBuild } from './runtime-choice.js';
+import { chooseRuntime, runtimeServes, usePlainBuild, warmNextStart } from './runtime-choice.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
@@ -206,6 +206,8 @@ export async function loadFresh(src, options, signal) {
     );
   });
   trackWork(formsReady);
+  // the build the next visit starts, if not this one: fetched ahead once this work is over
+  warmNextStart(core, ort, runtime);
   // Ask once a model is stored; the browser answers (or prompts) on its own time.
   if (options.persist) r.storedLater.then((stored) => stored && persist()).catch(() => {});
   const tier = TIER_NAME[r.tier];

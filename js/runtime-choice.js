@@ -12,6 +12,7 @@ import { RUNTIME, RUNTIME_FACT, RUNTIME_SERVE } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { plainBuildUrls } from './forms/capture-loader.js';
 import { isNode } from './platform/node.js';
+import { afterWork } from './cache/background-work.js';
 
 const FLAVOUR = { wasm: RUNTIME.WASM, jsep: RUNTIME.JSEP, asyncify: RUNTIME.ASYNCIFY, jspi: RUNTIME.JSPI };
 const NAME = Object.fromEntries(Object.entries(FLAVOUR).map(([k, v]) => [v, k]));
@@ -150,7 +151,44 @@ async function decide(core, ort, options, entry) {
   // the files the app named say which build starts (a later WebGPU load must know)
   const flavour = (facts & RUNTIME_FACT.APP_CHOSE && namedFlavour(ort)) || NAME[want(facts)] || entry;
   if (flavour !== 'wasm' || entry === 'wasm') plain = null;
-  return { entry, flavour, plain };
+  // own: the app's files start (and will next visit); paths: as the app set them, before forms' loader
+  return { entry, flavour, plain, runtime, own: !!(facts & RUNTIME_FACT.APP_CHOSE), paths: ort.env?.wasm?.wasmPaths };
+}
+
+/** This page fetches ahead the build the next visit starts. */
+let warming = false;
+
+/**
+ * The build the next visit here starts, fetched into the browser's HTTP
+ * cache once this page's background work is over, where it is not the one
+ * this page started: a drop-in's first visit starts its entry's full build
+ * ('after-visit'), the next one the plain build once this visit listed only
+ * 'wasm', and that visit then downloaded it (14 MB) and compiled it cold on
+ * its way to the first result: a second visit through transformers.js
+ * 2229-2294 ms with it fetched ahead, against 2562-2963 without. Decided
+ * again when the work is over (a later load here may have asked for more).
+ * Call once a load's own background work is tracked (js/cache/background-work.js).
+ * @param {import('./core/module.js').Core} core
+ * @param {object} ort onnxruntime-web
+ * @param {object} started chooseRuntime's answer
+ */
+export function warmNextStart(core, ort, started) {
+  if (warming || isNode || started.own !== false || started.flavour === 'wasm' || started.entry === 'wasm') return;
+  if (globalThis.navigator?.connection?.saveData) return; // the user asked for less data
+  warming = true;
+  afterWork(async () => {
+    const facts =
+      recordFacts() |
+      RUNTIME_FACT.PLAIN_FOUND |
+      (started.runtime === 'full' ? RUNTIME_FACT.FULL : 0) |
+      (started.runtime === 'after-visit' ? RUNTIME_FACT.UNKNOWN_FUTURE : 0);
+    if (core.m._ok_runtime_flavour(FLAVOUR[started.entry] ?? 0, facts) >>> 0 !== RUNTIME.WASM) return;
+    const plain = await plainBuildUrls(ort, started.paths);
+    for (const url of plain ? [plain.mjs, plain.wasm] : []) {
+      const r = await fetch(url, { priority: 'low' });
+      await r.body?.pipeTo(new WritableStream()); // read to its end (an unread body is an aborted request), kept by the HTTP cache only
+    }
+  });
 }
 
 /** The build of the .wasm the app named by URL (env.wasm.wasmPaths.wasm), if its name says it. */

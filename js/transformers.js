@@ -63,6 +63,13 @@ const store = transformersStore({
   // without the hook, match() answers a model file transformers.js would fetch from where it would
   probeOnMatch: fetchHook ? null : (key) => fetchedFrom(key),
 });
+// transformers.js 4 fetches onnxruntime-web's .wasm into its cache and hands
+// it over as bytes (env.useWasmCache): a start from bytes compiles without
+// streaming or V8's code cache (782 against 675 ms to a tiny session, JSEP),
+// and it stores a second copy of a file the HTTP cache keeps. ortkeep starts
+// onnxruntime-web from the build's URL (js/runtime-choice.js); an app that
+// sets env.useWasmCache after this import has it back.
+if (env.useWasmCache) env.useWasmCache = false;
 env.useCustomCache = true;
 env.customCache = store;
 env.useBrowserCache = false;

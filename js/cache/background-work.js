@@ -33,3 +33,22 @@ export const storesSettled = () => drained(stores);
 
 /** Resolves once all of this page's background work is over. */
 export const workSettled = () => drained(work);
+
+/**
+ * Runs `fn` once the rest of this page's background work is over, as
+ * background work itself: `cache.settled()` waits for it too. Never rejects.
+ * @param {() => Promise<unknown>} fn
+ */
+export function afterWork(fn) {
+  let self = null;
+  const others = () => [...work].filter((p) => p !== self);
+  self = (async () => {
+    for (let rest = others(); rest.length; rest = others()) await Promise.allSettled(rest);
+    try {
+      await fn();
+    } catch {
+      /* the caller's own loss only */
+    }
+  })();
+  trackWork(self);
+}

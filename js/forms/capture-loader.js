@@ -488,12 +488,12 @@ async function wasmUrlFor(ort, file, explicit, version, named) {
  * installed beside ortkeep where node_modules is served as is (a bundled
  * app renames its assets and emits only the files it references: none).
  * @param {object} ort onnxruntime-web
+ * @param {unknown} [paths] env.wasm.wasmPaths as the app set it (by default: as it is now)
  * @returns {Promise<{mjs: string, wasm: string} | null>}
  */
-export async function plainBuildUrls(ort) {
+export async function plainBuildUrls(ort, paths = ort.env?.wasm?.wasmPaths) {
   const version = ort.env?.versions?.web;
   const wasmFile = 'ort-wasm-simd-threaded.wasm';
-  const paths = ort.env?.wasm?.wasmPaths;
   // a folder the app named (runtime-choice.js: only a whole dist/ of this version)
   let base = typeof paths === 'string' ? new URL(paths, globalThis.location?.href) : resolvedOrt();
   const script = base ? null : pageOrtScript(ort);

@@ -199,11 +199,13 @@ describe('transformers.js with ortkeep/transformers', () => {
         visits[visit].wasm = [...page.ortWasm];
       }
       // the build each visit starts: the entry's own on the first (the drop-in's 'after-visit'),
-      // the plain one from the visit after one that listed only 'wasm'
+      // the plain one from the visit after one that listed only 'wasm', which the first fetched
+      // ahead (after its own work: the generation's model was requested first)
       const entry = major === 4 ? 'ort-wasm-simd-threaded.asyncify.wasm' : 'ort-wasm-simd-threaded.jsep.wasm';
+      const plain = 'ort-wasm-simd-threaded.wasm';
       assert.deepEqual(
         visits.map((v) => v.wasm),
-        [[entry], [device === 'webgpu' ? entry : 'ort-wasm-simd-threaded.wasm']],
+        device === 'webgpu' ? [[entry], [entry]] : [[entry, plain], [plain]],
       );
       const [first, second] = visits;
       assert.equal(first.ok, true, `${first.code}: ${first.message}`);
@@ -218,7 +220,7 @@ describe('transformers.js with ortkeep/transformers', () => {
     });
   }
 
-  test("transformers.js 4 with its default onnxruntime-web files (jsDelivr's, served here): the first visit starts them (.asyncify), the next the plain build from the same folder; the same embeddings as transformers.js alone", async () => {
+  test("transformers.js 4 with its default onnxruntime-web files (jsDelivr's, served here): the first visit starts them (.asyncify), the next the plain build from the same folder, each from its URL (not fetched into bytes first: env.wasm.wasmBinary unset); the same embeddings as transformers.js alone", async () => {
     await env.reset();
     const CDN = /^https:\/\/cdn\.jsdelivr\.net\/npm\/onnxruntime-web@[^/]+\/dist\/[^/]+$/;
     const dist = path.join(REPO_ROOT, 'node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist');
@@ -241,13 +243,15 @@ describe('transformers.js with ortkeep/transformers', () => {
       for (let n = 0; n < 2; n++) {
         const page = await appPage(true, 4, { cdn: true });
         const r = await embed(page, 'tiny-bert', 'wasm');
+        const bytes = await page.evaluate(() => !!window.ort.env.wasm.wasmBinary);
         await page.evaluate(async () => (await import('/js/index.js')).cache.settled());
         await page.close();
-        visits.push({ ...r, wasm: [...page.ortWasm] });
+        visits.push({ ...r, wasm: [...page.ortWasm], bytes });
       }
       for (const v of visits) {
         assert.equal(v.ok, true, `${v.code}: ${v.message}`);
         assert.deepEqual(v.data, theirs.data);
+        assert.equal(v.bytes, false, 'onnxruntime-web was handed its .wasm as bytes');
       }
       assert.deepEqual(
         visits.map((v) => v.wasm),
