@@ -1,15 +1,14 @@
 // load(): from a source to a Session. The memory tier shares live sessions
-// and loads in flight; everything else is one fresh load (js/load-fresh.js).
+// and loads in flight (js/load-shared.js); everything else is one fresh load
+// (js/load-fresh.js).
 //
 // The imports, in the order a load calls them: the source and its identity,
-// the memory tier's key, the fresh load, the memory tier.
+// the memory tier (js/load-shared.js).
 import { CACHE_LIMIT, CACHE_MODE } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { raceAbort } from './util/abort.js';
 import { IdentityMismatch, knowSource } from './sources.js';
-import { memoryKey } from './cache/memory-key.js';
-import { loadFresh } from './load-fresh.js';
-import { acquire, isLive } from './cache/memory-tier.js';
+import { loadShared } from './load-shared.js';
 import { resolveOrt } from './ort-adapter.js';
 import { pickPrepared } from './forms/prepared.js';
 import { normalizeOptions } from './options.js';
@@ -50,27 +49,17 @@ export async function load(source, options = {}) {
   const src = await raceAbort(knowSource(source, options), options.signal);
   // the memory tier: a live session (or a load in flight) with the same key is shared
   const shareable = (mode === 'default' || mode === 'only-if-cached') && options.memory !== false;
-  try {
-    return await loadShared(src, options, shareable);
-  } catch (e) {
-    if (!(e instanceof IdentityMismatch)) throw e;
-    // the fingerprint named other bytes: again, keyed by these bytes' own hash
-    src.sha256 = await src.identity.confirm();
-    src.identity = { ...src.identity, hinted: false };
-    return loadShared(src, options, shareable);
+  // at most twice: a second time only where the fingerprint named other bytes
+  for (let again = false; ; again = true) {
+    try {
+      return await loadShared(src, options, shareable);
+    } catch (e) {
+      if (again || !(e instanceof IdentityMismatch)) throw e;
+      // the fingerprint named other bytes: again, keyed by these bytes' own hash
+      src.sha256 = await src.identity.confirm();
+      src.identity = { ...src.identity, hinted: false };
+    }
   }
-}
-
-async function loadShared(src, options, shareable) {
-  const key = shareable ? await memoryKey(src, options) : null;
-  if (key && src.identity?.hinted && isLive(key)) {
-    // a live session is shared only with the bytes it was made from
-    const sha = await raceAbort(src.identity.confirm(), options.signal);
-    if (sha !== src.sha256) throw new IdentityMismatch();
-    src.identity = { ...src.identity, hinted: false };
-  }
-  const fresh = (signal) => loadFresh(src, options, signal);
-  return key ? acquire(key, fresh, options.signal) : fresh(options.signal);
 }
 
 /** load(url, {manifest}): the best form `ortkeep prepare` verified for this page, else the original. */
