@@ -47,6 +47,8 @@ class NoMemory extends Error {}
  * @param {() => Promise<boolean>} [ctx.confirmSource] bytes keyed by a fingerprint's hint: whether
  *   their full SHA-256 agrees (js/cache/session-actions.js waits for it before the session reaches anyone)
  * @param {() => Promise<void>} [ctx.sourceFed] the same bytes: settles once that hash needs the main thread no more
+ * @param {{formUs: number, origUs: number}} [ctx.revise] a revising FORM load (js/forms/revise.js): the pair it
+ *   tallies before it starts (the form's warm creation and the original's beside it, us)
  * @returns {Promise<{ortSession: object, report: object, info: object, timings: object, warnings: string[]}>}
  */
 export function runLoad(ctx) {
@@ -125,7 +127,12 @@ class LoadRun {
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       if (signal?.aborted) onAbort();
-      else this.ev(this.m.start());
+      else {
+        // a revising FORM load: the pair is tallied before it starts
+        const { revise } = this.ctx;
+        if (revise) this.m.revise(revise.formUs, revise.origUs);
+        this.ev(this.m.start());
+      }
       await this.loop();
       if (!this.settled) throw new OrtkeepError('STATE', 'ortkeep: the load machine stopped without an answer');
     } catch (e) {

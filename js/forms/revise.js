@@ -73,8 +73,15 @@ export async function reviseForm({ ort, core, cache, forms, src, info, sessionOp
     });
     const formUs = info.createUs;
     const origUs = Math.min(0xffffffff, Math.max(1, Math.round(originalMs * 1000)));
-    machine.revise(formUs, origUs);
-    const r = await runLoad({ machine, core, cache, ort, sessionOptions, url: src.url ?? null });
+    const r = await runLoad({
+      machine,
+      core,
+      cache,
+      ort,
+      sessionOptions,
+      url: src.url ?? null,
+      revise: { formUs, origUs },
+    });
     const out = {
       form: formName(info.form),
       formMs: formUs / 1000,
