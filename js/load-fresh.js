@@ -95,6 +95,13 @@ export async function loadFresh(src, options, signal) {
       /* the caller's handler */
     }
   };
+  // bytes keyed by their fingerprint's hint: confirmed before the caller gets a session or anything is
+  // captured, and the hash beside fed before onnxruntime's creation holds the main thread (both given up
+  // as the load is aborted, as waiting for the forms is)
+  const confirmSource = src.identity?.hinted
+    ? async () => (await raceAbort(src.identity.confirm(), signal)) === src.sha256
+    : null;
+  const sourceFed = src.identity?.hinted ? () => raceAbort(src.identity.fed(), signal) : null;
   const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && keyed), signal);
   // before this load's first onnxruntime-web session the driver waits for forms' capturing loader, if still
   // being installed (forms.loader, or forms.off saying why)
@@ -158,12 +165,8 @@ export async function loadFresh(src, options, signal) {
     fetch: options.fetch,
     debug,
     forms: hooks,
-    // bytes keyed by their fingerprint's hint: confirmed before the caller gets a session or anything is captured
-    confirmSource: src.identity?.hinted
-      ? async () => (await raceAbort(src.identity.confirm(), signal)) === src.sha256
-      : null,
-    // and the hash beside fed before onnxruntime's creation holds the main thread
-    sourceFed: src.identity?.hinted ? () => raceAbort(src.identity.fed(), signal) : null,
+    confirmSource,
+    sourceFed,
   });
   // A download is served before its store; the store ends behind the caller.
   trackStore(r.storedLater);
