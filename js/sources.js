@@ -235,10 +235,12 @@ async function identifyBytes(bytes, glance = true) {
     };
   const print = glance && bytes.byteLength > GLANCE_FROM ? await fingerprint(bytes) : null;
   const hint = print ? recall(print) : null;
+  // what the full hash names, remembered under the fingerprint for the next load
+  const keep = (sha) => remember(print, sha);
   // with a hint, the full hash runs beside the load from now; without, it is the load's first step
   const beside = hint ? sha256Beside(bytes) : null;
   const full = beside ? beside.done : sha256Hex(bytes);
-  if (print) full.then((sha) => remember(print, sha)).catch(() => {});
+  if (print) full.then(keep).catch(() => {});
   const confirm = () => full;
   const besideMs = () => beside?.spentMs() ?? 0;
   const fed = () => beside?.fed() ?? Promise.resolve();
