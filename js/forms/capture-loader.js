@@ -316,9 +316,9 @@ async function derivedHere(ort, options, named, file, version, built) {
  */
 async function pageLoaderText(ort, given, file, version, why) {
   const tried = [];
-  for (const { url, checkVersion } of await loaderCandidates(ort, file, given, version)) {
+  for (const { url, ofThisVersion } of await loaderCandidates(ort, file, given, version)) {
     try {
-      if (checkVersion && !(await pinnedTo(url, version))) {
+      if (ofThisVersion && !(await ofThisVersion(url))) {
         tried.push(`${url} (another onnxruntime-web)`);
         continue;
       }
@@ -353,7 +353,9 @@ async function loaderCandidates(ort, file, given, version) {
   if (resolved) out.push({ url: new URL(file, resolved).href });
   const script = pageOrtScript(ort);
   if (script && !namesOtherVersion(script, version)) out.push({ url: new URL(file, script).href });
-  out.push({ url: siblingOrtLoaderUrl(file).href, checkVersion: true });
+  // the guess beside ortkeep's install carries its check: read only where it may be this version
+  const ofThisVersion = (url) => pinnedTo(url, version);
+  out.push({ url: siblingOrtLoaderUrl(file).href, ofThisVersion });
   return out;
 }
 
