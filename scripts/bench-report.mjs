@@ -119,7 +119,12 @@ export function mergeReports(older, newer) {
 
 const day = (iso) => (iso ? String(iso).slice(0, 10) : '—');
 const when = (iso) => (iso ? `${String(iso).slice(0, 16).replace('T', ' ')} UTC` : '—');
-const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}x` : 'n/a');
+/** A ratio to two decimals, or three where two would round a miss onto its goal (1.053 → '1.053x', not '1.05x'). */
+const x = (v, goal) => {
+  if (!Number.isFinite(v)) return 'n/a';
+  const two = v.toFixed(2);
+  return `${goal !== undefined && v > goal && Number(two) <= goal ? v.toFixed(3) : two}x`;
+};
 /** A goal as written: 1 → '1.0', 0.45 → '0.45'. */
 const gl = (g) => (Number.isInteger(g) ? g.toFixed(1) : String(g));
 const met = (g) => (Number.isFinite(g.measured) && g.measured <= g.goal ? 'met' : 'not met');
@@ -259,7 +264,7 @@ export function headlines(report, { gpu } = {}) {
       measured: entries
         .map(
           (e) =>
-            `${e.label} ${x(e.measured)}${e.goal !== undefined && goals.length > 1 ? ` (≤ ${gl(e.goal)}x)` : ''}${e.extra ? ` (${e.extra})` : ''}`,
+            `${e.label} ${x(e.measured, e.goal)}${e.goal !== undefined && goals.length > 1 ? ` (≤ ${gl(e.goal)}x)` : ''}${e.extra ? ` (${e.extra})` : ''}`,
         )
         .join('; '),
       goal: goals.length ? goals.join(', ') : '—',
