@@ -82,7 +82,10 @@ class LoadRun {
     this.ahead = null; // the body read ahead (read-ahead.js)
     this.aheadStores = null; // STORE_AHEAD chunks in flight: each settles 0 (landed) or its IOFAIL kind
     this.netWaitMs = 0; // waited on the network since the core last stored a chunk
-    this.idleAt = 0; // the body's end when the core was last told the network is idle
+    // the core was told the network is idle, and no byte has come since (a
+    // flag, not the body's end: at byte 0 an end of 0 read as never told,
+    // and the driver told it again and again without yielding: a frozen page)
+    this.idleTold = false;
     this.storedLater = new Promise((resolve) => {
       this.resolveStored = resolve;
     });
@@ -209,8 +212,8 @@ class LoadRun {
       // chunk is stored now; otherwise the store waits for the caller's session.
       // (asked again at every wait, and every store's time within one, until a chunk is
       // stored: one may complete any moment)
-      if (!this.idleAt && this.ctx.core.chunkMidDownload(this.netWaitMs, ra.remainingMs(this.total), chunkStore.ms)) {
-        this.idleAt = ra.end;
+      if (!this.idleTold && this.ctx.core.chunkMidDownload(this.netWaitMs, ra.remainingMs(this.total), chunkStore.ms)) {
+        this.idleTold = true;
         this.ev(this.m.bodyIdle());
         return;
       }
@@ -221,7 +224,7 @@ class LoadRun {
       return;
     }
     if (ra.end > this.offset) {
-      this.idleAt = 0; // new bytes: the core may have a complete chunk to store now
+      this.idleTold = false; // new bytes: the core may have a complete chunk to store now
       const view = this.buf.bytes.subarray(this.offset, ra.end);
       this.offset = ra.end;
       if (this.ev(this.m.body(view)) !== STATUS.OK) {
