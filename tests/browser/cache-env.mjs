@@ -87,3 +87,32 @@ export function serving(path, bytes, options = () => ({})) {
     },
   };
 }
+
+/**
+ * A cut made once the page holds what precedes it: a browser drops the body
+ * bytes still queued when a connection breaks, so a cut made at the server
+ * alone leaves the page with fewer bytes than were sent. `options` goes into
+ * serveBytes() for the answer to cut (cutAt and holdAt `at`); `cut(page,
+ * readLoaded)` waits until readLoaded() in the page reports `at` bytes, then
+ * lets the server cut.
+ */
+export function cutOnceHeld(at) {
+  let release;
+  const until = new Promise((resolve) => {
+    release = resolve;
+  });
+  return {
+    options: { cutAt: at, holdAt: at, until },
+    async cut(page, readLoaded = () => window.downloaded ?? 0) {
+      const give = Date.now() + 120000;
+      try {
+        while (!((await page.evaluate(readLoaded)) >= at)) {
+          if (Date.now() > give) throw new Error(`the page never took in the first ${at} bytes`);
+          await new Promise((res) => setTimeout(res, 20));
+        }
+      } finally {
+        release(); // never leave the server's answer held
+      }
+    },
+  };
+}

@@ -4,7 +4,7 @@
 // (outputs equal onnxruntime-web's) or a typed error, and no torn entry.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
+import { cutOnceHeld, modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
 
 const env = useCacheBrowser();
 const MiB = 1 << 20;
@@ -67,26 +67,16 @@ test('a page closed mid-download, then reopened: a correct model and no torn ent
 test('network cut at 50% (strong ETag): the load resumes with a bare Range request and is correct', async () => {
   await env.reset();
   const bytes = await modelBytes('ppocr_v4_det');
-  // the first answer stops halfway and is cut once ortkeep has taken in
-  // those bytes: a browser drops the bytes still queued in a body when its
-  // connection breaks (a busy page would then retry from 0, not resume)
-  const half = Math.floor(bytes.length / 2);
-  let release;
-  const until = new Promise((resolve) => {
-    release = resolve;
-  });
-  const seen = serve('/m/cut.onnx', bytes, (n) => (n === 1 ? { cutAt: half, holdAt: half, until } : {}));
+  // the first answer stops halfway and is cut once the page holds that half
+  // (a busy page would otherwise have less, and rightly retry from 0)
+  const half = cutOnceHeld(Math.floor(bytes.length / 2));
+  const seen = serve('/m/cut.onnx', bytes, (n) => (n === 1 ? half.options : {}));
   const page = await env.newPage();
   const checking = page.evaluate(
     (ref) => window.check('/m/cut.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref),
     DET,
   );
-  const give = Date.now() + 120000;
-  while (!((await page.evaluate(() => window.downloaded ?? 0)) >= half)) {
-    assert.ok(Date.now() < give, 'ortkeep never took in the first half');
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  release();
+  await half.cut(page);
   const r = await checking;
   assert.deepEqual(r.diffs, [0, 0]);
   assert.ok(r.warnings.includes('RESUMING'), JSON.stringify(r.warnings));

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
+import { cutOnceHeld, modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
 
 const env = useCacheBrowser();
 const DET = modelPath('ppocr_v4_det'); // 4.7 MB
@@ -165,11 +165,7 @@ test('a CORS-only CDN that refuses preflights: a cut download starts over with a
   // sends its headers, then nothing for 1.5 s: the driver tells the core the
   // network is idle before a byte of it has come (this once froze the page:
   // the driver told it again and again without yielding)
-  const half = Math.floor(bytes.length / 2);
-  let release;
-  const until = new Promise((resolve) => {
-    release = resolve;
-  });
+  const half = cutOnceHeld(Math.floor(bytes.length / 2));
   env.cdnHandler = (req, res, { pathname, serveBytes }) => {
     if (pathname !== '/cdn/det.onnx') return false;
     n += 1;
@@ -183,7 +179,7 @@ test('a CORS-only CDN that refuses preflights: a cut download starts over with a
       setTimeout(() => res.end(bytes), 1500);
       return true;
     }
-    serveBytes(req, res, bytes, { etag: '"cdn1"', ...(n === 1 ? { cutAt: half, holdAt: half, until } : {}) });
+    serveBytes(req, res, bytes, { etag: '"cdn1"', ...(n === 1 ? half.options : {}) });
     return true;
   };
   // cut: not resumed, though integrity vouches for the bytes: cross-origin,
@@ -193,12 +189,7 @@ test('a CORS-only CDN that refuses preflights: a cut download starts over with a
     ([u, i, ref]) => window.check(u, 'ppocr_v4_det', { integrity: i, chunkSize: 1 << 20 }, ref),
     [url, integrity, DET],
   );
-  const give = Date.now() + 120000;
-  while (!((await page.evaluate(() => window.downloaded ?? 0)) >= half)) {
-    assert.ok(Date.now() < give, 'ortkeep never took in the first half');
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  release();
+  await half.cut(page);
   // the page answers while the second body stalls
   await new Promise((res) => setTimeout(res, 1000));
   const alive = await Promise.race([

@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
-import { serving, useCacheBrowser } from './cache-env.mjs';
+import { cutOnceHeld, serving, useCacheBrowser } from './cache-env.mjs';
 
 const DIR = path.join(REPO_ROOT, 'build/fixtures/ext');
 const BASE = '/build/fixtures/ext';
@@ -201,14 +201,10 @@ test('a data file cut mid-download resumes by range, that file only; the second 
   // the first answer stops halfway and is cut once ortkeep has taken in
   // those bytes: a browser may drop bytes still in flight when a connection
   // breaks, and what never arrived cannot be resumed from
-  const half = Math.floor(bytes.length / 2);
-  let release;
-  const until = new Promise((resolve) => {
-    release = resolve;
-  });
+  const half = cutOnceHeld(Math.floor(bytes.length / 2));
   const s = serving(`${BASE}/two.onnx_data`, bytes, (n) => ({
     etag: '"d1"',
-    ...(n === 1 ? { cutAt: half, holdAt: half, until } : {}),
+    ...(n === 1 ? half.options : {}),
   }));
   env.handler = s.handler;
   const page = await env.newPage();
@@ -216,12 +212,7 @@ test('a data file cut mid-download resumes by range, that file only; the second 
     window.downloaded = {};
   });
   const loading = loadAndCompare(page, `${BASE}/two.onnx`, FILES.two);
-  const give = Date.now() + 120000;
-  while (!((await page.evaluate(() => window.downloaded['two.onnx_data'])) >= half)) {
-    assert.ok(Date.now() < give, 'ortkeep never took in the first half of the data file');
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  release();
+  await half.cut(page, () => window.downloaded['two.onnx_data']);
   const cold = await loading;
   assert.equal(cold.ok, true, `${cold.code}: ${cold.message}`);
   assert.ok(cold.warnings.includes('RESUMING'), JSON.stringify(cold.warnings));
