@@ -47,10 +47,21 @@ export function refusedAsModel(e) {
   return NOT_A_MODEL.test(String(e?.cause?.message ?? e?.message ?? e ?? ''));
 }
 
+/**
+ * The model bytes as onnxruntime-web gets them: in a proxy worker
+ * (`env.wasm.proxy`) it transfers the model's whole ArrayBuffer, detaching
+ * it here, where ortkeep still stores, hashes and keeps those bytes after
+ * the creation (every load failed so: "Cannot perform Construct on a
+ * detached ArrayBuffer"). So a proxied creation gets a copy of its own.
+ */
+function ownedByOrt(ort, bytes) {
+  return ort.env?.wasm?.proxy && ArrayBuffer.isView(bytes) ? bytes.slice() : bytes;
+}
+
 /** Creates an InferenceSession from model bytes. */
 export async function createSession(ort, bytes, sessionOptions) {
   try {
-    return await ort.InferenceSession.create(bytes, sessionOptions);
+    return await ort.InferenceSession.create(ownedByOrt(ort, bytes), sessionOptions);
   } catch (e) {
     throw new OrtkeepError(
       'SESSION_CREATE',

@@ -121,6 +121,30 @@ test("the entry's own build: 'webgpu' listed first, runtime: 'full', or the app'
   }
 });
 
+test("an app that runs onnxruntime-web in its proxy worker (env.wasm.proxy): its choice stands, the model is stored and the next visit served from IndexedDB, outputs equal onnxruntime-web's", async () => {
+  // the proxy worker takes the model's whole ArrayBuffer (a transfer): every
+  // load failed so before ortkeep gave it a copy of its own
+  await env.reset();
+  for (const tier of ['network', 'indexeddb']) {
+    const { page } = await visit();
+    const r = await page.evaluate(async (url) => {
+      window.ortDirect.env.wasm.proxy = true;
+      try {
+        const c = await window.check(url, 'silero_vad_v5');
+        return { ok: true, diffs: c.diffs, tier: c.cache.tier, stored: c.cache.stored, warnings: c.warnings };
+      } catch (e) {
+        return { ok: false, message: e.message };
+      }
+    }, SILERO);
+    assert.equal(r.ok, true, r.message);
+    assert.deepEqual(r.diffs, [0, 0]);
+    assert.equal(r.tier, tier);
+    assert.equal(r.stored, true);
+    assert.ok(r.warnings.length <= 1 && r.warnings.every((w) => w === 'FORMS_OFF'), r.warnings.join());
+    await page.close();
+  }
+});
+
 test('a wasmPaths folder that is a whole dist/ of this version: the plain build from that folder', async () => {
   const { page, wasm } = await freshVisit();
   const urls = [];
