@@ -55,7 +55,16 @@ export function refusedAsModel(e) {
  * detached ArrayBuffer"). So a proxied creation gets a copy of its own.
  */
 function ownedByOrt(ort, bytes) {
-  return ort.env?.wasm?.proxy && ArrayBuffer.isView(bytes) ? bytes.slice() : bytes;
+  return inProxyWorker(ort) && ArrayBuffer.isView(bytes) ? bytes.slice() : bytes;
+}
+
+/**
+ * Whether onnxruntime-web's calls cross to its proxy worker: asked, as it
+ * asks itself, at every call (`env.wasm.proxy` in a page with a document).
+ * Every CPU buffer such a call takes is transferred there: detached here.
+ */
+export function inProxyWorker(ort) {
+  return !!ort.env?.wasm?.proxy && typeof document !== 'undefined';
 }
 
 /** Creates an InferenceSession from model bytes. */

@@ -31,7 +31,8 @@ export class FeedCopies {
 
   /** A copy made here that its run no longer reads: the next run's. */
   recycle(data) {
-    if (!this.#made.has(data)) return;
+    // empty: nothing to reuse, and a copy onnxruntime-web's proxy worker took (detached) reads so
+    if (!this.#made.has(data) || data.length === 0) return;
     const spare = this.#spares(data);
     if (spare.length < SPARE) spare.push(data);
   }

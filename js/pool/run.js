@@ -6,6 +6,7 @@
 // pool cannot help (the wasm EP, nothing kept, nothing on a device) steps
 // aside: js/pool/pass-through.js.
 import { OrtkeepError } from '../errors.js';
+import { inProxyWorker } from '../ort-adapter.js';
 import { POOL_PLACE } from '../core-constants.js';
 import { BACKEND, SLOT } from './pool-core.js';
 import { applyActions } from './actions.js';
@@ -63,9 +64,13 @@ export async function runPooled(ctx, feeds, options) {
     );
   }
   const deviceFed = Object.values(feeds).some((v) => isDeviceTensor(ctx, v));
+  // onnxruntime-web in its proxy worker takes every CPU input's buffer: the
+  // pool's tensors would be detached by the run they are bound to (the next
+  // run failed), so there a CPU run keeps nothing of its own
+  const keeps = dev.backend === BACKEND.cpu && inProxyWorker(ctx.ort) ? 0 : keep.length;
   // C's verdict: on the CPU backend a run that keeps nothing and binds nothing
   // on a device gains nothing from the pool (js/pool/pass-through.js).
-  if (pool.passThrough(dev.backend, keep.length, deviceFed || ctx.boundToDevice)) {
+  if (pool.passThrough(dev.backend, keeps, deviceFed || ctx.boundToDevice)) {
     return runPassThrough(ctx, feeds, wanted, options);
   }
   const errorsBefore = dev.errors ?? 0;

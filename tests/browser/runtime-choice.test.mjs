@@ -121,9 +121,11 @@ test("the entry's own build: 'webgpu' listed first, runtime: 'full', or the app'
   }
 });
 
-test("an app that runs onnxruntime-web in its proxy worker (env.wasm.proxy): its choice stands, the model is stored and the next visit served from IndexedDB, outputs equal onnxruntime-web's", async () => {
-  // the proxy worker takes the model's whole ArrayBuffer (a transfer): every
-  // load failed so before ortkeep gave it a copy of its own
+test("an app that runs onnxruntime-web in its proxy worker (env.wasm.proxy): its choice stands, the model is stored and the next visit served from IndexedDB, outputs equal onnxruntime-web's, state kept and fed back too", async () => {
+  // the proxy worker takes the model's whole ArrayBuffer and every CPU
+  // input's (transfers): every load failed so before ortkeep gave it a copy
+  // of its own, and a second run that kept an output after the pool's tensor
+  // had gone with the first
   await env.reset();
   for (const tier of ['network', 'indexeddb']) {
     const { page } = await visit();
@@ -131,13 +133,33 @@ test("an app that runs onnxruntime-web in its proxy worker (env.wasm.proxy): its
       window.ortDirect.env.wasm.proxy = true;
       try {
         const c = await window.check(url, 'silero_vad_v5');
-        return { ok: true, diffs: c.diffs, tier: c.cache.tier, stored: c.cache.stored, warnings: c.warnings };
+        // its state kept and fed back (the pool's path on the CPU, whose
+        // tensors the worker would take): each step equal to onnxruntime-web's
+        const { ortkeep, ortDirect: ort, feeds } = window;
+        const s = await ortkeep.load(url);
+        const ref = await ort.InferenceSession.create(await (await fetch(url)).arrayBuffer());
+        const steps = [];
+        let state = null;
+        let refState = null;
+        for (let seed = 1; seed <= 4; seed++) {
+          const f = feeds.FEEDS.silero_vad_v5(ort, seed);
+          const out = await s.run({ ...f, state: state ?? f.state }, { keep: ['stateN'] });
+          const g = feeds.FEEDS.silero_vad_v5(ort, seed);
+          const want = await ref.run({ ...g, state: refState ?? g.state });
+          steps.push(feeds.maxAbsDiff(out, want));
+          state = out.stateN;
+          refState = want.stateN;
+        }
+        await s.dispose();
+        await ref.release();
+        return { ok: true, diffs: c.diffs, steps, tier: c.cache.tier, stored: c.cache.stored, warnings: c.warnings };
       } catch (e) {
         return { ok: false, message: e.message };
       }
     }, SILERO);
     assert.equal(r.ok, true, r.message);
     assert.deepEqual(r.diffs, [0, 0]);
+    assert.deepEqual(r.steps, [0, 0, 0, 0]);
     assert.equal(r.tier, tier);
     assert.equal(r.stored, true);
     assert.ok(r.warnings.length <= 1 && r.warnings.every((w) => w === 'FORMS_OFF'), r.warnings.join());
