@@ -229,9 +229,10 @@ export class PoolCore {
    * @param {number} backend the session's pool backend
    * @param {number} keeps outputs the run keeps
    * @param {boolean} deviceBound a device tensor or kept output fed, or outputs the caller bound to a device
+   * @param {boolean} inputsTaken the runtime takes every CPU input's buffer (onnxruntime-web's proxy worker)
    */
-  passThrough(backend, keeps, deviceBound) {
-    return this.m._ok_pool_pass_through(this.p, backend, keeps, deviceBound ? 1 : 0) === 1;
+  passThrough(backend, keeps, deviceBound, inputsTaken) {
+    return this.m._ok_pool_pass_through(this.p, backend, keeps, deviceBound ? 1 : 0, inputsTaken ? 1 : 0) === 1;
   }
   /** Output `index` planned by C: one slot action, or none (onnxruntime allocates; adopt it). */
   outputAuto(index, backend) {

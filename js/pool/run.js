@@ -64,13 +64,11 @@ export async function runPooled(ctx, feeds, options) {
     );
   }
   const deviceFed = Object.values(feeds).some((v) => isDeviceTensor(ctx, v));
-  // onnxruntime-web in its proxy worker takes every CPU input's buffer: the
-  // pool's tensors would be detached by the run they are bound to (the next
-  // run failed), so there a CPU run keeps nothing of its own
-  const keeps = dev.backend === BACKEND.cpu && inProxyWorker(ctx.ort) ? 0 : keep.length;
   // C's verdict: on the CPU backend a run that keeps nothing and binds nothing
-  // on a device gains nothing from the pool (js/pool/pass-through.js).
-  if (pool.passThrough(dev.backend, keeps, deviceFed || ctx.boundToDevice)) {
+  // on a device gains nothing from the pool (js/pool/pass-through.js); where
+  // onnxruntime-web's proxy worker takes every CPU input's buffer, no CPU run
+  // is the pool's (its tensors would be detached by the run they are bound to)
+  if (pool.passThrough(dev.backend, keep.length, deviceFed || ctx.boundToDevice, inProxyWorker(ctx.ort))) {
     return runPassThrough(ctx, feeds, wanted, options);
   }
   const errorsBefore = dev.errors ?? 0;

@@ -484,14 +484,18 @@ static void test_pass_through(void) {
     }
     int64_t decl[2] = {1, SYM(0)}, ok_dims[2] = {1, 5}, bad_dim[2] = {2, 5}, neg[2] = {1, -1};
     CHECK_EQ_INT(ok_pool_declare(p, OK_SLOT_INPUT, 0, F32, 2, decl), OK_OK);
-    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 0), 1);
-    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 0), 1);
-    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 1, 0), 0); /* keeps an output */
-    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 1), 0); /* a device tensor fed */
-    CHECK_EQ_INT(ok_pool_pass_through(p, GPU, 0, 0), 0); /* a device session */
-    CHECK_EQ_INT(ok_pool_pass_through(p, OK_BACKEND_WEBNN, 0, 0), 0);
-    CHECK_EQ_INT(ok_pool_pass_through(NULL, CPU, 0, 0), 0);
-    CHECK_EQ_INT((int)ok_pool_stats(p, CPU)[OK_STAT_PASSES], 2);
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 0, 0), 1);
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 0, 0), 1);
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 1, 0, 0), 0); /* keeps an output */
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 1, 0), 0); /* a device tensor fed */
+    CHECK_EQ_INT(ok_pool_pass_through(p, GPU, 0, 0, 0), 0); /* a device session */
+    CHECK_EQ_INT(ok_pool_pass_through(p, OK_BACKEND_WEBNN, 0, 0, 0), 0);
+    CHECK_EQ_INT(ok_pool_pass_through(NULL, CPU, 0, 0, 0), 0);
+    /* the runtime takes the CPU inputs' buffers (a proxy worker): nothing kept is the pool's */
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 1, 0, 1), 1);
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 1, 1), 0); /* a device tensor fed */
+    CHECK_EQ_INT(ok_pool_pass_through(p, GPU, 1, 0, 1), 0);
+    CHECK_EQ_INT((int)ok_pool_stats(p, CPU)[OK_STAT_PASSES], 3);
     CHECK_EQ_INT((int)ok_pool_stats(p, GPU)[OK_STAT_PASSES], 0);
 
     CHECK_EQ_INT(ok_pool_check_feed(p, 0, F32, ok_dims, 2, 20), OK_OK);
@@ -529,7 +533,7 @@ static void test_pass_through(void) {
     CHECK_EQ_INT(ok_pool_run_end(p), OK_OK);
 
     CHECK_EQ_INT(ok_pool_destroy(p), OK_OK);
-    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 0), 0); /* disposed */
+    CHECK_EQ_INT(ok_pool_pass_through(p, CPU, 0, 0, 0), 0); /* disposed */
     CHECK_EQ_INT(ok_pool_check_feed(p, 0, F32, ok_dims, 2, 20), OK_ERR_STATE);
     ok_pool_free(p);
 }

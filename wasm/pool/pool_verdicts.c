@@ -158,8 +158,10 @@ ok_status ok_pool_placement_report(ok_pool *p, int placement, uint32_t micros, i
 
 /* ---- stepping aside: see PASS-THROUGH in tensor_pool.h ---- */
 
-int ok_pool_pass_through(ok_pool *p, int backend, uint32_t keeps, uint32_t device_bound) {
-    if (!p || p->disposed || backend != OK_BACKEND_CPU || keeps || device_bound) return 0;
+int ok_pool_pass_through(ok_pool *p, int backend, uint32_t keeps, uint32_t device_bound,
+                         uint32_t inputs_taken) {
+    if (!p || p->disposed || backend != OK_BACKEND_CPU || device_bound) return 0;
+    if (keeps && !inputs_taken) return 0;
     p->stats[backend][OK_STAT_PASSES]++;
     return 1;
 }

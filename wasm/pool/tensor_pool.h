@@ -377,12 +377,17 @@ ok_status ok_pool_placement_report(ok_pool *p, int placement, uint32_t micros, i
  * hands onnxruntime the caller's feeds and returns onnxruntime's outputs as
  * they are: 1, counted as PASSES on that backend. Any other run is the
  * pool's: 0 (a kept output is a pool tensor the caller feeds back, so the
- * pool path stays whole for chains). No action either way.
+ * pool path stays whole for chains), except where the runtime takes every
+ * CPU input's buffer (`inputs_taken`: onnxruntime-web in its proxy worker
+ * transfers them there): no tensor of the pool's could outlive the run it is
+ * bound to, so a CPU run steps aside whatever it keeps, and a kept output is
+ * the runtime's own. No action either way.
  *
  * ok_pool_check_feed: ok_pool_feed's verdict on input `index` (dtype, rank,
  * fixed dims, sizes, data bytes), the same refusals, with no tensor placed,
  * no symbol bound and no action: the check a pass-through run makes. */
-int ok_pool_pass_through(ok_pool *p, int backend, uint32_t keeps, uint32_t device_bound);
+int ok_pool_pass_through(ok_pool *p, int backend, uint32_t keeps, uint32_t device_bound,
+                         uint32_t inputs_taken);
 ok_status ok_pool_check_feed(ok_pool *p, uint32_t index, int32_t dtype, const int64_t *dims, int32_t rank,
                              uint64_t data_bytes);
 
