@@ -55,7 +55,9 @@ export function refusedAsModel(e) {
  * detached ArrayBuffer"). So a proxied creation gets a copy of its own.
  */
 function ownedByOrt(ort, bytes) {
-  return inProxyWorker(ort) && ArrayBuffer.isView(bytes) ? bytes.slice() : bytes;
+  if (!inProxyWorker(ort)) return bytes;
+  if (ArrayBuffer.isView(bytes)) return bytes.slice();
+  return bytes instanceof ArrayBuffer ? bytes.slice(0) : bytes;
 }
 
 /**

@@ -125,6 +125,58 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     assert.deepEqual(r.sliced, r.theirs);
   });
 
+  test('a library that runs onnxruntime-web in its proxy worker (env.wasm.proxy): create(arrayBuffer) and create(url), state fed back over three runs, equal to onnxruntime-web in the same worker', async () => {
+    // the worker takes the model's ArrayBuffer and every input's: through
+    // the drop-in every creation failed on a detached buffer before ortkeep
+    // handed it a copy; plain onnxruntime-web detaches the library's buffer
+    const page = await dropinPage();
+    const r = await page.evaluate(
+      async ({ url, SILERO_RUN }) => {
+        const { ort, real } = window;
+        ort.env.wasm.proxy = true;
+        const feeds = new Function(`${SILERO_RUN}; return feeds;`)();
+        try {
+          const model = await (await fetch(url)).arrayBuffer();
+          const plain = await real.InferenceSession.create(new Uint8Array(await (await fetch(url)).arrayBuffer()));
+          const fromBytes = await ort.InferenceSession.create(model);
+          const fromUrl = await ort.InferenceSession.create(url);
+          const steps = [];
+          let state = { theirs: null, bytes: null, url: null };
+          for (let i = 0; i < 3; i++) {
+            const run = async (session, T, prev) => {
+              const f = feeds(T);
+              return session.run(prev ? { ...f, state: prev } : f);
+            };
+            const theirs = await run(plain, real.Tensor, state.theirs);
+            const bytes = await run(fromBytes, ort.Tensor, state.bytes);
+            const viaUrl = await run(fromUrl, ort.Tensor, state.url);
+            steps.push([
+              Array.from(bytes.output.data).join() === Array.from(theirs.output.data).join(),
+              Array.from(viaUrl.output.data).join() === Array.from(theirs.output.data).join(),
+            ]);
+            state = { theirs: theirs.stateN, bytes: bytes.stateN, url: viaUrl.stateN };
+          }
+          await Promise.all([plain.release(), fromBytes.release(), fromUrl.release()]);
+          return { ok: true, steps, modelBytes: model.byteLength };
+        } catch (e) {
+          return { ok: false, message: String(e) };
+        } finally {
+          ort.env.wasm.proxy = false;
+        }
+      },
+      { url: SILERO, SILERO_RUN },
+    );
+    await page.close();
+    await env.reset(); // create(url) stored the model: the tests after start from an empty cache
+    assert.equal(r.ok, true, r.message);
+    assert.deepEqual(r.steps, [
+      [true, true],
+      [true, true],
+      [true, true],
+    ]);
+    assert.ok(r.modelBytes > 0, "the library's buffer is still its own");
+  });
+
   test('create(url) is cached: the second visit creates from IndexedDB with no model request', async () => {
     env.server.resetCounts();
     for (const visit of [1, 2]) {
