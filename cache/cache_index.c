@@ -33,8 +33,10 @@ uint64_t ok_entry_stored_bytes(const ok_entry *e) {
 }
 
 int ok_entry_resumable(const ok_entry *e) {
-    return e->state == OK_ENTRY_PENDING && (e->flags & OK_EF_SIZE_KNOWN) && !(e->flags & OK_EF_ENCODED) &&
-           ((e->flags & OK_EF_STRONG) || e->integ_count);
+    /* integrity vouches for any prefix: the end's digest decides, and a
+     * resume it refuses is fetched again from byte 0 (load_stream.c) */
+    return e->state == OK_ENTRY_PENDING && !(e->flags & OK_EF_ENCODED) &&
+           (e->integ_count || ((e->flags & OK_EF_SIZE_KNOWN) && (e->flags & OK_EF_STRONG)));
 }
 
 ok_status ok_entry_reserve_sums(ok_entry *e, uint32_t idx) {

@@ -143,8 +143,9 @@ uint64_t ok_entry_chunk_len(const ok_entry *e, uint32_t idx);
 /* Room for checksum slot idx. */
 ok_status ok_entry_reserve_sums(ok_entry *e, uint32_t idx);
 /* The bytes of this pending entry can be continued later by a byte range:
- * the size is exact, nothing was compressed, and the resource is provably
- * the same (a strong ETag, or an integrity digest the end must match). */
+ * nothing was seen compressed, and the resource is provably the same: an
+ * integrity digest the end must match (any origin, any size), or a strong
+ * ETag with an exact size. */
 int ok_entry_resumable(const ok_entry *e);
 /* cache_manifest.c: the entry's manifest as it is now (pointers into e). */
 void ok_entry_to_manifest(const ok_entry *e, ok_manifest *m);

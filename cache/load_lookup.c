@@ -79,7 +79,7 @@ static ok_status start_resume(ok_load *l, ok_entry *e) {
     l->rehash = 1;
     l->read_next = 0;
     l->total = e->total_size;
-    l->size_exact = 1;
+    l->size_exact = e->total_size != 0; /* unknown: a cross-origin hint, integrity vouches */
     l->storing = 1;
     l->strong = (e->flags & OK_EF_STRONG) != 0;
     st = ok_ld_push_simple(l, OK_ACT_ALLOC, e->total_size, e->total_size, 0, NULL);

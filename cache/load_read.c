@@ -67,7 +67,7 @@ static ok_status resume_fetch(ok_load *l) {
     l->marker_pending = 0;
     l->received = ok_entry_stored_bytes(e);
     l->cut = l->queued = e->stored_count;
-    if ((e->flags & OK_EF_SIZE_KNOWN) && l->received == e->total_size) {
+    if (e->total_size && l->received == e->total_size) {
         /* every byte is stored (a tab died before the commit): nothing to
          * ask for; the end checks the content hash as after a download */
         l->resumed_from = l->received;

@@ -3,7 +3,7 @@
 // 200 text/html fallback and error statuses (typed errors, nothing stored),
 // short bodies and 206s from byte 0, a same-size model swapped under a cut
 // download with only Last-Modified, a CORS-only CDN that refuses preflights
-// (a cut download starts over, revalidation still works), two-digest integrity, and sources
+// (a cut download resumes by Range only under integrity, revalidation still works), two-digest integrity, and sources
 // that must never reach IndexedDB. Each ends with outputs equal to
 // onnxruntime-web's (or a typed error) and the stores as they must be.
 import assert from 'node:assert/strict';
@@ -154,43 +154,45 @@ test('cut at 50%, then the server swaps in a same-size model with the same Last-
   await page.close();
 });
 
-test('a CORS-only CDN that refuses preflights: a cut download starts over with a plain GET (its Content-Length is only a hint), cached, revalidation falls back to a plain GET', async () => {
+test('a CORS-only CDN that refuses preflights: a cut download resumes by a bare Range where integrity vouches (no header proves the size or the version), cached, revalidation falls back to a plain GET', async () => {
   const page = await fresh();
   const bytes = await modelBytes('ppocr_v4_det');
   const url = `${env.cdn.origin}/cdn/det.onnx`;
   const integrity = sri('sha384', bytes);
   let n = 0;
   // the first answer is cut halfway once the page has taken in that half
-  // (two whole chunks a same-origin load would resume from); the second
-  // sends its headers, then nothing for 1.5 s: the driver tells the core the
-  // network is idle before a byte of it has come (this once froze the page:
-  // the driver told it again and again without yielding)
+  // (two whole chunks committed); the resume sends its headers, then
+  // nothing for 1.5 s: the driver tells the core the network is idle before
+  // a byte of it has come (this once froze the page: the driver told it
+  // again and again without yielding)
   const half = cutOnceHeld(Math.floor(bytes.length / 2));
   env.cdnHandler = (req, res, { pathname, serveBytes }) => {
     if (pathname !== '/cdn/det.onnx') return false;
     n += 1;
-    if (n === 2 && !req.headers['if-none-match']) {
-      res.writeHead(200, {
-        'content-length': bytes.length,
+    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    if (n === 2 && range) {
+      const from = Number(range[1]);
+      res.writeHead(206, {
+        'content-length': bytes.length - from,
+        'content-range': `bytes ${from}-${bytes.length - 1}/${bytes.length}`,
         etag: '"cdn1"',
         'content-type': 'application/octet-stream',
       });
       res.flushHeaders();
-      setTimeout(() => res.end(bytes), 1500);
+      setTimeout(() => res.end(bytes.subarray(from)), 1500);
       return true;
     }
     serveBytes(req, res, bytes, { etag: '"cdn1"', ...(n === 1 ? half.options : {}) });
     return true;
   };
-  // cut: not resumed, though integrity vouches for the bytes: cross-origin,
-  // Content-Encoding is hidden, so Content-Length may count encoded bytes
-  // and is no exact size to resume within (docs/limits.md)
+  // cross-origin, Content-Encoding, Content-Range and ETag are hidden: only
+  // the digest the end must match makes the stored half safe to continue
   const checking = page.evaluate(
     ([u, i, ref]) => window.check(u, 'ppocr_v4_det', { integrity: i, chunkSize: 1 << 20 }, ref),
     [url, integrity, DET],
   );
   await half.cut(page);
-  // the page answers while the second body stalls
+  // the page answers while the resumed body stalls
   await new Promise((res) => setTimeout(res, 1000));
   const alive = await Promise.race([
     page.evaluate(() => 'answered'),
@@ -200,18 +202,16 @@ test('a CORS-only CDN that refuses preflights: a cut download starts over with a
   const r = await checking;
   assert.deepEqual(r.diffs, [0, 0]);
   assert.equal(r.cache.stored, true);
+  assert.equal(r.sha256, hex(bytes));
   const gets = env.cdn.log.filter((l) => l.method === 'GET' && l.pathname === '/cdn/det.onnx');
-  assert.deepEqual(r.warnings, ['RETRYING']);
+  assert.deepEqual(r.warnings, ['RESUMING']);
   assert.equal(env.cdn.log.filter((l) => l.method === 'OPTIONS').length, 0, 'no preflight was needed');
   assert.equal(gets.length, 2, JSON.stringify(gets));
-  assert.deepEqual(
-    gets.map((g) => [g.range, g.ifRange]),
-    [
-      [null, null],
-      [null, null],
-    ],
-    'a plain GET, then a plain GET from byte 0',
-  );
+  assert.equal(gets[0].range, null);
+  const from = Number(/^bytes=(\d+)-$/.exec(gets[1].range ?? '')?.[1]);
+  assert.ok(from >= 1 << 20 && from % (1 << 20) === 0, `a bare Range from a whole chunk: ${JSON.stringify(gets[1])}`);
+  assert.ok(from <= Math.floor(bytes.length / 2), 'nothing past the cut is asked for as stored');
+  assert.equal(gets[1].ifRange, null);
   const hit = await page.evaluate(([u, i]) => window.tryLoad(u, { integrity: i }), [url, integrity]);
   assert.equal(hit.cache.tier, 'indexeddb');
   // no-cache: If-None-Match needs a preflight the CDN refuses -> plain GET
@@ -222,6 +222,39 @@ test('a CORS-only CDN that refuses preflights: a cut download starts over with a
   );
   assert.equal(reval.ok, true, JSON.stringify(reval));
   assert.ok(env.cdn.log.some((l) => l.method === 'GET' && !l.ifNoneMatch));
+  await page.close();
+});
+
+test('a CORS CDN without integrity: a cut download starts over with a plain GET (nothing proves the stored half is the same version)', async () => {
+  const page = await fresh();
+  const bytes = await modelBytes('ppocr_v4_det');
+  const url = `${env.cdn.origin}/cdn/det2.onnx`;
+  const half = cutOnceHeld(Math.floor(bytes.length / 2));
+  let n = 0;
+  env.cdnHandler = (req, res, { pathname, serveBytes }) => {
+    if (pathname !== '/cdn/det2.onnx') return false;
+    n += 1;
+    serveBytes(req, res, bytes, { etag: '"cdn1"', ...(n === 1 ? half.options : {}) });
+    return true;
+  };
+  const checking = page.evaluate(
+    ([u, ref]) => window.check(u, 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref),
+    [url, DET],
+  );
+  await half.cut(page);
+  const r = await checking;
+  assert.deepEqual(r.diffs, [0, 0]);
+  assert.equal(r.cache.stored, true);
+  assert.deepEqual(r.warnings, ['RETRYING']);
+  const gets = env.cdn.log.filter((l) => l.method === 'GET' && l.pathname === '/cdn/det2.onnx');
+  assert.deepEqual(
+    gets.map((g) => [g.range, g.ifRange]),
+    [
+      [null, null],
+      [null, null],
+    ],
+    'a plain GET, then a plain GET from byte 0',
+  );
   await page.close();
 });
 
