@@ -67,7 +67,7 @@ export async function startRuntime(page, viaOrtkeep) {
  * One measurement on a fresh page: {ms} from runtime ready to session ready;
  * ortkeep loads add their read and create phases (readMs, createMs).
  */
-async function measure(context, origin, url, mode, conditions) {
+export async function measure(context, origin, url, mode, conditions) {
   const page = await context.newPage();
   try {
     await page.goto(`${origin}/tests/browser/pages/esm.html`);
@@ -155,7 +155,7 @@ async function measure(context, origin, url, mode, conditions) {
         // the core's wasm memory after the load: it never shrinks, so this is
         // the load's peak (issue 10's goal: under 8 MiB)
         const coreBytes = (await (await import('/js/core/module.js')).getCore()).memoryBytes();
-        return { ms, readMs, createMs, checkMs, coreBytes };
+        return { ms, readMs, createMs, checkMs, coreBytes, timings: session.info?.cache?.timings ?? null };
       },
       { url, mode },
     );
