@@ -28,7 +28,10 @@
                                    initializer bytes is warned about */     \
     X(HASH_IN_PAGE_BYTES, 64u << 20)  /* a downloaded body the host hashes on the    \
                                          page's thread in one call (WebCrypto: 70-80 ms \
-                                         for 44 MB); past it, in a worker */
+                                         for 44 MB); past it, in a worker */     \
+    X(STORE_BESIDE_BYTES, 256u << 20) /* the largest download whose pieces a store  \
+                                         worker keeps to write its chunks beside the \
+                                         page (a second copy until the load ends) */
 
 enum {
 #define OK_HOST_POLICY_ENUM_(name, value) OK_HOST_##name = value,

@@ -318,6 +318,7 @@ export const HOST_POLICY = Object.freeze({
   FIRST_CHUNK_STORE_MS: 200,
   GROWTH_WARN_PERCENT: 150,
   HASH_IN_PAGE_BYTES: 67108864,
+  STORE_BESIDE_BYTES: 268435456,
 });
 
 /** onnxruntime-web's builds, by loader (ok_runtime_flavour) */

@@ -143,6 +143,11 @@ export function blobRecordsFor(core, total, chunk = 0) {
   return true;
 }
 
+/** Blob records made elsewhere (js/cache/store-beside.js) were collected: their bytes come back to the budget. */
+export function blobBytesCollected(n) {
+  blobBytesHeld -= n;
+}
+
 /** A chunk as a Blob record (counted by blobRecordsFor); its bytes leave the budget when the Blob is collected. */
 function blobRecord(bytes) {
   const blob = new Blob([bytes]);

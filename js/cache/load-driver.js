@@ -17,6 +17,7 @@ import { ReadAhead } from './read-ahead.js';
 import { chunkStore } from './chunk-store-cost.js';
 import { SESSION_ACTIONS } from './session-actions.js';
 import { STORE_ACTIONS, settleAhead } from './store-actions.js';
+import { storeFeed } from './store-beside.js';
 import { bytesOfHex, sha256Beside, sha256Bytes } from '../util/sha256.js';
 
 const now = () => (globalThis.performance ?? Date).now();
@@ -81,6 +82,7 @@ class LoadRun {
     this.mark = this.t0;
     this.ahead = null; // the body read ahead (read-ahead.js)
     this.aheadStores = null; // STORE_AHEAD chunks in flight: each settles 0 (landed) or its IOFAIL kind
+    this.beside = null; // the body's pieces for the store worker (store-beside.js), or none
     this.netWaitMs = 0; // waited on the network since the core last stored a chunk
     // the core was told the network is idle, and no byte has come since (a
     // flag, not the body's end: at byte 0 an end of 0 read as never told,
@@ -154,6 +156,7 @@ class LoadRun {
       signal?.removeEventListener('abort', onAbort);
       if (this.ortSession) await this.ortSession.release().catch(() => {});
       this.ahead?.stop();
+      this.beside?.release();
       if (this.body) await this.body.cancel();
       this.releaseLock?.();
       // served before its store: whether the store landed is known only now
@@ -191,6 +194,21 @@ class LoadRun {
     }
   }
 
+  /**
+   * A URL body that may be stored: its pieces also go to the store worker
+   * (js/cache/store-beside.js), which stores its STORE_AHEAD chunks beside
+   * the page. One feed per load, continued across a resume's body.
+   */
+  storeFeedFor(offset) {
+    if (!this.ctx.cache?.store || this.ctx.bytes) return null;
+    if (this.beside && this.beside.end !== offset) {
+      this.beside.release();
+      this.beside = null;
+    }
+    this.beside ??= storeFeed(this.total);
+    return this.beside;
+  }
+
   progress(phase, loaded, total) {
     try {
       this.ctx.onProgress?.({ phase, loaded, total });
@@ -204,7 +222,7 @@ class LoadRun {
     let ra = this.ahead;
     if (!ra || ra.body !== this.body || ra.buf !== this.buf) {
       ra?.stop();
-      ra = this.ahead = new ReadAhead(this.body, this.buf, this.offset);
+      ra = this.ahead = new ReadAhead(this.body, this.buf, this.offset, this.storeFeedFor(this.offset));
     }
     if (!ra.ready(this.offset)) {
       // The network keeps us waiting: the core decides from how long, how

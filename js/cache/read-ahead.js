@@ -8,10 +8,12 @@ export class ReadAhead {
    * @param {{next(): Promise<Uint8Array|null>}} body
    * @param {import('./model-buffer.js').ModelBuffer} buf
    * @param {number} offset where the body's first byte goes
+   * @param {import('./store-beside.js').StoreFeed|null} [feed] takes each piece once copied (the store worker)
    */
-  constructor(body, buf, offset) {
+  constructor(body, buf, offset, feed = null) {
     this.body = body;
     this.buf = buf;
+    this.feed = feed;
     this.start = offset;
     this.t0 = (globalThis.performance ?? Date).now();
     this.end = offset; // bytes in buf up to here
@@ -28,11 +30,14 @@ export class ReadAhead {
         const piece = await this.body.next();
         if (this.stopped) return;
         if (piece === null) break;
+        const n = piece.byteLength;
         this.buf.write(this.end, piece);
-        this.end += piece.byteLength;
+        this.feed?.piece(this.end, piece); // may detach it
+        this.end += n;
         this.signal();
       }
       this.done = true;
+      this.feed?.flush();
     } catch (e) {
       if (this.stopped) return;
       this.error = e ?? new Error('the body broke');

@@ -83,6 +83,7 @@ const asBlob = (run, a) =>
  */
 async function write(run, a) {
   const { store, index } = cacheOf(run);
+  if (!(a.flags & ACTION_FLAG.STORE_AHEAD)) await besideLanded(run);
   if (a.type === ACT.COMMIT && a.flags & ACTION_FLAG.COMMIT_MORE) {
     // a data file's commit: held for the model's transaction, not acked
     (run.group ??= []).push({ name: a.name, manifest: a.blob });
@@ -91,8 +92,7 @@ async function write(run, a) {
   if (a.type === ACT.STORE_CHUNK && a.flags & ACTION_FLAG.STORE_AHEAD) {
     // sent before the session: begun now, its transaction committed by the
     // browser while onnxruntime-web holds the page; settled by the driver
-    const p = store.storeChunk(a.name, a.chunk, chunkOf(run, a), a.blob, asBlob(run, a));
-    (run.aheadStores ??= []).push(p.then(() => 0, ioFailKind));
+    (run.aheadStores ??= []).push(storeAhead(run, a, store).then(() => 0, ioFailKind));
     return;
   }
   const group = a.type === ACT.COMMIT ? (run.group ?? []) : [];
@@ -104,6 +104,7 @@ async function write(run, a) {
       await store.storeChunk(a.name, a.chunk, chunkOf(run, a), a.blob, asBlob(run, a));
       // what waiting on the network must add up to before a store during a download
       chunkStore.ms = now() - t;
+      run.beside?.trim(a.value + a.value2); // stored: the worker's copy goes
       run.netWaitMs = 0;
     } else await store.commit(a.name, a.blob, a.aux, group);
   } catch (e) {
@@ -113,6 +114,25 @@ async function write(run, a) {
     return;
   }
   run.ev(run.m.written());
+}
+
+/**
+ * A STORE_AHEAD chunk: made and written by the store worker when it holds
+ * the chunk's bytes (the page's thread is then free for the session), else
+ * by the page. Rejects with the IndexedDB failure either met.
+ */
+async function storeAhead(run, a, store) {
+  const blob = asBlob(run, a);
+  const feed = run.beside;
+  const onPage = () => store.storeChunk(a.name, a.chunk, chunkOf(run, a), a.blob, blob);
+  if (!feed?.covers(a.value, a.value2)) return onPage();
+  const asBlobRecord = blob && store.recordForm === 'blob';
+  const landed = feed.store(store.name, a.name, a.chunk, a.value, a.value2, a.blob, asBlobRecord).then((r) => {
+    if (r === 'page') return onPage();
+    if (r !== null) throw r;
+  });
+  (run.besideStores ??= []).push(landed);
+  return landed;
 }
 
 /**
@@ -204,7 +224,19 @@ async function readChunks(run, a, store) {
 }
 
 async function remove(run, a) {
+  await besideLanded(run);
   await applyDelete(run.ctx.core, cacheOf(run).store, a);
+}
+
+/**
+ * The store worker's transactions are on its own connection: IndexedDB
+ * orders them with the page's only by when each begins. So a write or
+ * delete of the page's waits until every chunk sent beside has landed or
+ * failed, as it would behind the page's own STORE_AHEAD transactions (a drop
+ * begun first was undone by a chunk that landed after it).
+ */
+async function besideLanded(run) {
+  if (run.besideStores?.length) await Promise.allSettled(run.besideStores.splice(0));
 }
 
 async function reopen(run) {

@@ -4,7 +4,7 @@
 // (outputs equal onnxruntime-web's) or a typed error, and no torn entry.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cutOnceHeld, modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
+import { PAGE, cutOnceHeld, modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
 
 const env = useCacheBrowser();
 const MiB = 1 << 20;
@@ -299,4 +299,33 @@ test('two pages load one URL at once: one download at the server', async () => {
   assert.deepEqual([r1.cache.tier, r2.cache.tier].sort(), ['indexeddb', 'network']);
   await p1.close();
   await p2.close();
+});
+
+test('a page whose CSP refuses blob: workers: a fast download is stored by the page itself; the next visit is served from IndexedDB', async () => {
+  await env.reset();
+  const bytes = await modelBytes('ppocr_v4_det');
+  const seen = serve('/m/csp.onnx', bytes);
+  const csp =
+    "default-src 'self'; script-src 'self' 'unsafe-inline' blob: 'wasm-unsafe-eval'; " +
+    "connect-src 'self' blob: data:; worker-src 'none'";
+  const models = env.handler;
+  env.handler = (req, res, ctx) => {
+    if (ctx.pathname !== PAGE) return models(req, res, ctx);
+    res.setHeader('Content-Security-Policy', csp);
+    return ctx.serveFile(req, res, ctx.pathname, {}).then(() => true);
+  };
+  const page = await env.newPage();
+  const r = await page.evaluate(async (ref) => {
+    const refused = [];
+    document.addEventListener('securitypolicyviolation', (e) => refused.push(e.effectiveDirective));
+    const out = await window.check('/m/csp.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref);
+    return { ...out, refused };
+  }, DET);
+  assert.deepEqual(r.diffs, [0, 0]);
+  assert.equal(r.cache.stored, true, JSON.stringify(r.cache));
+  assert.ok(r.refused.includes('worker-src'), `the store worker was refused: ${JSON.stringify(r.refused)}`);
+  const again = await page.evaluate(() => window.tryLoad('/m/csp.onnx'));
+  assert.equal(again.cache.tier, 'indexeddb', JSON.stringify(again));
+  assert.equal(seen.length, 1);
+  await page.close();
 });

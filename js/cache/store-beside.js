@@ -1,0 +1,290 @@
+// The chunks a fast download stores ahead of its session (STORE_AHEAD),
+// made and written beside the page. Building a 44 MB model's Blob records
+// held the page's thread 280-550 ms here before onnxruntime-web could start
+// creating the session; the browser's own copy of the bytes is what costs.
+// So a download's body pieces, once copied into the model buffer, are
+// handed (transferred, not copied) to one worker; at STORE_AHEAD it builds
+// each chunk's record from them and writes it with its manifest in one
+// transaction, as the page would (idb-store.js storeChunk), while
+// onnxruntime-web holds the page creating the session: the store and the
+// creation share the machine's cores instead of following each other.
+//
+// A dedicated worker dies with its page, as the page's own transactions
+// do: what it committed by then is kept, as before. Where no worker starts
+// (no Worker, a CSP without blob: workers), where it lacks a piece, or where
+// it fails, the page stores the chunk itself. Its Blob records count in the
+// page's budget (blobRecordsFor) until the worker's garbage collector frees
+// them.
+import { HOST_POLICY } from '../core-constants.js';
+import { isNode } from '../platform/node.js';
+import { blobBytesCollected } from './idb-store.js';
+
+const WORKER_SOURCE = `const loads = new Map(); // id -> [{at, bytes}] in offset order
+const dbs = new Map(); // name -> Promise<IDBDatabase>
+const collected = new FinalizationRegistry((n) => postMessage({ t: 'collected', n }));
+function open(name) {
+  let p = dbs.get(name);
+  if (p) return p;
+  p = new Promise((resolve, reject) => {
+    const r = indexedDB.open(name);
+    // the page opened (and upgraded) it first: no schema is made here
+    r.onupgradeneeded = () => r.transaction.abort();
+    r.onsuccess = () => {
+      const db = r.result;
+      db.onversionchange = () => { db.close(); dbs.delete(name); };
+      db.onclose = () => dbs.delete(name);
+      resolve(db);
+    };
+    r.onerror = () => { dbs.delete(name); reject(r.error); };
+  });
+  dbs.set(name, p);
+  return p;
+}
+function parts(id, from, len) {
+  const out = [];
+  let at = from;
+  for (const p of loads.get(id) ?? []) {
+    const end = p.at + p.bytes.byteLength;
+    if (end <= at || p.at > at) continue;
+    const take = Math.min(end, from + len) - at;
+    out.push(p.bytes.subarray(at - p.at, at - p.at + take));
+    at += take;
+    if (at === from + len) return out;
+  }
+  return null;
+}
+function trim(id, upto) {
+  const list = loads.get(id);
+  if (list) loads.set(id, list.filter((p) => p.at + p.bytes.byteLength > upto));
+}
+async function store({ id, seq, db: dbName, name, chunk, from, len, manifest, asBlob }) {
+  const ps = parts(id, from, len);
+  if (!ps) return postMessage({ t: 'stored', seq, missing: true });
+  let value;
+  if (asBlob) {
+    value = new Blob(ps);
+  } else {
+    value = new Uint8Array(len);
+    let at = 0;
+    for (const p of ps) { value.set(p, at); at += p.byteLength; }
+    value = value.buffer;
+  }
+  // the record holds its own copy: the pieces below it go (chunks come in
+  // order; one that fails is the page's to store again, from its buffer)
+  trim(id, from + len);
+  try {
+    const db = await open(dbName);
+    const tx = db.transaction(['chunks', 'index'], 'readwrite');
+    tx.objectStore('chunks').put(value, [name, chunk]);
+    tx.objectStore('index').put(manifest, name);
+    tx.commit?.();
+    await new Promise((resolve, reject) => {
+      tx.oncomplete = resolve;
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = () => reject(tx.error ?? new DOMException('transaction aborted', 'AbortError'));
+    });
+    // counted in the page's budget until collected; a record that did not
+    // land is the page's to make again, and to count
+    if (asBlob) collected.register(value, len);
+    postMessage({ t: 'stored', seq });
+  } catch (e) {
+    postMessage({ t: 'stored', seq, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+  }
+}
+onmessage = ({ data }) => {
+  if (data.t === 'pieces') {
+    let list = loads.get(data.id);
+    if (!list) loads.set(data.id, (list = []));
+    for (const p of data.pieces) list.push({ at: p.at, bytes: new Uint8Array(p.buffer) });
+  } else if (data.t === 'trim') trim(data.id, data.upto);
+  else if (data.t === 'release') loads.delete(data.id);
+  else if (data.t === 'store') store(data);
+};
+postMessage({ t: 'ready' });`;
+
+/** Pieces go to the worker in batches of about this many bytes (one message). */
+const BATCH_BYTES = 1 << 20;
+/** The worker goes when no load has used it for this long. */
+const IDLE_MS = 10_000;
+/** A new worker that has not said it started by then never will (a CSP may refuse it silently): the page stores. */
+const START_MS = 10_000;
+
+let worker = null;
+let broken = isNode || typeof Worker === 'undefined' || typeof Blob === 'undefined';
+let idle = null;
+let nextId = 0;
+let nextSeq = 0;
+let held = 0; // Blob-record bytes counted in the budget and not yet reported collected
+const stores = new Map(); // seq -> {resolve, len: Blob-record bytes it counts in `held`}
+const live = new Set(); // feeds (loads) using the worker
+
+function storeWorker() {
+  if (broken) return null;
+  if (worker) return worker;
+  let url;
+  try {
+    url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
+    worker = new Worker(url);
+  } catch {
+    broken = true; // refused at once (a CSP, an opaque origin)
+    return null;
+  } finally {
+    if (url) URL.revokeObjectURL(url);
+  }
+  const started = worker;
+  const deadline = setTimeout(() => {
+    if (worker !== started) return;
+    broken = true;
+    stop();
+  }, START_MS);
+  worker.onmessage = ({ data }) => {
+    if (data.t === 'ready') return void clearTimeout(deadline);
+    if (data.t === 'collected') {
+      held -= data.n;
+      blobBytesCollected(data.n);
+      return;
+    }
+    const s = stores.get(data.seq);
+    if (!s) return;
+    stores.delete(data.seq);
+    if (data.missing || data.error) held -= s.len; // not stored: the page makes (and counts) its own record
+    s.resolve(data);
+  };
+  // refused late (a CSP says so with an error event) or crashed: every store
+  // waiting on it is the page's again
+  worker.onerror = (e) => {
+    e.preventDefault?.();
+    clearTimeout(deadline);
+    broken = true;
+    stop();
+  };
+  return worker;
+}
+
+function stop() {
+  clearTimeout(idle);
+  worker?.terminate();
+  worker = null;
+  // the stores it had not answered are the page's (which counts their
+  // records itself); the Blobs it made went with it
+  for (const [seq, s] of stores) {
+    stores.delete(seq);
+    held -= s.len;
+    s.resolve({ missing: true });
+  }
+  blobBytesCollected(held);
+  held = 0;
+  for (const f of live) f.usable = false;
+}
+
+/**
+ * A download's body pieces, handed to the store worker as they come, so its
+ * chunks can be stored beside the page later. None where no worker runs or
+ * for a body larger than HOST_POLICY.STORE_BESIDE_BYTES (the worker would
+ * hold a second copy of it until the load ends).
+ * @param {number} total the body's size when known (0: unknown)
+ * @returns {StoreFeed|null}
+ */
+export function storeFeed(total) {
+  if (broken || !total || total > HOST_POLICY.STORE_BESIDE_BYTES) return null;
+  const w = storeWorker();
+  if (!w) return null;
+  clearTimeout(idle);
+  const f = new StoreFeed(w, ++nextId);
+  live.add(f);
+  return f;
+}
+
+/** One load's feed of body pieces to the store worker, and its stores there. */
+export class StoreFeed {
+  constructor(w, id) {
+    this.w = w;
+    this.id = id;
+    this.usable = true;
+    this.batch = [];
+    this.batchBytes = 0;
+    this.end = -1; // the worker holds every byte below this from `start` on (-1: nothing yet)
+    this.start = -1;
+  }
+
+  /**
+   * A body piece at `at`, already copied into the model buffer: handed over
+   * (its buffer detached) when it is its buffer's only view, else the feed
+   * stops (a gap would leave chunks the worker cannot make).
+   */
+  piece(at, bytes) {
+    if (!this.usable) return;
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const contiguous = this.end < 0 || at === this.end;
+    if (
+      !own ||
+      !contiguous ||
+      (typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer)
+    ) {
+      this.usable = false;
+      this.flush();
+      return;
+    }
+    const n = bytes.byteLength; // read before the transfer detaches it
+    if (this.start < 0) this.start = at;
+    this.end = at + n;
+    this.batch.push({ at, buffer: bytes.buffer });
+    this.batchBytes += n;
+    if (this.batchBytes >= BATCH_BYTES) this.flush();
+  }
+
+  flush() {
+    if (!this.batch.length) return;
+    if (this.w === worker)
+      this.w.postMessage(
+        { t: 'pieces', id: this.id, pieces: this.batch },
+        this.batch.map((p) => p.buffer),
+      );
+    this.batch = [];
+    this.batchBytes = 0;
+  }
+
+  /** Whether the worker can make the chunk [from, from + len). */
+  covers(from, len) {
+    return this.usable && this.w === worker && this.start >= 0 && from >= this.start && from + len <= this.end;
+  }
+
+  /**
+   * Store chunk `chunk` of entry `name` = bytes [from, from + len) with its
+   * manifest, beside the page. Resolves null when it landed, an Error-like
+   * {name, message} when IndexedDB is full, or 'page' when the page must
+   * store it itself (the worker lacked a piece, went away, or met another
+   * failure: the page's store reopens a closed database, and reports).
+   */
+  store(dbName, name, chunk, from, len, manifest, asBlob) {
+    this.flush();
+    const seq = ++nextSeq;
+    const counted = asBlob ? len : 0;
+    held += counted;
+    return new Promise((resolve) => {
+      stores.set(seq, { resolve, len: counted });
+      this.w.postMessage({ t: 'store', id: this.id, seq, db: dbName, name, chunk, from, len, manifest, asBlob });
+    }).then((r) => {
+      if (r.missing) return 'page';
+      if (!r.error) return null;
+      return r.error.name === 'QuotaExceededError' ? r.error : 'page';
+    });
+  }
+
+  /** Bytes below `upto` are stored by the page: the worker lets them go. */
+  trim(upto) {
+    this.flush();
+    if (this.w === worker) this.w.postMessage({ t: 'trim', id: this.id, upto });
+  }
+
+  /** The load is over: its pieces go. */
+  release() {
+    live.delete(this);
+    this.batch = [];
+    if (this.w === worker) this.w.postMessage({ t: 'release', id: this.id });
+    if (!live.size && !stores.size) {
+      clearTimeout(idle);
+      idle = setTimeout(stop, IDLE_MS);
+    }
+  }
+}
