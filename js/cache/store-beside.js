@@ -17,6 +17,7 @@
 // them.
 import { HOST_POLICY } from '../core-constants.js';
 import { isNode } from '../platform/node.js';
+import { inlineWorker } from '../util/inline-worker.js';
 import { blobBytesCollected } from './idb-store.js';
 
 const WORKER_SOURCE = `const loads = new Map(); // id -> [{at, bytes}] in offset order
@@ -121,24 +122,18 @@ const live = new Set(); // feeds (loads) using the worker
 function storeWorker() {
   if (broken) return null;
   if (worker) return worker;
-  let url;
-  try {
-    url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
-    worker = new Worker(url);
-  } catch {
-    broken = true; // refused at once (a CSP, an opaque origin)
-    return null;
-  } finally {
-    if (url) URL.revokeObjectURL(url);
-  }
-  const started = worker;
-  const deadline = setTimeout(() => {
-    if (worker !== started) return;
+  // refused late, crashed, or never started: every store waiting on it is the page's again
+  worker = inlineWorker(WORKER_SOURCE, START_MS, (gone) => {
+    if (worker !== gone) return;
     broken = true;
     stop();
-  }, START_MS);
+  });
+  if (!worker) {
+    broken = true; // refused at once (a CSP, an opaque origin)
+    return null;
+  }
   worker.onmessage = ({ data }) => {
-    if (data.t === 'ready') return void clearTimeout(deadline);
+    if (data.t === 'ready') return;
     if (data.t === 'collected') {
       held -= data.n;
       blobBytesCollected(data.n);
@@ -149,14 +144,6 @@ function storeWorker() {
     stores.delete(data.seq);
     if (data.missing || data.error) held -= s.len; // not stored: the page makes (and counts) its own record
     s.resolve(data);
-  };
-  // refused late (a CSP says so with an error event) or crashed: every store
-  // waiting on it is the page's again
-  worker.onerror = (e) => {
-    e.preventDefault?.();
-    clearTimeout(deadline);
-    broken = true;
-    stop();
   };
   return worker;
 }

@@ -11,6 +11,7 @@
 // own, and hashes while onnxruntime creates the session. Where no worker can
 // start (no Worker; a CSP without blob: workers) the main thread hashes.
 import { isNode } from '../platform/node.js';
+import { inlineWorker } from './inline-worker.js';
 
 /** Bytes in shared memory are copied this much at a time (one slice of the copy in the cache at once). */
 const SLICE = 1 << 20;
@@ -153,26 +154,17 @@ async function feed(w, id, bytes, job) {
 function hashWorker() {
   if (broken) return null;
   if (worker) return worker;
-  let url;
-  try {
-    url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
-    worker = new Worker(url);
-  } catch {
-    broken = true; // refused at once (a CSP, an opaque origin)
-    return null;
-  } finally {
-    if (url) URL.revokeObjectURL(url);
-  }
-  // a refusal is an error event, and a worker that never starts sends none:
-  // a load never waits on it for ever
-  const started = worker;
-  const deadline = setTimeout(() => {
-    if (worker !== started) return;
+  // refused late, crashed, or never started: a load never waits on it for ever
+  worker = inlineWorker(WORKER_SOURCE, START_MS, (gone) => {
+    if (worker !== gone) return;
     broken = true;
     giveUp();
-  }, START_MS);
+  });
+  if (!worker) {
+    broken = true; // refused at once (a CSP, an opaque origin)
+    return null;
+  }
   worker.onmessage = ({ data }) => {
-    clearTimeout(deadline);
     if (data.piece) {
       const next = waiting.shift();
       return next ? next(data.piece) : void free.push(data.piece);
@@ -182,13 +174,6 @@ function hashWorker() {
     pending.delete(data.id);
     p.resolve(data.error ? sha256Hex(p.bytes) : hexOf(new Uint8Array(data.digest)));
     if (!pending.size) idle = setTimeout(stop, IDLE_MS);
-  };
-  // refused late (a CSP says so with an error event) or crashed
-  worker.onerror = (e) => {
-    e.preventDefault?.();
-    clearTimeout(deadline);
-    broken = true;
-    giveUp();
   };
   return worker;
 }

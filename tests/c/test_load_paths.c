@@ -173,6 +173,17 @@ static void test_statuses(void) {
     world_free(&w);
 }
 
+/* A body cut at half of model_a was resumed by one Range from the last
+ * whole chunk before the cut, served and stored whole. */
+static void check_resumed_at_half(world *w) {
+    CHECK(served(&w->pg, model_a, len_a));
+    CHECK(fx_warned(&w->pg, OK_WARN_RESUMING));
+    CHECK_EQ_INT(w->srv.n_req, 2);
+    CHECK_EQ_INT(w->srv.req[1].flags & OK_FETCH_RANGE, OK_FETCH_RANGE);
+    CHECK_EQ_INT(w->srv.req[1].from, (len_a / 2) / CS * CS);
+    check_clean(w, model_a, len_a);
+}
+
 /* A cut with a strong ETag resumes by Range from the last whole chunk. */
 static void test_cut_resumes_with_strong_etag(void) {
     world w;
@@ -182,13 +193,8 @@ static void test_cut_resumes_with_strong_etag(void) {
     cut.cut_at = (int)(len_a / 2);
     plan(&w, 0, cut);
     fx_run(&w.pg, &p);
-    CHECK(served(&w.pg, model_a, len_a));
-    CHECK(fx_warned(&w.pg, OK_WARN_RESUMING));
-    CHECK_EQ_INT(w.srv.n_req, 2);
-    CHECK_EQ_INT(w.srv.req[1].flags & OK_FETCH_RANGE, OK_FETCH_RANGE);
-    CHECK_EQ_INT(w.srv.req[1].from, (len_a / 2) / CS * CS);
+    check_resumed_at_half(&w);
     CHECK_EQ_INT(w.srv.req[1].flags & OK_FETCH_CONDITIONAL, 0);
-    check_clean(&w, model_a, len_a);
     {
         /* the content hash survives the resume: the cut fell mid-piece,
          * and bytes past the last chunk boundary are hashed once */
@@ -276,22 +282,28 @@ static void test_resume_of_changed_model(void) {
     world_free(&w);
 }
 
+/* The tab dies after the marker and 4 chunks of model_a; the next page
+ * (seed) re-reads them and asks only for the rest: served, one request. */
+static void crash_then_resume(world *w, const ok_load_params *p, uint64_t seed) {
+    w->db.crash_after = 5; /* marker + 4 chunks */
+    fx_run(&w->pg, p);
+    CHECK(w->pg.crashed);
+    CHECK_EQ_INT(fx_count_state(&w->db, OK_ENTRY_PENDING), 1);
+    reopen_after_crash(w, seed);
+    fx_run(&w->pg, p);
+    CHECK(served(&w->pg, model_a, len_a));
+    CHECK_EQ_INT(w->srv.n_req, 1);
+    CHECK_EQ_INT(w->srv.req[0].from, 4 * CS);
+}
+
 /* A crashed download is resumed by the next page: stored prefix re-read and
  * checked, only the rest requested. */
 static void test_resume_after_crash(void) {
     world w;
     ok_load_params p = url_params();
     world_init(&w, model_a, len_a, "\"v1\"", NULL);
-    w.db.crash_after = 5; /* marker + 4 chunks */
-    fx_run(&w.pg, &p);
-    CHECK(w.pg.crashed);
-    CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 1);
-    reopen_after_crash(&w, 0x78);
-    fx_run(&w.pg, &p);
-    CHECK(served(&w.pg, model_a, len_a));
+    crash_then_resume(&w, &p, 0x78);
     CHECK(fx_warned(&w.pg, OK_WARN_RESUMING));
-    CHECK_EQ_INT(w.srv.n_req, 1);
-    CHECK_EQ_INT(w.srv.req[0].from, 4 * CS);
     check_clean(&w, model_a, len_a);
     CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 0);
     world_free(&w);
@@ -433,28 +445,15 @@ static void test_unknown_sizes_resume_under_integrity(void) {
         r.cut_at = (int)(len_a / 2);
         plan(&w, 0, r);
         fx_run(&w.pg, &p);
-        CHECK(served(&w.pg, model_a, len_a));
-        CHECK(fx_warned(&w.pg, OK_WARN_RESUMING));
-        CHECK_EQ_INT(w.srv.n_req, 2);
-        CHECK_EQ_INT(w.srv.req[1].flags & OK_FETCH_RANGE, OK_FETCH_RANGE);
-        CHECK_EQ_INT(w.srv.req[1].from, (len_a / 2) / CS * CS);
-        check_clean(&w, model_a, len_a);
+        check_resumed_at_half(&w);
         world_free(&w);
 
         /* the tab dies mid-download: the next page re-reads the stored
          * prefix and asks only for the rest */
         world_init(&w, model_a, len_a, "\"v1\"", NULL);
         w.srv.every = every;
-        w.db.crash_after = 5; /* marker + 4 chunks */
-        fx_run(&w.pg, &p);
-        CHECK(w.pg.crashed);
-        CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 1);
-        reopen_after_crash(&w, 0x79);
-        fx_run(&w.pg, &p);
-        CHECK(served(&w.pg, model_a, len_a));
-        CHECK_EQ_INT(w.srv.n_req, 1);
+        crash_then_resume(&w, &p, 0x79);
         CHECK_EQ_INT(w.srv.req[0].flags & OK_FETCH_RANGE, OK_FETCH_RANGE);
-        CHECK_EQ_INT(w.srv.req[0].from, 4 * CS);
         check_clean(&w, model_a, len_a);
         CHECK_EQ_INT(fx_count_state(&w.db, OK_ENTRY_PENDING), 0);
         world_free(&w);
