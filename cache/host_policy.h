@@ -50,6 +50,12 @@ enum {
  * budget Chromium fails writes ("Failed to write blobs (InvalidBlob)"). */
 int ok_store_records_as_blob(uint64_t held, uint64_t bytes);
 
+/* 1 when a download of `total` bytes (0: size unknown) hands its body's
+ * pieces to the store worker, which then writes its STORE_AHEAD chunks
+ * beside the page; 0 when the page stores them. The worker holds the
+ * pieces not yet stored, so only sizes known and up to STORE_BESIDE_BYTES. */
+int ok_store_beside(uint64_t total);
+
 /* Chunks of `chunk_size` bytes one read transaction takes (at least 1): a
  * transaction hands its values over materialized, so a batch bounds the
  * bytes held at once. */

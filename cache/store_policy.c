@@ -12,6 +12,8 @@ int ok_store_records_as_blob(uint64_t held, uint64_t bytes) {
     return held + bytes <= OK_HOST_BLOB_RECORD_BUDGET;
 }
 
+int ok_store_beside(uint64_t total) { return total > 0 && total <= OK_HOST_STORE_BESIDE_BYTES; }
+
 uint32_t ok_store_read_batch(uint32_t chunk_size) {
     uint32_t n;
     if (chunk_size == 0) return 1;

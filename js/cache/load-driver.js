@@ -205,7 +205,7 @@ class LoadRun {
       this.beside.release();
       this.beside = null;
     }
-    this.beside ??= storeFeed(this.total);
+    this.beside ??= storeFeed(this.ctx.core, this.total);
     return this.beside;
   }
 

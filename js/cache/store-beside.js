@@ -15,7 +15,6 @@
 // it fails, the page stores the chunk itself. Its Blob records count in the
 // page's budget (blobRecordsFor) until the worker's garbage collector frees
 // them.
-import { HOST_POLICY } from '../core-constants.js';
 import { isNode } from '../platform/node.js';
 import { inlineWorker } from '../util/inline-worker.js';
 import { blobBytesCollected } from './idb-store.js';
@@ -167,13 +166,14 @@ function stop() {
 /**
  * A download's body pieces, handed to the store worker as they come, so its
  * chunks can be stored beside the page later. None where no worker runs or
- * for a body larger than HOST_POLICY.STORE_BESIDE_BYTES (the worker would
- * hold a second copy of it until the load ends).
+ * where the core says the page stores (ok_store_beside: the size unknown,
+ * or too big for the worker to hold a second copy of until it is stored).
+ * @param {{storeBeside: (total: number) => boolean}} core decides from the size (ok_store_beside)
  * @param {number} total the body's size when known (0: unknown)
  * @returns {StoreFeed|null}
  */
-export function storeFeed(total) {
-  if (broken || !total || total > HOST_POLICY.STORE_BESIDE_BYTES) return null;
+export function storeFeed(core, total) {
+  if (broken || !core.storeBeside(total)) return null;
   const w = storeWorker();
   if (!w) return null;
   clearTimeout(idle);

@@ -143,6 +143,11 @@ export class Core {
     return this.m._ok_store_records_as_blob(u64(held), u64(bytes)) === 1;
   }
 
+  /** Whether a download of `total` bytes (0: unknown) feeds the store worker (ok_store_beside). */
+  storeBeside(total) {
+    return this.m._ok_store_beside(u64(total)) === 1;
+  }
+
   /** Whether a complete chunk may be stored during the download (ok_store_chunk_mid_download); ms facts, remaining Infinity when unknown. */
   chunkMidDownload(waitedMs, remainingMs, storeMs) {
     const ms = (x) => (Number.isFinite(x) ? Math.min(0xfffffffe, Math.max(0, Math.round(x))) : 0xffffffff);

@@ -27,6 +27,16 @@ static void test_records_as_blob(void) {
     CHECK(!ok_store_records_as_blob(765 * MIB, 4 * MIB));
 }
 
+static void test_store_beside(void) {
+    /* the store worker takes bodies of a known size up to 256 MiB */
+    CHECK_EQ_INT(OK_HOST_STORE_BESIDE_BYTES, 256 * MIB);
+    CHECK(ok_store_beside(44 * MIB));
+    CHECK(ok_store_beside(256 * MIB));
+    CHECK(!ok_store_beside(256 * MIB + 1));
+    CHECK(!ok_store_beside(0)); /* size unknown */
+    CHECK(!ok_store_beside(UINT64_MAX));
+}
+
 static void test_read_batch(void) {
     CHECK_EQ_INT(OK_HOST_READ_BATCH_BYTES, 64 * MIB);
     CHECK_EQ_INT(ok_store_read_batch(4u << 20), 16);
@@ -189,6 +199,7 @@ static void test_runtime_serves(void) {
 
 int main(void) {
     test_records_as_blob();
+    test_store_beside();
     test_read_batch();
     test_chunk_mid_download();
     test_delete_reopen();
