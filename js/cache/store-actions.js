@@ -7,6 +7,7 @@ import { blobRecordsFor, ioFailKind, valueBytes } from './idb-store.js';
 import { acquireLock, heldLocks } from './locks.js';
 import { freeQuota } from './quota.js';
 import { chunkStore } from './chunk-store-cost.js';
+import { readBlob } from './read-beside.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const dec = new TextDecoder();
@@ -151,7 +152,8 @@ export async function settleAhead(run) {
 
 /**
  * READ_CHUNKS. Blob records (handles) are read as ONE composed Blob, one
- * read straight into the buffer onnxruntime gets; ArrayBuffer records (and
+ * read straight into the buffer onnxruntime gets (by the read worker,
+ * js/cache/read-beside.js, off the page's thread); ArrayBuffer records (and
  * a resume's re-read) go chunk by chunk, in read transactions of as many
  * chunks as the core says (ok_store_read_batch), since a transaction hands
  * them over materialized. Each chunk is then handed to the core, which
@@ -184,7 +186,7 @@ async function readChunks(run, a, store) {
     if (!rehash && blobs) {
       let bytes;
       try {
-        bytes = new Uint8Array(await new Blob(values).arrayBuffer());
+        bytes = new Uint8Array(await readBlob(new Blob(values)));
       } catch (e) {
         run.ev(run.m.ioFailed(ioFailKind(e)));
         return;

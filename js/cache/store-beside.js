@@ -15,8 +15,7 @@
 // it fails, the page stores the chunk itself. Its Blob records count in the
 // page's budget (blobRecordsFor) until the worker's garbage collector frees
 // them.
-import { isNode } from '../platform/node.js';
-import { inlineWorker } from '../util/inline-worker.js';
+import { pageWorker } from '../util/inline-worker.js';
 import { blobBytesCollected } from './idb-store.js';
 
 const WORKER_SOURCE = `const loads = new Map(); // id -> [{at, bytes}] in offset order
@@ -109,8 +108,6 @@ const IDLE_MS = 10_000;
 /** A new worker that has not said it started by then never will (a CSP may refuse it silently): the page stores. */
 const START_MS = 10_000;
 
-let worker = null;
-let broken = isNode || typeof Worker === 'undefined' || typeof Blob === 'undefined';
 let idle = null;
 let nextId = 0;
 let nextSeq = 0;
@@ -118,20 +115,11 @@ let held = 0; // Blob-record bytes counted in the budget and not yet reported co
 const stores = new Map(); // seq -> {resolve, len: Blob-record bytes it counts in `held`}
 const live = new Set(); // feeds (loads) using the worker
 
-function storeWorker() {
-  if (broken) return null;
-  if (worker) return worker;
-  // refused late, crashed, or never started: every store waiting on it is the page's again
-  worker = inlineWorker(WORKER_SOURCE, START_MS, (gone) => {
-    if (worker !== gone) return;
-    broken = true;
-    stop();
-  });
-  if (!worker) {
-    broken = true; // refused at once (a CSP, an opaque origin)
-    return null;
-  }
-  worker.onmessage = ({ data }) => {
+// refused late, crashed, or never started: every store waiting on it is the page's again
+const storer = pageWorker(
+  WORKER_SOURCE,
+  START_MS,
+  (data) => {
     if (data.t === 'ready') return;
     if (data.t === 'collected') {
       held -= data.n;
@@ -143,14 +131,13 @@ function storeWorker() {
     stores.delete(data.seq);
     if (data.missing || data.error) held -= s.len; // not stored: the page makes (and counts) its own record
     s.resolve(data);
-  };
-  return worker;
-}
+  },
+  () => stop(),
+);
 
 function stop() {
   clearTimeout(idle);
-  worker?.terminate();
-  worker = null;
+  storer.stop();
   // the stores it had not answered are the page's (which counts their
   // records itself); the Blobs it made went with it
   for (const [seq, s] of stores) {
@@ -173,8 +160,8 @@ function stop() {
  * @returns {StoreFeed|null}
  */
 export function storeFeed(core, total) {
-  if (broken || !core.storeBeside(total)) return null;
-  const w = storeWorker();
+  if (storer.broken || !core.storeBeside(total)) return null;
+  const w = storer.get();
   if (!w) return null;
   clearTimeout(idle);
   const f = new StoreFeed(w, ++nextId);
@@ -222,7 +209,7 @@ export class StoreFeed {
 
   flush() {
     if (!this.batch.length) return;
-    if (this.w === worker)
+    if (this.w === storer.current)
       this.w.postMessage(
         { t: 'pieces', id: this.id, pieces: this.batch },
         this.batch.map((p) => p.buffer),
@@ -233,7 +220,7 @@ export class StoreFeed {
 
   /** Whether the worker can make the chunk [from, from + len). */
   covers(from, len) {
-    return this.usable && this.w === worker && this.start >= 0 && from >= this.start && from + len <= this.end;
+    return this.usable && this.w === storer.current && this.start >= 0 && from >= this.start && from + len <= this.end;
   }
 
   /**
@@ -261,14 +248,14 @@ export class StoreFeed {
   /** Bytes below `upto` are stored by the page: the worker lets them go. */
   trim(upto) {
     this.flush();
-    if (this.w === worker) this.w.postMessage({ t: 'trim', id: this.id, upto });
+    if (this.w === storer.current) this.w.postMessage({ t: 'trim', id: this.id, upto });
   }
 
   /** The load is over: its pieces go. */
   release() {
     live.delete(this);
     this.batch = [];
-    if (this.w === worker) this.w.postMessage({ t: 'release', id: this.id });
+    if (this.w === storer.current) this.w.postMessage({ t: 'release', id: this.id });
     if (!live.size && !stores.size) {
       clearTimeout(idle);
       idle = setTimeout(stop, IDLE_MS);

@@ -10,8 +10,7 @@
 // only copies into memory it has touched before, the worker pays for its
 // own, and hashes while onnxruntime creates the session. Where no worker can
 // start (no Worker; a CSP without blob: workers) the main thread hashes.
-import { isNode } from '../platform/node.js';
-import { inlineWorker } from './inline-worker.js';
+import { pageWorker } from './inline-worker.js';
 
 /** Bytes in shared memory are copied this much at a time (one slice of the copy in the cache at once). */
 const SLICE = 1 << 20;
@@ -72,8 +71,6 @@ const IDLE_MS = 10_000;
 /** A new worker that has not handed back a piece by then never will: the main thread hashes. */
 const START_MS = 10_000;
 
-let worker = null;
-let broken = isNode || typeof Worker === 'undefined' || typeof Blob === 'undefined';
 let idle = null;
 let nextId = 0;
 const pending = new Map(); // id → {resolve, bytes}
@@ -103,7 +100,7 @@ function buffer() {
  * @returns {{done: Promise<string>, spentMs: () => number, fed: () => Promise<void>}}
  */
 export function sha256Beside(bytes) {
-  if (broken) return mainThread(bytes);
+  if (hasher.broken) return mainThread(bytes);
   clearTimeout(idle);
   const id = ++nextId;
   const job = { spent: 0 };
@@ -115,7 +112,7 @@ export function sha256Beside(bytes) {
   // better spent while the load waits on its lock and IndexedDB
   setTimeout(() => {
     const t0 = now();
-    const w = hashWorker();
+    const w = hasher.get();
     job.spent += now() - t0;
     if (w) feed(w, id, bytes, job).catch(() => giveUp());
     else giveUp();
@@ -136,7 +133,7 @@ async function feed(w, id, bytes, job) {
   w.postMessage({ id, length: bytes.byteLength });
   for (let at = 0; at < bytes.byteLength; at += PIECE) {
     const piece = await buffer();
-    if (w !== worker) {
+    if (w !== hasher.current) {
       free.push(piece); // given up: the main thread answers
       job.onFed();
       return;
@@ -151,20 +148,11 @@ async function feed(w, id, bytes, job) {
   w.postMessage({ id });
 }
 
-function hashWorker() {
-  if (broken) return null;
-  if (worker) return worker;
-  // refused late, crashed, or never started: a load never waits on it for ever
-  worker = inlineWorker(WORKER_SOURCE, START_MS, (gone) => {
-    if (worker !== gone) return;
-    broken = true;
-    giveUp();
-  });
-  if (!worker) {
-    broken = true; // refused at once (a CSP, an opaque origin)
-    return null;
-  }
-  worker.onmessage = ({ data }) => {
+// refused late, crashed, or never started: a load never waits on it for ever
+const hasher = pageWorker(
+  WORKER_SOURCE,
+  START_MS,
+  (data) => {
     if (data.piece) {
       const next = waiting.shift();
       return next ? next(data.piece) : void free.push(data.piece);
@@ -174,9 +162,9 @@ function hashWorker() {
     pending.delete(data.id);
     p.resolve(data.error ? sha256Hex(p.bytes) : hexOf(new Uint8Array(data.digest)));
     if (!pending.size) idle = setTimeout(stop, IDLE_MS);
-  };
-  return worker;
-}
+  },
+  () => giveUp(),
+);
 
 /** The worker is gone: what it held is hashed on the main thread. */
 function giveUp() {
@@ -189,8 +177,7 @@ function giveUp() {
 
 function stop() {
   clearTimeout(idle);
-  worker?.terminate();
-  worker = null;
+  hasher.stop();
   free.length = 0;
   made = 0;
   // feeds waiting for a buffer see the worker gone

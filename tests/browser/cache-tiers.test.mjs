@@ -205,3 +205,36 @@ test('management API: list, delete by URL, clear, estimate', async () => {
   assert.deepEqual(r.raw, { index: [], meta: [], chunks: [] });
   await page.close();
 });
+
+test("a warm load's Blob records are read in a worker, not on the page's thread; outputs equal onnxruntime-web", async () => {
+  await env.reset();
+  const page = await env.newPage();
+  const first = await page.evaluate((u) => window.check(u, 'ppocr_v4_det', { chunkSize: 1 << 20 }), DET);
+  assert.deepEqual(first.diffs, [0, 0]);
+  await page.evaluate(() => window.ortkeep.cache.settled());
+  await page.close();
+
+  const page2 = await env.newPage();
+  // every Blob the page itself reads, by size (the read beside the page is the worker's own)
+  await page2.evaluate(() => {
+    window.pageReads = [];
+    const read = Blob.prototype.arrayBuffer;
+    Blob.prototype.arrayBuffer = function () {
+      window.pageReads.push(this.size);
+      return read.call(this);
+    };
+  });
+  const again = await page2.evaluate((u) => window.check(u, 'ppocr_v4_det', { chunkSize: 1 << 20 }), DET);
+  assert.deepEqual(again.diffs, [0, 0]);
+  assert.equal(again.cache.tier, 'indexeddb', JSON.stringify(again.cache));
+  assert.ok(again.phases.includes('read-cache'));
+  const bytes = again.cache.bytes;
+  assert.ok(bytes > 4_000_000, `the model is ${bytes} bytes`);
+  const reads = await page2.evaluate(() => window.pageReads);
+  assert.deepEqual(
+    reads.filter((n) => n >= bytes / 2),
+    [],
+    `the model's records were read on the page (${reads.join(', ')})`,
+  );
+  await page2.close();
+});
