@@ -15,7 +15,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { getCore } from '../core/module.js';
 import { OrtkeepError } from '../errors.js';
-import { compareOutputs, probeFeeds, runProbes } from './probe.js';
+import { compareOutputs, probeFeeds, QUIET_RUN, runProbes } from './probe.js';
 
 /** Levels whose artifacts onnxruntime-web can load. 'layout' and 'all' add
  * com.microsoft.nchwc ops (x64 CPU kernels) that onnxruntime-web rejects. */
@@ -29,8 +29,6 @@ const FORMATS = [
   { format: 'onnx', ext: 'onnx', save: 'ONNX' },
   { format: 'ort', ext: 'ort', save: 'ORT' },
 ];
-/** Run options: a failed run comes back as an error, not also as a log line. */
-const QUIET_RUN = { logSeverityLevel: 4 };
 /** Creates timed per form, interleaved with the original's (median). */
 const CREATE_ROUNDS = 3;
 

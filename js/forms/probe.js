@@ -11,6 +11,10 @@ import { PROBE } from '../core-constants.js';
 /** The core's default tolerance (cache/form_policy.h, in millionths). */
 export const DEFAULT_TOLERANCE = Object.freeze({ rtol: PROBE.RTOL_PPM / 1e6, atol: PROBE.ATOL_PPM / 1e6 });
 
+/** Run options for a probe: a failed run comes back as an error, not also as onnxruntime's log line in the console
+ * (a BERT probed with token ids 0..3 fails its 2-row token-type table before 0..1 is tried). */
+export const QUIET_RUN = { logSeverityLevel: 4 }; // not frozen: onnxruntime-web fills in the defaults it lacks
+
 /** mulberry32: small, fast, and the same sequence on every platform. */
 function prng(seed) {
   let a = seed >>> 0;

@@ -1,7 +1,7 @@
 // VERIFY_FORM: a form's session against the original's, timed interleaved and
 // run on probe inputs; the verdict is the core's (js/forms/policy.js).
 import { PROBE, PROBE_FACT, VERIFY } from '../core-constants.js';
-import { compareOutputs, probeFeeds, runProbes } from './probe.js';
+import { compareOutputs, probeFeeds, QUIET_RUN, runProbes } from './probe.js';
 import { bestMs, probeVerdict } from './policy.js';
 
 const now = () => (globalThis.performance ?? Date).now();
@@ -60,7 +60,7 @@ export async function verify(ort, core, formSession, formBytes, original, sessio
       for (const intSpan of [4, 2]) {
         try {
           feeds = probeFeeds(original.report, { count: VERIFY.PROBE_SETS, ...shapes, intSpan });
-          expected = await runProbes((f) => ref.run(wrap(f)), feeds);
+          expected = await runProbes((f) => ref.run(wrap(f), QUIET_RUN), feeds);
           break ladder;
         } catch {
           expected = null;
@@ -71,7 +71,7 @@ export async function verify(ort, core, formSession, formBytes, original, sessio
     seen |= PROBE_FACT.REFERENCE_RAN;
     let actual;
     try {
-      actual = await runProbes((f) => formSession.run(wrap(f)), feeds);
+      actual = await runProbes((f) => formSession.run(wrap(f), QUIET_RUN), feeds);
     } catch {
       return judged();
     }

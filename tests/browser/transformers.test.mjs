@@ -26,6 +26,12 @@ const env = useCacheBrowser({ webgpu: true });
 async function appPage(withOrtkeep, major = 4, { cdn = false } = {}) {
   const page = await env.context.newPage();
   page.on('pageerror', (e) => console.error('[page error]', e.message));
+  // what an app's error monitoring would see (the browser's own favicon request aside), its times masked
+  page.noise = [];
+  page.on('console', (m) => {
+    if (['error', 'warning'].includes(m.type()) && !/favicon\.ico$/.test(m.location()?.url ?? ''))
+      page.noise.push(`${m.type()}: ${m.text().replace(/\d[\d:. -]*/g, '#')}`);
+  });
   // which onnxruntime-web build the page starts: the .wasm it requests
   page.ortWasm = new Set();
   page.on('request', (r) => {
@@ -134,6 +140,7 @@ describe('transformers.js with ortkeep/transformers', () => {
       const alone = await appPage(false, major);
       const theirs = await embed(alone, model, device);
       await alone.close();
+      const quiet = alone.noise;
       assert.equal(theirs.ok, true, theirs.message);
       assert.equal(theirs.ortkeep, false);
       env.server.resetCounts();
@@ -143,6 +150,8 @@ describe('transformers.js with ortkeep/transformers', () => {
       await first.evaluate(async () => (await import('/js/index.js')).cache.settled());
       await first.close();
       assert.equal(ours.ok, true, `${ours.code}: ${ours.message}`);
+      // the background work (capture, verification probes) prints nothing transformers.js alone does not
+      assert.deepEqual(first.noise, quiet, 'the console, as transformers.js alone leaves it');
       assert.equal(ours.ortkeep, true, "the session is ortkeep's");
       assert.equal(ours.tier, 'network');
       assert.deepEqual(ours.dims, theirs.dims);
@@ -159,6 +168,7 @@ describe('transformers.js with ortkeep/transformers', () => {
       const again = await embed(second, model, device);
       await second.close();
       assert.equal(again.ok, true, `${again.code}: ${again.message}`);
+      assert.deepEqual(second.noise, quiet, 'the console, as transformers.js alone leaves it');
       assert.equal(again.tier, 'indexeddb');
       assert.deepEqual(again.data, theirs.data);
       assert.equal(
