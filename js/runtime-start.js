@@ -35,6 +35,13 @@ export const firstModelSession = (ort) => !modelMade.has(keyOf(ort));
 /** A model session was made. */
 export const modelSessionMade = (ort) => modelMade.add(keyOf(ort));
 
+/**
+ * Whether onnxruntime-web has started in this page (ortkeep started it, made a
+ * model session with it, or its capturing loader runs); until then its start
+ * is yet to hold the main thread.
+ */
+export const runtimeUp = (ort) => !ort || up.has(keyOf(ort)) || modelMade.has(keyOf(ort)) || ortHeapBytes() !== null;
+
 /** The start in progress in this page, if any: a creation waits for it first. */
 export const startInFlight = (ort) => starting.get(keyOf(ort)) ?? null;
 

@@ -8,6 +8,7 @@ import { acquireLock, heldLocks } from './locks.js';
 import { freeQuota } from './quota.js';
 import { chunkStore } from './chunk-store-cost.js';
 import { readBlob } from './read-beside.js';
+import { runtimeUp } from '../runtime-start.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const dec = new TextDecoder();
@@ -153,7 +154,7 @@ export async function settleAhead(run) {
 /**
  * READ_CHUNKS. Blob records (handles) are read as ONE composed Blob, one
  * read straight into the buffer onnxruntime gets (by the read worker,
- * js/cache/read-beside.js, off the page's thread); ArrayBuffer records (and
+ * js/cache/read-beside.js, where onnxruntime-web has yet to start); ArrayBuffer records (and
  * a resume's re-read) go chunk by chunk, in read transactions of as many
  * chunks as the core says (ok_store_read_batch), since a transaction hands
  * them over materialized. Each chunk is then handed to the core, which
@@ -186,7 +187,8 @@ async function readChunks(run, a, store) {
     if (!rehash && blobs) {
       let bytes;
       try {
-        bytes = new Uint8Array(await readBlob(new Blob(values)));
+        // beside the page while onnxruntime-web's start is yet to take its thread
+        bytes = new Uint8Array(await readBlob(new Blob(values), !runtimeUp(run.ctx.ort)));
       } catch (e) {
         run.ev(run.m.ioFailed(ioFailKind(e)));
         return;
