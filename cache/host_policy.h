@@ -56,6 +56,34 @@ int ok_store_records_as_blob(uint64_t held, uint64_t bytes);
  * pieces not yet stored, so only sizes known and up to STORE_BESIDE_BYTES. */
 int ok_store_beside(uint64_t total);
 
+/* What JS knows when a warm load reads its Blob records:
+ *   RUNTIME_UP     onnxruntime-web has started in this page (ortkeep
+ *                  started it or made a session with it, or its capturing
+ *                  loader runs; where the app's own session started it,
+ *                  ortkeep's 65-byte start is over at once)
+ *   RUNTIME_AWAY   onnxruntime-web runs in its proxy worker
+ *                  (env.wasm.proxy): its start never holds the page's thread
+ *   NO_WORKER      no read worker can run here (none, a CSP refused it) */
+#define OK_READ_FACT_LIST(X) \
+    X(RUNTIME_UP, 1u << 0)   \
+    X(RUNTIME_AWAY, 1u << 1) \
+    X(NO_WORKER, 1u << 2)
+
+enum {
+#define OK_READ_FACT_ENUM_(name, value) OK_READ_FACT_##name = value,
+    OK_READ_FACT_LIST(OK_READ_FACT_ENUM_)
+#undef OK_READ_FACT_ENUM_
+};
+
+/* 1 when a warm load's Blob records (`bytes`, 0: none) are read in the
+ * page's read worker, 0 when the page reads them. The browser hands a
+ * Blob's bytes to the reading thread a piece at a time (~300 ms of it for
+ * 47 MB here), so the worker reads only while onnxruntime-web's start is
+ * still to hold the page's thread; once it is up, or away in its proxy
+ * worker, the thread is free and the worker's start and hop cost more than
+ * they save (ppocr_v4_det's read 105-130 ms against 58-76). */
+int ok_read_beside(uint64_t bytes, uint32_t facts);
+
 /* Chunks of `chunk_size` bytes one read transaction takes (at least 1): a
  * transaction hands its values over materialized, so a batch bounds the
  * bytes held at once. */

@@ -14,6 +14,11 @@ int ok_store_records_as_blob(uint64_t held, uint64_t bytes) {
 
 int ok_store_beside(uint64_t total) { return total > 0 && total <= OK_HOST_STORE_BESIDE_BYTES; }
 
+int ok_read_beside(uint64_t bytes, uint32_t facts) {
+    const uint32_t page_reads = OK_READ_FACT_RUNTIME_UP | OK_READ_FACT_RUNTIME_AWAY | OK_READ_FACT_NO_WORKER;
+    return bytes > 0 && !(facts & page_reads);
+}
+
 uint32_t ok_store_read_batch(uint32_t chunk_size) {
     uint32_t n;
     if (chunk_size == 0) return 1;

@@ -321,6 +321,13 @@ export const HOST_POLICY = Object.freeze({
   STORE_BESIDE_BYTES: 268435456,
 });
 
+/** what JS knows when a warm load reads its Blob records (ok_read_beside) */
+export const READ_FACT = Object.freeze({
+  RUNTIME_UP: 1,
+  RUNTIME_AWAY: 2,
+  NO_WORKER: 4,
+});
+
 /** onnxruntime-web's builds, by loader (ok_runtime_flavour) */
 export const RUNTIME = Object.freeze({
   WASM: 1,

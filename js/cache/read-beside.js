@@ -7,8 +7,9 @@
 // against 2720 (medians of 6, side by side). With onnxruntime-web started
 // the page's thread is free, and the worker's start and hop cost more than
 // they save (ppocr_v4_det's read 105-130 ms against 58-76), so the page
-// reads. Where no worker runs, or its read fails, the page reads the Blob
-// itself (and so meets the real error).
+// reads (the rule: ok_read_beside in cache/host_policy.h). Where no worker
+// runs, or its read fails, the page reads the Blob itself (and so meets the
+// real error).
 import { pageWorker } from '../util/inline-worker.js';
 
 const WORKER_SOURCE = `onmessage = async ({ data: { id, blob } }) => {
@@ -52,10 +53,13 @@ function stop() {
   }
 }
 
+/** Whether no read worker can run in this page (none, or a CSP refused it): the core's NO_WORKER fact. */
+export const readWorkerRefused = () => reader.broken;
+
 /**
  * A Blob's bytes, read in the page's read worker where asked and one runs.
  * @param {Blob} blob
- * @param {boolean} beside whether the page's thread is about to be busy (else the page reads)
+ * @param {boolean} beside whether the core said the worker reads (ok_read_beside; else the page reads)
  * @returns {Promise<ArrayBuffer>}
  */
 export async function readBlob(blob, beside) {

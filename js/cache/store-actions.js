@@ -2,13 +2,14 @@
 // Web Lock, the quota, and every IndexedDB action -- sync, reads, acked
 // writes, deletes, reopen. Each handler does one action and reports its
 // outcome to the machine; what comes next is the machine's answer.
-import { ACTION_FLAG, CACHE_ACTION as ACT, IOFAIL, STATUS } from '../core-constants.js';
+import { ACTION_FLAG, CACHE_ACTION as ACT, IOFAIL, READ_FACT, STATUS } from '../core-constants.js';
 import { blobRecordsFor, ioFailKind, valueBytes } from './idb-store.js';
 import { acquireLock, heldLocks } from './locks.js';
 import { freeQuota } from './quota.js';
 import { chunkStore } from './chunk-store-cost.js';
-import { readBlob } from './read-beside.js';
+import { readBlob, readWorkerRefused } from './read-beside.js';
 import { runtimeUp } from '../runtime-start.js';
+import { inProxyWorker } from '../ort-adapter.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const dec = new TextDecoder();
@@ -187,8 +188,8 @@ async function readChunks(run, a, store) {
     if (!rehash && blobs) {
       let bytes;
       try {
-        // beside the page while onnxruntime-web's start is yet to take its thread
-        bytes = new Uint8Array(await readBlob(new Blob(values), !runtimeUp(run.ctx.ort)));
+        const blob = new Blob(values);
+        bytes = new Uint8Array(await readBlob(blob, run.ctx.core.readBeside(blob.size, readFacts(run.ctx.ort))));
       } catch (e) {
         run.ev(run.m.ioFailed(ioFailKind(e)));
         return;
@@ -225,6 +226,15 @@ async function readChunks(run, a, store) {
     }
   }
   if (!rehash) run.checkMs = checkMs;
+}
+
+/** What the core's read rule needs to know (READ_FACT: ok_read_beside). */
+function readFacts(ort) {
+  return (
+    (runtimeUp(ort) ? READ_FACT.RUNTIME_UP : 0) |
+    (ort && inProxyWorker(ort) ? READ_FACT.RUNTIME_AWAY : 0) |
+    (readWorkerRefused() ? READ_FACT.NO_WORKER : 0)
+  );
 }
 
 async function remove(run, a) {

@@ -148,6 +148,11 @@ export class Core {
     return this.m._ok_store_beside(u64(total)) === 1;
   }
 
+  /** Whether a warm load's Blob records of `bytes` are read in the read worker, given READ_FACT bits (ok_read_beside). */
+  readBeside(bytes, facts) {
+    return this.m._ok_read_beside(u64(bytes), facts >>> 0) === 1;
+  }
+
   /** Whether a complete chunk may be stored during the download (ok_store_chunk_mid_download); ms facts, remaining Infinity when unknown. */
   chunkMidDownload(waitedMs, remainingMs, storeMs) {
     const ms = (x) => (Number.isFinite(x) ? Math.min(0xfffffffe, Math.max(0, Math.round(x))) : 0xffffffff);

@@ -206,7 +206,12 @@ test('management API: list, delete by URL, clear, estimate', async () => {
   await page.close();
 });
 
-test("a warm load's Blob records are read in a worker, not on the page's thread; outputs equal onnxruntime-web", async () => {
+/**
+ * ppocr_v4_det stored in 1 MiB Blob records, then loaded on a second page
+ * (`before` runs there first): outputs equal onnxruntime-web's, and the
+ * sizes of the Blobs the page read itself and of those it handed its read worker.
+ */
+async function warmRead(before) {
   await env.reset();
   const page = await env.newPage();
   const first = await page.evaluate((u) => window.check(u, 'ppocr_v4_det', { chunkSize: 1 << 20 }), DET);
@@ -215,26 +220,59 @@ test("a warm load's Blob records are read in a worker, not on the page's thread;
   await page.close();
 
   const page2 = await env.newPage();
-  // every Blob the page itself reads, by size (the read beside the page is the worker's own)
   await page2.evaluate(() => {
     window.pageReads = [];
+    window.workerReads = [];
+    let readAsked;
+    window.readAsked = new Promise((resolve) => {
+      readAsked = resolve;
+    });
     const read = Blob.prototype.arrayBuffer;
     Blob.prototype.arrayBuffer = function () {
       window.pageReads.push(this.size);
+      if (this.size > 1e6) readAsked();
       return read.call(this);
     };
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (data, ...rest) {
+      if (data?.blob instanceof Blob) window.workerReads.push(data.blob.size);
+      if (data?.blob?.size > 1e6) readAsked();
+      return post.call(this, data, ...rest);
+    };
   });
+  await before(page2);
   const again = await page2.evaluate((u) => window.check(u, 'ppocr_v4_det', { chunkSize: 1 << 20 }), DET);
   assert.deepEqual(again.diffs, [0, 0]);
   assert.equal(again.cache.tier, 'indexeddb', JSON.stringify(again.cache));
   assert.ok(again.phases.includes('read-cache'));
   const bytes = again.cache.bytes;
   assert.ok(bytes > 4_000_000, `the model is ${bytes} bytes`);
-  const reads = await page2.evaluate(() => window.pageReads);
-  assert.deepEqual(
-    reads.filter((n) => n >= bytes / 2),
-    [],
-    `the model's records were read on the page (${reads.join(', ')})`,
-  );
+  const { pageReads, workerReads } = await page2.evaluate(() => ({
+    pageReads: window.pageReads,
+    workerReads: window.workerReads,
+  }));
   await page2.close();
+  return { bytes, page: pageReads.filter((n) => n >= bytes / 2), worker: workerReads.filter((n) => n >= bytes / 2) };
+}
+
+test("a warm load's Blob records are read in a worker, not on the page's thread, while onnxruntime-web is yet to start; outputs equal onnxruntime-web", async () => {
+  // onnxruntime-web's start (ortkeep's 65-byte session) waits until the model's read is asked for:
+  // a start over first leaves the page's thread free, and the page reads (ok_read_beside)
+  const r = await warmRead((page) =>
+    page.evaluate(() => window.logSessions((b) => (b === 65 ? window.readAsked : null))),
+  );
+  assert.deepEqual(r.page, [], `the model's records were read on the page (${r.page.join(', ')})`);
+  assert.equal(r.worker.length, 1, `the read worker read the model once (${r.worker.join(', ')})`);
+});
+
+test("an app that started onnxruntime-web itself: the warm read is the page's own (its thread is free: no worker's start and hop); outputs equal onnxruntime-web", async () => {
+  // the app's own session, before its first load through ortkeep
+  const r = await warmRead((page) =>
+    page.evaluate(async (u) => {
+      const bytes = await (await fetch(u)).arrayBuffer();
+      await (await window.ortDirect.InferenceSession.create(bytes)).release();
+    }, DET),
+  );
+  assert.deepEqual(r.worker, [], `the read worker read the model (${r.worker.join(', ')})`);
+  assert.equal(r.page.length, 1, `the page read the model once (${r.page.join(', ')})`);
 });

@@ -131,6 +131,13 @@ test("an app that runs onnxruntime-web in its proxy worker (env.wasm.proxy): its
     const { page } = await visit();
     const r = await page.evaluate(async (url) => {
       window.ortDirect.env.wasm.proxy = true;
+      // the Blobs handed to ortkeep's read worker: none, as onnxruntime-web's start never holds this thread
+      const readBeside = [];
+      const post = Worker.prototype.postMessage;
+      Worker.prototype.postMessage = function (data, ...rest) {
+        if (data?.blob instanceof Blob) readBeside.push(data.blob.size);
+        return post.call(this, data, ...rest);
+      };
       try {
         // forms on, as ortkeep ships (this page's loads leave them off unless named)
         const c = await window.check(url, 'silero_vad_v5', { forms: true });
@@ -153,7 +160,15 @@ test("an app that runs onnxruntime-web in its proxy worker (env.wasm.proxy): its
         }
         await s.dispose();
         await ref.release();
-        return { ok: true, diffs: c.diffs, steps, tier: c.cache.tier, stored: c.cache.stored, warnings: c.warnings };
+        return {
+          ok: true,
+          diffs: c.diffs,
+          steps,
+          tier: c.cache.tier,
+          stored: c.cache.stored,
+          warnings: c.warnings,
+          readBeside,
+        };
       } catch (e) {
         return { ok: false, message: e.message };
       }
@@ -164,6 +179,7 @@ test("an app that runs onnxruntime-web in its proxy worker (env.wasm.proxy): its
     assert.equal(r.tier, tier);
     assert.equal(r.stored, true);
     assert.deepEqual(r.warnings, ['FORMS_OFF'], 'forms are off in a proxy worker, said once a page');
+    assert.deepEqual(r.readBeside, [], "the warm read is the page's own (ok_read_beside: RUNTIME_AWAY)");
     await page.close();
   }
 });

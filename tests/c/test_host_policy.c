@@ -37,6 +37,20 @@ static void test_store_beside(void) {
     CHECK(!ok_store_beside(UINT64_MAX));
 }
 
+static void test_read_beside(void) {
+    /* onnxruntime-web still to start in the page: the worker reads */
+    CHECK(ok_read_beside(47 * MIB, 0));
+    CHECK(ok_read_beside(1, 0));
+    CHECK(!ok_read_beside(0, 0)); /* nothing to read */
+    /* its thread free: the page reads */
+    CHECK(!ok_read_beside(47 * MIB, OK_READ_FACT_RUNTIME_UP));
+    CHECK(!ok_read_beside(47 * MIB, OK_READ_FACT_RUNTIME_AWAY));
+    CHECK(!ok_read_beside(47 * MIB, OK_READ_FACT_NO_WORKER));
+    CHECK(!ok_read_beside(UINT64_MAX, OK_READ_FACT_RUNTIME_UP | OK_READ_FACT_RUNTIME_AWAY));
+    /* facts not known yet say nothing */
+    CHECK(ok_read_beside(47 * MIB, 1u << 31));
+}
+
 static void test_read_batch(void) {
     CHECK_EQ_INT(OK_HOST_READ_BATCH_BYTES, 64 * MIB);
     CHECK_EQ_INT(ok_store_read_batch(4u << 20), 16);
@@ -200,6 +214,7 @@ static void test_runtime_serves(void) {
 int main(void) {
     test_records_as_blob();
     test_store_beside();
+    test_read_beside();
     test_read_batch();
     test_chunk_mid_download();
     test_delete_reopen();

@@ -181,6 +181,9 @@ static void generate(out_buf *o_) {
     open_obj(&o, "HOST_POLICY", "the numbers behind the host's small decisions (cache/host_policy.h)");
     OK_HOST_POLICY_LIST(NUM)
     close_obj(&o);
+    open_obj(&o, "READ_FACT", "what JS knows when a warm load reads its Blob records (ok_read_beside)");
+    OK_READ_FACT_LIST(NUM)
+    close_obj(&o);
     open_obj(&o, "RUNTIME", "onnxruntime-web's builds, by loader (ok_runtime_flavour)");
     OK_RUNTIME_LIST(NUM)
     close_obj(&o);
