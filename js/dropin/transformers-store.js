@@ -51,9 +51,6 @@ export async function deleteFilesBeside(url) {
   for (const request of await cache.keys()) if (request.url.startsWith(root)) await cache.delete(request);
 }
 
-/** Answers to HEAD that say nothing of the file: its server refuses the method (or its signature covers GET only). */
-const HEAD_REFUSED = new Set([400, 401, 403, 405, 501]);
-
 const isModelFile = (url) => MODEL_FILE.test(new URL(url, globalThis.location?.href).pathname);
 const absolute = (url) => new URL(String(url), globalThis.location?.href).href;
 
@@ -92,7 +89,7 @@ export function resolveStandIns(source, options) {
  * @param {{fetch?: typeof fetch, storedUrls: () => Promise<Set<string>>, ready?: Promise<unknown>, probeOnMatch?: ((key: string) => boolean) | null}} deps
  *   storedUrls: the model URLs ortkeep's cache holds; ready: settles once sessions go through ortkeep (no stand-in
  *   is answered before); probeOnMatch: for a transformers.js with no env.fetch (3.x), whether it would fetch a
- *   file from this key: match() then answers a model file that is there (a HEAD request says so) with its stand-in
+ *   file from this key: match() then answers a model file that is there (a GET of its first byte says so) with its stand-in
  */
 export function transformersStore(deps) {
   const baseFetch = deps.fetch ?? ((...a) => globalThis.fetch(...a));
@@ -103,19 +100,18 @@ export function transformersStore(deps) {
     return standIn(url);
   };
   /**
-   * A model file that exists is answered with its stand-in; else the server's own answer. A HEAD
-   * request says so, or where HEAD is refused rather than answered (405, 501, or a 403 from a URL
-   * signed for GET only, as object stores sign them), a GET of its first byte.
+   * A model file that exists is answered with its stand-in; else the server's own answer. A GET of
+   * its first byte says so (`Range: bytes=0-0`, CORS-safelisted: no preflight), not a HEAD: a host
+   * that refuses HEAD (405, 501, or a 403 from a URL signed for GET only, as object stores sign
+   * them) has the browser print the refusal in the app's console, which transformers.js alone
+   * leaves clean. A host that ignores Range answers it whole: only its start is read.
    */
   const probe = async (url, headers) => {
-    const head = await baseFetch(url, { method: 'HEAD', headers });
-    if (head.ok) return answer(url);
-    if (!HEAD_REFUSED.has(head.status)) return head;
     const ranged = new Headers(headers);
-    ranged.set('Range', 'bytes=0-0'); // CORS-safelisted: no preflight
+    ranged.set('Range', 'bytes=0-0');
     const get = await baseFetch(url, { headers: ranged });
     if (!get.ok) return get;
-    await get.body?.cancel().catch(() => {}); // a server that ignores Range sends it all: only its start is read
+    await get.body?.cancel().catch(() => {});
     return answer(url);
   };
   return {
@@ -144,7 +140,7 @@ export function transformersStore(deps) {
       return (await cache?.delete(absolute(key))) ?? false;
     },
     /**
-     * env.fetch: a model file that exists (a HEAD request says so) is answered with its stand-in;
+     * env.fetch: a model file that exists (a GET of its first byte says so) is answered with its stand-in;
      * whatever else transformers.js fetches goes to the network as it asked.
      */
     async fetch(url, init) {
