@@ -63,11 +63,10 @@ int ok_store_beside(uint64_t total);
  *                  ortkeep's 65-byte start is over at once)
  *   RUNTIME_AWAY   onnxruntime-web runs in its proxy worker
  *                  (env.wasm.proxy): its start never holds the page's thread
- *   NO_WORKER      no read worker can run here (none, a CSP refused it) */
+ * (Where no read worker can run, JS reads on the page whatever the answer.) */
 #define OK_READ_FACT_LIST(X) \
     X(RUNTIME_UP, 1u << 0)   \
-    X(RUNTIME_AWAY, 1u << 1) \
-    X(NO_WORKER, 1u << 2)
+    X(RUNTIME_AWAY, 1u << 1)
 
 enum {
 #define OK_READ_FACT_ENUM_(name, value) OK_READ_FACT_##name = value,

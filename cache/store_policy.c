@@ -15,7 +15,7 @@ int ok_store_records_as_blob(uint64_t held, uint64_t bytes) {
 int ok_store_beside(uint64_t total) { return total > 0 && total <= OK_HOST_STORE_BESIDE_BYTES; }
 
 int ok_read_beside(uint64_t bytes, uint32_t facts) {
-    const uint32_t page_reads = OK_READ_FACT_RUNTIME_UP | OK_READ_FACT_RUNTIME_AWAY | OK_READ_FACT_NO_WORKER;
+    const uint32_t page_reads = OK_READ_FACT_RUNTIME_UP | OK_READ_FACT_RUNTIME_AWAY;
     return bytes > 0 && !(facts & page_reads);
 }
 

@@ -325,7 +325,6 @@ export const HOST_POLICY = Object.freeze({
 export const READ_FACT = Object.freeze({
   RUNTIME_UP: 1,
   RUNTIME_AWAY: 2,
-  NO_WORKER: 4,
 });
 
 /** onnxruntime-web's builds, by loader (ok_runtime_flavour) */

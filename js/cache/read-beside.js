@@ -53,9 +53,6 @@ function stop() {
   }
 }
 
-/** Whether no read worker can run in this page (none, or a CSP refused it): the core's NO_WORKER fact. */
-export const readWorkerRefused = () => reader.broken;
-
 /**
  * A Blob's bytes, read in the page's read worker where asked and one runs.
  * @param {Blob} blob

@@ -7,7 +7,7 @@ import { blobRecordsFor, ioFailKind, valueBytes } from './idb-store.js';
 import { acquireLock, heldLocks } from './locks.js';
 import { freeQuota } from './quota.js';
 import { chunkStore } from './chunk-store-cost.js';
-import { readBlob, readWorkerRefused } from './read-beside.js';
+import { readBlob } from './read-beside.js';
 import { runtimeUp } from '../runtime-start.js';
 import { inProxyWorker } from '../ort-adapter.js';
 
@@ -228,13 +228,9 @@ async function readChunks(run, a, store) {
   if (!rehash) run.checkMs = checkMs;
 }
 
-/** What the core's read rule needs to know (READ_FACT: ok_read_beside). */
+/** What the core's read rule needs to know (READ_FACT: ok_read_beside); where no worker runs, readBlob reads on the page. */
 function readFacts(ort) {
-  return (
-    (runtimeUp(ort) ? READ_FACT.RUNTIME_UP : 0) |
-    (ort && inProxyWorker(ort) ? READ_FACT.RUNTIME_AWAY : 0) |
-    (readWorkerRefused() ? READ_FACT.NO_WORKER : 0)
-  );
+  return (runtimeUp(ort) ? READ_FACT.RUNTIME_UP : 0) | (ort && inProxyWorker(ort) ? READ_FACT.RUNTIME_AWAY : 0);
 }
 
 async function remove(run, a) {

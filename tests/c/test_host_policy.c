@@ -45,7 +45,6 @@ static void test_read_beside(void) {
     /* its thread free: the page reads */
     CHECK(!ok_read_beside(47 * MIB, OK_READ_FACT_RUNTIME_UP));
     CHECK(!ok_read_beside(47 * MIB, OK_READ_FACT_RUNTIME_AWAY));
-    CHECK(!ok_read_beside(47 * MIB, OK_READ_FACT_NO_WORKER));
     CHECK(!ok_read_beside(UINT64_MAX, OK_READ_FACT_RUNTIME_UP | OK_READ_FACT_RUNTIME_AWAY));
     /* facts not known yet say nothing */
     CHECK(ok_read_beside(47 * MIB, 1u << 31));
