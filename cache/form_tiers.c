@@ -118,13 +118,24 @@ static ok_status form_entry(const ok_cache *c, const char *orig_key, uint32_t fo
     return OK_OK;
 }
 
+/* The tiers in the order a page tries and serves them: the .onnx form
+ * first, except where the page creates an .ort form in place
+ * (OK_LOAD_ORT_IN_PLACE), where that is the faster one (form_tiers.h).
+ * OK_FORM_ORIGINAL ends each list. */
+static const uint32_t *tier_order(uint32_t load_flags) {
+    static const uint32_t onnx_first[OK_FORM_COUNT] = {OK_FORM_ONNX, OK_FORM_ORT, OK_FORM_ORIGINAL};
+    static const uint32_t ort_first[OK_FORM_COUNT] = {OK_FORM_ORT, OK_FORM_ONNX, OK_FORM_ORIGINAL};
+    return (load_flags & OK_LOAD_ORT_IN_PLACE) ? ort_first : onnx_first;
+}
+
 ok_status ok_form_servable(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,
-                           ok_entry **out) {
-    uint32_t form;
+                           uint32_t load_flags, ok_entry **out) {
+    const uint32_t *order = tier_order(load_flags);
+    uint32_t i;
     *out = NULL;
-    for (form = OK_FORM_ONNX; form < OK_FORM_COUNT; form++) {
+    for (i = 0; order[i] != OK_FORM_ORIGINAL; i++) {
         ok_entry *f;
-        ok_status st = form_entry(c, orig_key, form, ctx, sha, &f);
+        ok_status st = form_entry(c, orig_key, order[i], ctx, sha, &f);
         if (st) return st;
         if (f && f->form_status == OK_FORM_VERIFIED) {
             *out = f;
@@ -185,14 +196,16 @@ uint32_t ok_form_revise(ok_entry *f, uint32_t *form_us, uint32_t *orig_us) {
 }
 
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,
-                               uint32_t facts, uint64_t model_bytes, uint64_t data_bytes, uint64_t now,
-                               uint32_t *out) {
-    uint32_t form;
+                               uint32_t facts, uint32_t load_flags, uint64_t model_bytes, uint64_t data_bytes,
+                               uint64_t now, uint32_t *out) {
+    const uint32_t *order = tier_order(load_flags);
+    uint32_t i;
     int external = (facts & OK_FACT_EXTERNAL_DATA) != 0;
     *out = OK_FORM_ORIGINAL;
     if (model_bytes >= OK_FORM_MAX_INLINE_BYTES) return OK_OK;
     if (external && data_bytes > OK_FORM_MAX_DATA_BYTES) return OK_OK;
-    for (form = OK_FORM_ONNX; form < OK_FORM_COUNT; form++) {
+    for (i = 0; order[i] != OK_FORM_ORIGINAL; i++) {
+        uint32_t form = order[i];
         ok_entry *f;
         ok_status st;
         if (doomed(form, facts)) continue;
@@ -232,8 +245,12 @@ ok_status ok_form_judge(uint32_t verdict, uint32_t create_us, uint32_t orig_crea
     }
 }
 
-uint32_t ok_form_after(uint32_t form, uint32_t facts) {
-    for (form++; form < OK_FORM_COUNT; form++)
-        if (!doomed(form, facts)) return form;
+uint32_t ok_form_after(uint32_t form, uint32_t facts, uint32_t load_flags) {
+    const uint32_t *order = tier_order(load_flags);
+    uint32_t i = 0;
+    while (order[i] != OK_FORM_ORIGINAL && order[i] != form) i++;
+    if (order[i] == OK_FORM_ORIGINAL) return OK_FORM_ORIGINAL;
+    for (i++; order[i] != OK_FORM_ORIGINAL; i++)
+        if (!doomed(order[i], facts)) return order[i];
     return OK_FORM_ORIGINAL;
 }

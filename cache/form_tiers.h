@@ -34,11 +34,20 @@ ok_status ok_form_given_source_id(const uint8_t *sha, uint32_t n, const char *co
  * byte on each load): only where a form could be made of them. */
 int ok_form_names_given_data(uint64_t data_bytes);
 
-/* The first tier VERIFIED for the original `orig_key` with content hash
- * `sha` and the data files stored beside it (ok_form_source_id; a FAILED
- * tier is passed over), or NULL: the original serves. */
+/* Tier order. The .onnx form comes first, then the .ort. Where the page
+ * creates an .ort form in place (OK_LOAD_ORT_IN_PLACE in `load_flags`,
+ * js/forms/in-place.js: its bytes used where they lie in onnxruntime's
+ * heap, initializers included), the .ort comes first. Measured there
+ * (bench-bert, 45 MiB of weights, Chromium): 195 ms against 500 ms for
+ * the .onnx form. A page without it (a proxy worker, onnxruntime-web's own
+ * loader) keeps the .onnx first and serves whichever is verified. */
+
+/* The first tier, in that order, VERIFIED for the original `orig_key`
+ * with content hash `sha` and the data files stored beside it
+ * (ok_form_source_id; a FAILED tier is passed over), or NULL: the
+ * original serves. */
 ok_status ok_form_servable(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,
-                           ok_entry **out);
+                           uint32_t load_flags, ok_entry **out);
 
 /* A captured .onnx holds the model's own initializers inline (protobuf
  * stops at 2 GiB); those in external data files stay there: onnxruntime's
@@ -61,14 +70,14 @@ ok_status ok_form_servable(const ok_cache *c, const char *orig_key, const char *
  * OK_FORM_RETRY_SLOWER_MS old. */
 int ok_form_retry(const ok_entry *f, uint64_t now);
 
-/* The tier to capture for those bytes (OK_FORM_ONNX / ORT), or
- * OK_FORM_ORIGINAL: none (a verified form exists, every tier failed -- the
+/* The tier to capture for those bytes (OK_FORM_ONNX / ORT), in the tier
+ * order, or OK_FORM_ORIGINAL: none (a verified form exists earlier in it, every tier failed -- the
  * sentinel --, the facts rule every tier out, the model is past 2 GiB, or
  * its external data past OK_FORM_MAX_DATA_BYTES). A tier whose verdict is
  * to be tried again at `now` (ok_form_retry) is captured again. */
 ok_status ok_form_next_capture(const ok_cache *c, const char *orig_key, const char *ctx, const uint8_t *sha,
-                               uint32_t facts, uint64_t model_bytes, uint64_t data_bytes, uint64_t now,
-                               uint32_t *form);
+                               uint32_t facts, uint32_t load_flags, uint64_t model_bytes, uint64_t data_bytes,
+                               uint64_t now, uint32_t *form);
 
 /* A round trip's verdict (OK_VERDICT_*) with both creation times -> what is
  * committed: OK_FORM_VERIFIED, or OK_FORM_FAILED and why (OK_REASON_*).
@@ -117,7 +126,8 @@ int ok_form_revise_wanted(const ok_entry *f, uint32_t form_us, uint32_t facts);
  * commits it); else f's record is updated and is to be written. */
 uint32_t ok_form_revise(ok_entry *f, uint32_t *form_us, uint32_t *orig_us);
 
-/* The tier after `form` the facts allow (OK_FORM_ORIGINAL: none). */
-uint32_t ok_form_after(uint32_t form, uint32_t facts);
+/* The tier after `form`, in the order `load_flags` give (tier_order), that
+ * the facts allow (OK_FORM_ORIGINAL: none). */
+uint32_t ok_form_after(uint32_t form, uint32_t facts, uint32_t load_flags);
 
 #endif

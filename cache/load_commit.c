@@ -29,7 +29,7 @@ ok_status ok_ld_done(ok_load *l) {
         /* a tier interrupted once is tried again, not escalated */
         if (!st && l->form_status == OK_FORM_FAILED && l->stored &&
             l->form_reason != OK_REASON_FORM_INTERRUPTED) {
-            l->next_form = ok_form_after(l->form, l->facts);
+            l->next_form = ok_form_after(l->form, l->facts, l->flags);
             st = ok_ld_note(l, OK_NOTE_FORM_ESCALATED, l->form_reason,
                             (uint64_t)l->form | (uint64_t)l->next_form << 8);
         }

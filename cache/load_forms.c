@@ -181,7 +181,7 @@ uint32_t ok_load_capture_form(const ok_load *l, uint32_t facts, uint64_t externa
     e = ok_idx_find_id(l->c, l->hit_id);
     /* out of memory: no capture this time */
     if (ok_form_next_capture(l->c, e ? e->key : l->keys[l->key_index], l->form_ctx, l->sha256, facts,
-                             l->total, external_bytes, l->now, &form) != OK_OK)
+                             l->flags, l->total, external_bytes, l->now, &form) != OK_OK)
         return OK_FORM_ORIGINAL;
     return form;
 }

@@ -134,7 +134,7 @@ static ok_status lookup_part(ok_load *l) {
  * the caller's bytes (ok_ld_send_fetch), which are the fallback too. */
 static ok_status lookup_bytes(ok_load *l) {
     ok_entry *f = NULL;
-    ok_status st = ok_form_servable(l->c, l->keys[0], l->form_ctx, l->source_sha, &f);
+    ok_status st = ok_form_servable(l->c, l->keys[0], l->form_ctx, l->source_sha, l->flags, &f);
     if (st) return st;
     if (!f) return ok_ld_send_fetch(l, 0, 0);
     l->orig_id = 0;
@@ -153,7 +153,7 @@ ok_status ok_ld_lookup(ok_load *l) {
     if (l->mode != OK_MODE_RELOAD) e = committed_for(l);
     if (e && l->form_ctx && (l->mode == OK_MODE_DEFAULT || l->mode == OK_MODE_ONLY_IF_CACHED)) {
         ok_entry *f = NULL;
-        st = ok_form_servable(l->c, e->key, l->form_ctx, e->sha256, &f);
+        st = ok_form_servable(l->c, e->key, l->form_ctx, e->sha256, l->flags, &f);
         if (st) return st;
         if (f) {
             /* the original stays the fallback if the form fails its checks */

@@ -206,7 +206,10 @@ enum {
                             cannot name (a URL, a Blob, past                  \
                             ok_form_names_given_data): not content-keyed, so  \
                             no form of the model alone (made beside other     \
-                            data) serves them */
+                            data) serves them */     \
+    X(ORT_IN_PLACE, 256) /* the page creates an .ort form in place, in        \
+                            onnxruntime-web's heap: that tier comes first     \
+                            (form_tiers.h) */
 enum {
 #define OK_LOAD_FLAG_ENUM_(name, value) OK_LOAD_##name = value,
     OK_LOAD_FLAG_LIST(OK_LOAD_FLAG_ENUM_)

@@ -290,6 +290,7 @@ export const LOAD_FLAG = Object.freeze({
   HOST_HASHES: 32,
   GIVEN_DATA: 64,
   DATA_UNNAMED: 128,
+  ORT_IN_PLACE: 256,
 });
 
 /** ok_load_session_timed's facts about a creation */

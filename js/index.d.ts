@@ -145,6 +145,12 @@ export interface FormInfo {
    */
   chosen: 'verified' | 'capturing' | 'original' | 'stamped' | 'prepared' | 'off';
   capturing?: FormName;
+  /**
+   * verified: the .ort form was created where its bytes lie in onnxruntime-web's heap, its
+   * initializers used there (no copy of the weights; the page's onnxruntime-web runs ortkeep's
+   * loader on this thread)
+   */
+  inPlace?: boolean;
   /** prepared: the form's URL */
   url?: string;
   why?: string;

@@ -24,6 +24,7 @@ import { persist } from './cache/quota.js';
 import { trackStore, trackWork } from './cache/background-work.js';
 import { Session, poolDeviceName, poolSessionOptions } from './session.js';
 import { formInfo } from './forms/session-info.js';
+import { createdInPlace } from './forms/in-place.js';
 import { memoryReport } from './memory-report.js';
 import { isNode } from './platform/node.js';
 import { startRuntime } from './runtime-start.js';
@@ -117,7 +118,7 @@ export async function loadFresh(src, options, signal) {
     integrity: options.integrity ?? null,
     mode,
     chunkSize: options.chunkSize,
-    flags,
+    flags: flags | (forms.inPlace ? LOAD_FLAG.ORT_IN_PLACE : 0),
     bytesLength: src.bytes?.byteLength,
     formCtx: forms.ctx ?? null,
     // bytes: the core does not hash them again, and keys their forms by it
@@ -231,7 +232,14 @@ export async function loadFresh(src, options, signal) {
     r.ortSession,
     {
       model: r.report,
-      form: formInfo(forms, r.info.form, r.timings.createMs, capturing ? captured.form : 0, hooks?.state.stamped),
+      form: formInfo(
+        forms,
+        r.info.form,
+        r.timings.createMs,
+        capturing ? captured.form : 0,
+        hooks?.state.stamped,
+        createdInPlace(r.ortSession),
+      ),
       memory: memoryReport(core, r.memory, r.report, emit),
       source: {
         url: src.url ?? null,

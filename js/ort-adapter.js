@@ -1,6 +1,7 @@
 // The one place that talks to onnxruntime-web (a peer dependency): finding
 // it, creating sessions, and turning its failures into OrtkeepErrors.
 import { OrtkeepError } from './errors.js';
+import { createInPlace, ortModuleOf } from './forms/in-place.js';
 
 /**
  * onnxruntime-web from options.ort, a global `ort` (script tags), or the
@@ -69,9 +70,18 @@ export function inProxyWorker(ort) {
   return !!ort.env?.wasm?.proxy && typeof document !== 'undefined';
 }
 
-/** Creates an InferenceSession from model bytes. */
-export async function createSession(ort, bytes, sessionOptions) {
+/**
+ * Creates an InferenceSession from model bytes; an .ort form (`ortForm`) in
+ * onnxruntime-web's own heap where ortkeep's loader runs it on this page
+ * (js/forms/in-place.js), else as any bytes.
+ */
+export async function createSession(ort, bytes, sessionOptions, { ortForm = false } = {}) {
   try {
+    const m = ortForm && !inProxyWorker(ort) ? ortModuleOf(ort) : null;
+    if (m) {
+      const session = await createInPlace(ort, m, bytes, sessionOptions).catch(() => null);
+      if (session) return session;
+    }
     return await ort.InferenceSession.create(ownedByOrt(ort, bytes), sessionOptions);
   } catch (e) {
     throw new OrtkeepError(

@@ -2,7 +2,7 @@
 // C reader's validation of the bytes, the session's creation (with the
 // model's external data files; for an original, which form the background
 // work captures), a form's capture and verification, the session's release.
-import { CACHE_ACTION as ACT, SESSION_FACT, STATUS } from '../core-constants.js';
+import { CACHE_ACTION as ACT, FORM, SESSION_FACT, STATUS } from '../core-constants.js';
 import { createSession, refusedAsModel } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/capture-loader.js';
 import { IdentityMismatch } from '../sources.js';
@@ -119,7 +119,7 @@ async function createSessionAction(run, a) {
         ? run.m.captureForm(ctx.forms.facts(run.report), ctx.forms.externalBytes(run.report))
         : 0;
     first = firstModelSession(ctx.ort);
-    run.ortSession = await createSession(ctx.ort, run.buf.view(a.value), so);
+    run.ortSession = await createSession(ctx.ort, run.buf.view(a.value), so, { ortForm: form === FORM.ort });
     modelSessionMade(ctx.ort);
     // the form named is captured after the caller has this session, in the
     // background work (js/forms/tiers.js storeForms): capturing inside this

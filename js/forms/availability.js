@@ -6,6 +6,7 @@ import { FORM_LOAD, FORMS_OFF } from '../core-constants.js';
 import { getCore } from '../core/module.js';
 import { isNode } from '../platform/node.js';
 import { captureLoader } from './capture-loader.js';
+import { inProxyWorker } from '../ort-adapter.js';
 import { usePlainBuild } from '../runtime-choice.js';
 import { formOptionsSuffix } from './options-identity.js';
 import { guardOrt } from './turns.js';
@@ -76,7 +77,7 @@ function formContext(core, { version, eps, level, storable, ownWriter }) {
  * cache to keep them and the capturing loader installed before onnxruntime-web
  * creates its first session in this realm; anything else turns them off with
  * one warning per page (everything else works as before).
- * @returns {Promise<{ctx: string, version: string, level: string, eps: string[], bundle: string, loader: object|null, installing?: Promise<object>} | {off: string, installing?: Promise<object>}>}
+ * @returns {Promise<{ctx: string, version: string, level: string, eps: string[], bundle: string, inPlace: boolean, loader: object|null, installing?: Promise<object>} | {off: string, installing?: Promise<object>}>}
  *   installing: the capturing loader still being installed (loaderSettled waits for it)
  */
 export async function formsFor(ort, options, sessionOptions, storable) {
@@ -112,7 +113,19 @@ export async function formsFor(ort, options, sessionOptions, storable) {
   } catch (e) {
     return { off: `these session options cannot key a form (${e?.message ?? e})`, ...pending };
   }
-  return { ctx: `${c.ctx}${opts}`, version, level: c.level, eps, bundle, loader: outcome?.loader ?? null, ...pending };
+  // an .ort form is created in onnxruntime-web's heap where ortkeep's loader runs it on this thread
+  // (js/forms/in-place.js), and is then the tier tried first (LOAD_FLAG.ORT_IN_PLACE)
+  const inPlace = !isNode && !inProxyWorker(ort);
+  return {
+    ctx: `${c.ctx}${opts}`,
+    version,
+    level: c.level,
+    eps,
+    bundle,
+    inPlace,
+    loader: outcome?.loader ?? null,
+    ...pending,
+  };
 }
 
 /**

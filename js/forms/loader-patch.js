@@ -100,11 +100,14 @@ export function loaderEdits(version, file, n) {
   return [
     // Says which derivation is live in this realm: ortkeep checks it after
     // session creation (onnxruntime-web may have loaded another loader first);
-    // heapBytes() reads the wasm memory's size, for session.info.memory.
+    // heapBytes() reads the wasm memory's size, for session.info.memory;
+    // module is the Emscripten module onnxruntime-web drives (every loader
+    // from 1.21 on makes its moduleArg the module), whose heap an .ort form
+    // is created in place from (js/forms/in-place.js).
     [
       'factory',
       n.factory,
-      `${n.factory}${loaded}={...${JSON.stringify({ version, loader: file })},heapBytes:()=>${u8}.length};`,
+      `${n.factory}${loaded}={...${JSON.stringify({ version, loader: file })},heapBytes:()=>${u8}.length,module:moduleArg};`,
     ],
     // fd_close: with the sink armed, any fd but stdout/stderr closes cleanly.
     [

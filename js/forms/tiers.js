@@ -60,7 +60,7 @@ export async function storeForms({
       form,
       facts: factsOf(original.report),
       sourceSha256: original.sha256,
-      flags: LOAD_FLAG.CAPTURE_LATER,
+      flags: LOAD_FLAG.CAPTURE_LATER | (forms.inPlace ? LOAD_FLAG.ORT_IN_PLACE : 0),
     });
     let r;
     try {
@@ -88,7 +88,7 @@ export async function storeForms({
             bytes = captured && named === FORM.onnx ? await stamped(core, captured, forms, original.sha256) : captured;
             return bytes;
           },
-          verify: (session) => verify(ort, core, session, bytes, original, sessionOptions, probe),
+          verify: (session) => verify(ort, core, session, bytes, format, original, sessionOptions, probe),
           onNote: (a) => emit(noteEvent(a)),
         },
       });

@@ -3,6 +3,7 @@
 import { PROBE, PROBE_FACT, VERIFY } from '../core-constants.js';
 import { compareOutputs, probeFeeds, QUIET_RUN, runProbes } from './probe.js';
 import { bestMs, probeVerdict } from './policy.js';
+import { createSession } from '../ort-adapter.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 
@@ -16,10 +17,11 @@ const now = () => (globalThis.performance ?? Date).now();
  * (probeLadder) before the form is called unverifiable.
  * @returns {Promise<{verdict: number, origMs: number, formMs: number}>}
  */
-export async function verify(ort, core, formSession, formBytes, original, sessionOptions, probe) {
-  const timed = async (bytes, options) => {
+export async function verify(ort, core, formSession, formBytes, format, original, sessionOptions, probe) {
+  // each side created as a load would serve it (an .ort form in place where it can be)
+  const timed = async (bytes, options, how) => {
     const t0 = now();
-    const session = await ort.InferenceSession.create(bytes, options);
+    const session = await createSession(ort, bytes, options, how);
     return { session, ms: now() - t0 };
   };
   const samples = { original: [], form: [] };
@@ -38,7 +40,11 @@ export async function verify(ort, core, formSession, formBytes, original, sessio
         const t =
           side === 'original'
             ? await timed(original.bytes, sessionOptions)
-            : await timed(formBytes, { ...sessionOptions, graphOptimizationLevel: 'disabled' });
+            : await timed(
+                formBytes,
+                { ...sessionOptions, graphOptimizationLevel: 'disabled' },
+                { ortForm: format === 'ort' },
+              );
         samples[side].push(t.ms);
         // the original's last session is kept as the probes' reference
         if (side === 'original' && i === count - 1) ref = t.session;

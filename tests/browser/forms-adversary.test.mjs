@@ -343,14 +343,14 @@ test('a form of bytes counts every load it serves (hits, lastUsed, stored); unde
     const page = await env.newPage();
     const list = await page.evaluate(() => window.ortkeep.cache.list());
     await page.close();
-    return list.filter((e) => e.form === 'onnx');
+    return list.filter((e) => e.form === 'ort');
   };
   const page = await env.newPage();
   const used = await visit(page);
-  assert.equal(used.stored, 'onnx', JSON.stringify(used));
+  assert.equal(used.stored, 'ort', JSON.stringify(used));
   const unusedOptions = { sessionOptions: { freeDimensionOverrides: { batch: 1 } } };
   const unused = await visit(page, unusedOptions);
-  assert.equal(unused.stored, 'onnx', JSON.stringify(unused));
+  assert.equal(unused.stored, 'ort', JSON.stringify(unused));
   const made = await listed();
   assert.equal(made.length, 2, JSON.stringify(made));
   // the overrides are in the unused form's context (;opts=), not in the used one's
@@ -388,7 +388,7 @@ test('a form of bytes counts every load it serves (hits, lastUsed, stored); unde
       return { tier, stored, list: await window.ortkeep.cache.list() };
     }, url);
     assert.equal(r.tier, 'network');
-    const kept = r.list.filter((e) => e.form === 'onnx').map((e) => e.key);
+    const kept = r.list.filter((e) => e.form === 'ort').map((e) => e.key);
     assert.deepEqual(kept, [usedKey], JSON.stringify(r.list.map((e) => [e.key, e.form, e.lastUsed, e.hits])));
   } finally {
     await fresh.evaluate(() => window.ortkeep.cache._configure({ budget: 0 }));
@@ -405,7 +405,7 @@ test('a form captured with freeDimensionOverrides {batch: 1} is never served to 
   const one = { sessionOptions: { freeDimensionOverrides: { batch: 1 } } };
   const cold = await loadAndCompare(page, url, { options: one });
   assert.equal(cold.ok, true, JSON.stringify(cold));
-  assert.equal(cold.stored, 'onnx', JSON.stringify(cold));
+  assert.equal(cold.stored, 'ort', JSON.stringify(cold));
   const warm = await loadAndCompare(page, url, { options: one });
   assert.equal(warm.form.chosen, 'verified', 'the batch-1 loads get their form');
   assert.ok(warm.diff < 1e-4, `the form differs from plain by ${warm.diff}`);
@@ -420,7 +420,7 @@ test('a form captured with freeDimensionOverrides {batch: 1} is never served to 
   assert.notEqual(three.form.chosen, 'verified');
   assert.ok(three.diff < 1e-4, `differs from plain by ${three.diff}`);
   // each set of options keeps its own form
-  const forms = (await page.evaluate(() => window.ortkeep.cache.list())).filter((e) => e.form === 'onnx');
+  const forms = (await page.evaluate(() => window.ortkeep.cache.list())).filter((e) => e.form === 'ort');
   assert.equal(new Set(forms.map((f) => f.key)).size, forms.length);
   assert.ok(forms.length >= 2, JSON.stringify(forms.map((f) => f.key)));
   await page.close();
@@ -528,11 +528,11 @@ test('two pages load one model at once: one of them verifies its form, the other
   // capture and verification, as on a busy machine) served that verified form at once
   for (const r of results)
     assert.ok(
-      r.background.stored === 'onnx' || (r.chosen === 'verified' && r.creates === 1 && !r.background.failed.length),
+      r.background.stored === 'ort' || (r.chosen === 'verified' && r.creates === 1 && !r.background.failed.length),
       JSON.stringify(r),
     );
   assert.ok(
-    results.some((r) => r.background.stored === 'onnx'),
+    results.some((r) => r.background.stored === 'ort'),
     `one page captured and verified: ${backgrounds}`,
   );
   assert.ok(creates[0] + creates[1] <= 2 + 1 + 4, `both pages captured or verified: ${JSON.stringify(creates)}`);

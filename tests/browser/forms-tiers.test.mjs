@@ -1,11 +1,12 @@
 // Optimized forms through load() in Chromium, with real models, a real
 // IndexedDB and the real onnxruntime-web (the default JSEP bundle): the first
-// load captures onnxruntime's optimized .onnx while creating the caller's
-// session and stores it once it verified; the second load, after a browser
-// restart, is that form at 'disabled' with outputs equal to plain
-// onnxruntime-web on the original. A tolerance no output can meet forces
-// each tier to fail: .onnx escalates to .ort, .ort to the original (the
-// sentinel), each verdict persisted. A stored form that rots is dropped, the
+// load captures onnxruntime's optimized model in ORT format (the tier tried
+// first where ortkeep's loader runs onnxruntime-web on the page's thread: it
+// is created in place) and stores it once it verified; the second load, after
+// a browser restart, is that form at 'disabled', created in place, with
+// outputs equal to plain onnxruntime-web on the original. A tolerance no
+// output can meet forces each tier to fail: .ort escalates to .onnx, .onnx to
+// the original (the sentinel), each verdict persisted. A stored form that rots is dropped, the
 // original serves, and the form is made again. Forms that cannot be
 // captured turn off with one warning and the model loads.
 import assert from 'node:assert/strict';
@@ -80,19 +81,19 @@ function loadAndCompare(page, name, extra = {}) {
 // machine): a form must beat the original to be kept, so the strict tests
 // use the one with the margin.
 for (const name of ['silero_vad_v5']) {
-  test(`${name}: the second load, after a restart, is the verified .onnx form at 'disabled' with the original's outputs`, async () => {
+  test(`${name}: the second load, after a restart, is the verified .ort form created in place (the tier tried first where it can be) at 'disabled' with the original's outputs`, async () => {
     await env.reset();
     let page = await env.newPage();
     const first = await loadAndCompare(page, name);
     assert.equal(first.tier, 'network');
     assert.equal(first.form.form, 'original');
     assert.equal(first.form.chosen, 'capturing');
-    assert.equal(first.form.capturing, 'onnx');
+    assert.equal(first.form.capturing, 'ort');
     for (const d of first.diffs) assert.ok(d <= TOLERANCE, `capturing session differs by ${d}`);
-    // .onnx, unless this (shared) machine measured it slower than the original: then .ort
+    // .ort, unless this (shared) machine measured it slower than the original: then .onnx
     const kept = first.background.stored;
     assert.ok(
-      kept === 'onnx' || (kept === 'ort' && first.background.failed[0]?.reason === 'form-slower'),
+      kept === 'ort' || (kept === 'onnx' && first.background.failed[0]?.reason === 'form-slower'),
       JSON.stringify(first.background),
     );
     const stored = first.list.find((e) => e.form === kept);
@@ -111,9 +112,10 @@ for (const name of ['silero_vad_v5']) {
     assert.equal(second.form.form, kept);
     assert.equal(second.form.level, 'disabled');
     assert.equal(second.form.chosen, 'verified');
+    assert.equal(second.form.inPlace, kept === 'ort', 'an .ort form is created in place');
     assert.ok(second.form.createMs > 0);
     assert.deepEqual(second.source, first.source, 'the source is the original, whatever form serves');
-    for (const d of second.diffs) assert.ok(d <= TOLERANCE, `the .onnx form differs by ${d}`);
+    for (const d of second.diffs) assert.ok(d <= TOLERANCE, `the .${kept} form differs by ${d}`);
     assert.equal(second.background.stored, null, 'nothing captured again');
     // the page's first session also pays onnxruntime-web's start-up: the verification's pair is the comparable one
     console.log(
@@ -203,13 +205,13 @@ test("silero_vad_legacy (initializers inside its If bodies) converges within two
   await env.reset();
   let page = await env.newPage();
   const first = await loadAndCompare(page, 'silero_vad_legacy');
-  assert.equal(first.form.capturing, 'onnx');
+  assert.equal(first.form.capturing, 'ort');
   // decided in the first load's background: a verified form, or every tier failed (whichever this machine measured)
   const decided = first.background.stored ?? 'original';
   if (decided === 'original')
     assert.deepEqual(
       first.background.failed.map((f) => f.form),
-      ['onnx', 'ort'],
+      ['ort', 'onnx'],
     );
   else assert.ok(['onnx', 'ort'].includes(decided));
   for (const f of first.background.failed)
@@ -227,20 +229,20 @@ test("silero_vad_legacy (initializers inside its If bodies) converges within two
   await page.close();
 });
 
-test('every tier failing (probe shapes that do not fit the model: unverifiable): .onnx escalates to .ort, .ort to the original; persisted across a restart', async () => {
+test('every tier failing (probe shapes that do not fit the model: unverifiable): .ort (first where it is created in place) escalates to .onnx, .onnx to the original; persisted across a restart', async () => {
   await env.reset();
   let page = await env.newPage();
   // 7 channels where the model takes 3: the original itself refuses the probes
   const first = await loadAndCompare(page, 'ppocr_v2_cls', { forms: { probe: { inputDims: { x: [1, 7, 48, 192] } } } });
-  assert.equal(first.form.capturing, 'onnx');
+  assert.equal(first.form.capturing, 'ort');
   assert.equal(first.background.stored, null);
   assert.deepEqual(first.background.failed, [
-    { form: 'onnx', reason: 'form-unverifiable' },
     { form: 'ort', reason: 'form-unverifiable' },
+    { form: 'onnx', reason: 'form-unverifiable' },
   ]);
   assert.deepEqual(first.events, [
-    { type: 'form-escalated', from: 'onnx', to: 'ort', reason: 'form-unverifiable' },
-    { type: 'form-escalated', from: 'ort', to: 'original', reason: 'form-unverifiable' },
+    { type: 'form-escalated', from: 'ort', to: 'onnx', reason: 'form-unverifiable' },
+    { type: 'form-escalated', from: 'onnx', to: 'original', reason: 'form-unverifiable' },
   ]);
   const failed = first.list
     .filter((e) => e.form !== 'original')

@@ -5,7 +5,8 @@
 // loaders from 1.30.0 only: every other version's loader is derived in the
 // page from the one next to its ort.min.js and imported from a Blob URL.
 // Two visits in one profile: the first captures, verifies and stores a form
-// in the background; the second is served from that verified form at
+// in the background (the .ort first: the second visit creates it in place,
+// in every version); the second is served from that verified form at
 // 'disabled', with outputs equal to plain onnxruntime-web in the same page.
 // A Content-Security-Policy that forbids blob: scripts turns forms off with
 // exactly one FORMS_OFF through onWarning, and outputs stay right.
@@ -139,6 +140,15 @@ describe('forms for every onnxruntime-web, script-tag bundle (Chromium)', () => 
         assert.deepEqual(
           { form: second.form.form, level: second.form.level, chosen: second.form.chosen },
           { form: first.stored, level: 'disabled', chosen: 'verified' },
+        );
+        console.log(
+          `[forms-versions] ${version}: the second visit served .${second.form.form}${second.form.inPlace ? ' in place' : ''}`,
+        );
+        // every loader from 1.21 on hands ortkeep its module: the .ort form lies where it was placed
+        assert.equal(
+          second.form.inPlace,
+          second.form.form === 'ort',
+          `${version}: an .ort form is created in place: ${JSON.stringify(second.form)}`,
         );
         assertClose(second.ours, second.theirs, `${version}: the verified form against plain onnxruntime-web`);
         for (const v of [first, second]) {

@@ -375,11 +375,11 @@ static void test_facts_and_failed_capture(void) {
     {
         /* a model past what one protobuf file holds: no .onnx can be written */
         uint32_t form = 99;
-        CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0,
+        CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0, 0,
                                           OK_FORM_MAX_INLINE_BYTES, 0, 1000, &form),
                      OK_OK);
         CHECK_EQ_INT(form, OK_FORM_ORIGINAL);
-        CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0,
+        CHECK_EQ_INT(ok_form_next_capture(w.pg.c, "url:" URL "|form:original", CTX, sha_a, 0, 0,
                                           OK_FORM_MAX_INLINE_BYTES - 1, 0, 1000, &form),
                      OK_OK);
         CHECK_EQ_INT(form, OK_FORM_ONNX);
@@ -1048,6 +1048,90 @@ static void test_forms_count_their_use(void) {
     world_free(&w);
 }
 
+/* A page that creates an .ort form in place (OK_LOAD_ORT_IN_PLACE) tries
+ * and serves the .ort tier first; a page without it keeps the .onnx first
+ * and serves whatever is verified, so both kinds of page share one cache. */
+static void test_in_place_order(void) {
+    world w;
+    ok_load_params p = url_params(), q = url_params(), f;
+    q.flags = OK_LOAD_ORT_IN_PLACE;
+    /* the order itself */
+    CHECK_EQ_INT(ok_form_after(OK_FORM_ONNX, 0, 0), OK_FORM_ORT);
+    CHECK_EQ_INT(ok_form_after(OK_FORM_ORT, 0, 0), OK_FORM_ORIGINAL);
+    CHECK_EQ_INT(ok_form_after(OK_FORM_ORT, 0, OK_LOAD_ORT_IN_PLACE), OK_FORM_ONNX);
+    CHECK_EQ_INT(ok_form_after(OK_FORM_ONNX, 0, OK_LOAD_ORT_IN_PLACE), OK_FORM_ORIGINAL);
+    /* external data rules the .ort out in either order */
+    CHECK_EQ_INT(ok_form_after(OK_FORM_ORT, OK_FACT_EXTERNAL_DATA, OK_LOAD_ORT_IN_PLACE), OK_FORM_ONNX);
+    CHECK_EQ_INT(ok_form_after(OK_FORM_ONNX, OK_FACT_EXTERNAL_DATA, 0), OK_FORM_ORIGINAL);
+    CHECK_EQ_INT(ok_form_after(OK_FORM_ORIGINAL, 0, OK_LOAD_ORT_IN_PLACE), OK_FORM_ORIGINAL);
+
+    /* in place from the start: the .ort is captured first and serves */
+    world_init(&w);
+    fx_run(&w.pg, &q);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORT);
+    f = form_params(OK_FORM_ORT, sha_a, len_ort);
+    f.flags = OK_LOAD_ORT_IN_PLACE;
+    w.pg.form_bytes = ort_a;
+    w.pg.form_len = len_ort;
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_VERIFIED);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_NONE);
+    fx_run(&w.pg, &q);
+    CHECK(served(&w.pg, ort_a, len_ort));
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORT);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    /* a page without it serves the verified .ort too, and asks for nothing */
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, ort_a, len_ort));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    world_free(&w);
+
+    /* an .onnx verified by a page without it serves a page with it too: a
+     * load served by a form has no original in hand to capture from, so
+     * the cache stays as it converged */
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
+    fx_run(&w.pg, &q);
+    CHECK(served(&w.pg, opt_a, len_opt));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    world_free(&w);
+
+    /* the .ort fails its round trip in place: the .onnx is next, then none */
+    world_init(&w);
+    fx_run(&w.pg, &q);
+    f = form_params(OK_FORM_ORT, sha_a, len_ort);
+    f.flags = OK_LOAD_ORT_IN_PLACE;
+    w.pg.form_bytes = ort_a;
+    w.pg.form_len = len_ort;
+    w.pg.verdict = OK_VERDICT_DIFFERS;
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_FAILED);
+    CHECK_EQ_INT(w.pg.n_notes, 1);
+    CHECK_EQ_INT(w.pg.note_values[0], OK_FORM_ORT | OK_FORM_ONNX << 8);
+    fx_run(&w.pg, &q);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
+    f = form_params(OK_FORM_ONNX, sha_a, len_opt);
+    f.flags = OK_LOAD_ORT_IN_PLACE;
+    w.pg.form_bytes = opt_a;
+    w.pg.form_len = len_opt;
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_FAILED);
+    CHECK_EQ_INT(w.pg.note_values[0], OK_FORM_ONNX | OK_FORM_ORIGINAL << 8);
+    fx_run(&w.pg, &q);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL);
+    CHECK(forms_whole(&w.db));
+    world_free(&w);
+}
+
 int main(void) {
     struct ok_sha256 h;
     model_a = fx_model(10 * CS + 123, 1, &len_a);
@@ -1075,6 +1159,7 @@ int main(void) {
     test_content_keyed_bytes();
     test_forms_count_their_use();
     test_verdict_revision();
+    test_in_place_order();
     free(model_a);
     free(model_c);
     free(opt_a);
