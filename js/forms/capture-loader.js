@@ -513,22 +513,16 @@ export async function plainBuildUrls(ort, paths = ort.env?.wasm?.wasmPaths) {
 }
 
 /**
- * Whether a URL answers with a wasm binary. HEAD first (no body: the page
- * fetches this file again in a moment, tens of MB): served and not text (an
- * SPA fallback is text/html). A server that refuses HEAD gets a GET whose
- * first four bytes must be the wasm magic, then the body is dropped.
+ * Whether a URL answers with a wasm binary: its first four bytes, asked for
+ * with `Range: bytes=0-3` (CORS-safelisted: no preflight), must be the wasm
+ * magic. Not a HEAD: a host that refuses HEAD (405) prints an error in the
+ * app's console that plain onnxruntime-web never causes. A host that ignores
+ * Range answers it whole: only its start is read, then the body is dropped
+ * (the page fetches this file in a moment anyway).
  */
 async function answersWasm(url) {
   try {
-    const head = await fetch(url, { method: 'HEAD' });
-    await head.arrayBuffer(); // read to its (empty) end: an unread response is reported as an aborted request
-    if (head.ok) return !/^text\//i.test(head.headers.get('content-type') ?? '');
-    if (head.status !== 405 && head.status !== 501) return false;
-  } catch {
-    /* try GET */
-  }
-  try {
-    const response = await fetch(url);
+    const response = await fetch(url, { headers: { Range: 'bytes=0-3' } });
     if (!response.ok || !response.body) return false;
     const reader = response.body.getReader();
     const first = new Uint8Array(4);

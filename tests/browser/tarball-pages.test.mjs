@@ -7,8 +7,10 @@
 // worker, a classic worker (importScripts with the script-tag bundle) and a
 // page under a strict Content-Security-Policy each load a real model (silero
 // v5) and answer like plain onnxruntime-web; a core wasm URL that fails is
-// CORE_LOAD saying what to do. What the tarball does not ship fails here.
-// The server answers like real ones: no Content-Length, the model gzipped.
+// CORE_LOAD saying what to do; a page that imports onnxruntime-web by its
+// file's path has its .wasm found beside the package with a ranged GET. What
+// the tarball does not ship fails here. The server answers like real ones: no
+// Content-Length, the model gzipped, HEAD refused for the .wasm files.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -47,6 +49,9 @@ function readmeScriptTag() {
 
 let server;
 let browser;
+/** HEAD requests for a .wasm (refused), and four-byte GETs of one (ortkeep's probe). */
+const wasmHeads = [];
+const wasmProbes = [];
 
 describe('the packed tarball in plain pages and workers (Chromium)', () => {
   before(async () => {
@@ -166,6 +171,24 @@ try { await load('/model.onnx', { ort }); window.result = { ok: true }; } catch 
 </script></body></html>`,
     );
 
+    // onnxruntime-web imported by its file's path: no import map, no script tag to find its .wasm by
+    writeFileSync(
+      path.join(APP, 'path-import.html'),
+      `<!doctype html><html><body><script type="module">
+import * as ort from '${ORT}ort.min.mjs';
+import { load } from '/node_modules/ortkeep/js/index.js';
+import { compare } from '/feeds.js';
+ort.env.wasm.numThreads = 1;
+try {
+  const session = await load('/model.onnx', { ort, forms: { probe: { inputDims: { input: [1, 256] } } } });
+  const background = await session.formsReady;
+  window.result = { ok: true, form: session.info.form, stored: background.stored, ...(await compare(ort, session)) };
+} catch (e) {
+  window.result = { ok: false, code: e?.code, message: String(e?.message ?? e) };
+}
+</script></body></html>`,
+    );
+
     const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; connect-src 'self'";
     server = await startServer({
       root: APP,
@@ -173,6 +196,15 @@ try { await load('/model.onnx', { ort }); window.result = { ok: true }; } catch 
       // other file chunked with no Content-Length (Node's res.pipe)
       files: (p) => (p.endsWith('.onnx') ? PROFILES.vitePreview(p) : PROFILES.nodePipe(p)),
       handler: (req, res, { pathname, serveFile }) => {
+        // a host that refuses HEAD (405), as one serving URLs signed for GET does
+        if (pathname.endsWith('.wasm')) {
+          if (req.headers.range === 'bytes=0-3') wasmProbes.push(pathname);
+          if (req.method !== 'HEAD') return false;
+          wasmHeads.push(pathname);
+          res.writeHead(405, { allow: 'GET' });
+          res.end();
+          return true;
+        }
         if (pathname !== '/csp.html') return false;
         res.setHeader('Content-Security-Policy', CSP);
         return serveFile(req, res, pathname, PROFILES.nodePipe(pathname)).then(() => true);
@@ -263,6 +295,22 @@ try { await load('/model.onnx', { ort }); window.result = { ok: true }; } catch 
       if (page === 'csp.html') assert.equal(r.evalRefused, true, 'the strict CSP is in force');
     });
   }
+
+  test("path-import.html (onnxruntime-web imported by its file's path, forms on) from a host that refuses HEAD: onnxruntime-web's .wasm is found beside the package by a four-byte ranged GET, never a HEAD; a form is verified; silero v5 equals plain onnxruntime-web; no console error", async () => {
+    wasmHeads.length = 0;
+    wasmProbes.length = 0;
+    const r = await run('path-import.html');
+    assert.equal(r.ok, true, JSON.stringify(r));
+    assert.deepEqual(r.ours, r.theirs);
+    assert.equal(r.form.chosen, 'capturing', JSON.stringify(r.form));
+    assert.ok(r.stored, 'a form was verified and stored');
+    assert.deepEqual(wasmHeads, [], 'no HEAD request');
+    assert.ok(
+      wasmProbes.some((p) => p === `${ORT}ort-wasm-simd-threaded.wasm`),
+      `the .wasm beside the package probed: ${JSON.stringify(wasmProbes)}`,
+    );
+    assert.deepEqual(r.errors, [], 'no console error');
+  });
 
   test('a core wasm URL that fails is CORE_LOAD saying what to do', async () => {
     const r = await run('core-load.html');
