@@ -1048,12 +1048,24 @@ static void test_forms_count_their_use(void) {
     world_free(&w);
 }
 
+/* The FORM load of `form` (the .onnx or .ort capture of model_a) with
+ * these load flags, its round trip judged `verdict`. */
+static void run_form_load(world *w, uint32_t form, uint32_t flags, uint32_t verdict) {
+    int ort = form == OK_FORM_ORT;
+    ok_load_params f = form_params(form, sha_a, ort ? len_ort : len_opt);
+    f.flags = flags;
+    w->pg.form_bytes = ort ? ort_a : opt_a;
+    w->pg.form_len = ort ? len_ort : len_opt;
+    w->pg.verdict = verdict;
+    fx_run(&w->pg, &f);
+}
+
 /* A page that creates an .ort form in place (OK_LOAD_ORT_IN_PLACE) tries
  * and serves the .ort tier first; a page without it keeps the .onnx first
  * and serves whatever is verified, so both kinds of page share one cache. */
 static void test_in_place_order(void) {
     world w;
-    ok_load_params p = url_params(), q = url_params(), f;
+    ok_load_params p = url_params(), q = url_params();
     q.flags = OK_LOAD_ORT_IN_PLACE;
     /* the order itself */
     CHECK_EQ_INT(ok_form_after(OK_FORM_ONNX, 0, 0), OK_FORM_ORT);
@@ -1070,11 +1082,7 @@ static void test_in_place_order(void) {
     fx_run(&w.pg, &q);
     CHECK(served(&w.pg, model_a, len_a));
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ORT);
-    f = form_params(OK_FORM_ORT, sha_a, len_ort);
-    f.flags = OK_LOAD_ORT_IN_PLACE;
-    w.pg.form_bytes = ort_a;
-    w.pg.form_len = len_ort;
-    fx_run(&w.pg, &f);
+    run_form_load(&w, OK_FORM_ORT, OK_LOAD_ORT_IN_PLACE, OK_VERDICT_EQUAL);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_VERIFIED);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_NONE);
     fx_run(&w.pg, &q);
@@ -1093,10 +1101,7 @@ static void test_in_place_order(void) {
     world_init(&w);
     fx_run(&w.pg, &p);
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
-    f = form_params(OK_FORM_ONNX, sha_a, len_opt);
-    w.pg.form_bytes = opt_a;
-    w.pg.form_len = len_opt;
-    fx_run(&w.pg, &f);
+    run_form_load(&w, OK_FORM_ONNX, 0, OK_VERDICT_EQUAL);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_VERIFIED);
     fx_run(&w.pg, &q);
     CHECK(served(&w.pg, opt_a, len_opt));
@@ -1106,23 +1111,14 @@ static void test_in_place_order(void) {
     /* the .ort fails its round trip in place: the .onnx is next, then none */
     world_init(&w);
     fx_run(&w.pg, &q);
-    f = form_params(OK_FORM_ORT, sha_a, len_ort);
-    f.flags = OK_LOAD_ORT_IN_PLACE;
-    w.pg.form_bytes = ort_a;
-    w.pg.form_len = len_ort;
-    w.pg.verdict = OK_VERDICT_DIFFERS;
-    fx_run(&w.pg, &f);
+    run_form_load(&w, OK_FORM_ORT, OK_LOAD_ORT_IN_PLACE, OK_VERDICT_DIFFERS);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_FAILED);
     CHECK_EQ_INT(w.pg.n_notes, 1);
     CHECK_EQ_INT(w.pg.note_values[0], OK_FORM_ORT | OK_FORM_ONNX << 8);
     fx_run(&w.pg, &q);
     CHECK(served(&w.pg, model_a, len_a));
     CHECK_EQ_INT(w.pg.capture, OK_FORM_ONNX);
-    f = form_params(OK_FORM_ONNX, sha_a, len_opt);
-    f.flags = OK_LOAD_ORT_IN_PLACE;
-    w.pg.form_bytes = opt_a;
-    w.pg.form_len = len_opt;
-    fx_run(&w.pg, &f);
+    run_form_load(&w, OK_FORM_ONNX, OK_LOAD_ORT_IN_PLACE, OK_VERDICT_DIFFERS);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_FAILED);
     CHECK_EQ_INT(w.pg.note_values[0], OK_FORM_ONNX | OK_FORM_ORIGINAL << 8);
     fx_run(&w.pg, &q);
