@@ -79,6 +79,7 @@ export async function createSession(ort, bytes, sessionOptions, { ortForm = fals
   try {
     const m = ortForm && !inProxyWorker(ort) ? ortModuleOf(ort) : null;
     if (m) {
+      // any refusal in place is retried plainly: that creation's outcome is what plain onnxruntime-web gives
       const session = await createInPlace(ort, m, bytes, sessionOptions).catch(() => null);
       if (session) return session;
     }

@@ -68,10 +68,9 @@ function watch(m, name, wrap) {
 const settled = (r, then) => (r && typeof r.then === 'function' ? r.then(then) : then(r));
 
 function guardOf(m) {
-  let g = guards.get(m);
+  const g = guards.get(m);
   if (g) return g;
-  g = { kept: new Set(), handles: new Map(), free: (p) => m._free(p) };
-  const own = g;
+  const own = { kept: new Set(), handles: new Map(), free: null };
   watch(m, '_free', (free) => {
     own.free = free;
     return (p) => (own.kept.has(p) ? undefined : free(p));
@@ -98,8 +97,8 @@ function guardOf(m) {
           return r;
         }),
   );
-  guards.set(m, g);
-  return g;
+  guards.set(m, own);
+  return own;
 }
 
 /** Frees kept bytes once. */
@@ -108,10 +107,7 @@ function drop(g, p) {
 }
 
 /** Whether a session handle of `g` holds the bytes at `p`. */
-function held(g, p) {
-  for (const q of g.handles.values()) if (q === p) return true;
-  return false;
-}
+const held = (g, p) => [...g.handles.values()].includes(p);
 
 /**
  * Creates a session of the .ort form `bytes` in `m`'s heap.

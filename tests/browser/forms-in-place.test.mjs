@@ -6,9 +6,11 @@
 // bytes from ever running when onnxruntime-web did not take them in place.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PROFILES } from '../../scripts/static-server.mjs';
 import { modelPath, useCacheBrowser } from './cache-env.mjs';
 
-const env = useCacheBrowser();
+// the model as vite preview serves it: gzipped as it streams, no Content-Length, weak ETag
+const env = useCacheBrowser({ files: PROFILES.vitePreview });
 const NAME = 'silero_vad_v5';
 const PROBE = { inputDims: { input: [1, 256] } };
 const TOLERANCE = 1e-4;
