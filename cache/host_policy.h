@@ -156,14 +156,17 @@ enum {
 #undef OK_RUNTIME_FACT_ENUM_
 };
 
-/* What a later load gets from the build that started: AS_ASKED (it has
- * what the load lists), FALL_BACK (drop the EPs it lacks: the list's wasm
- * or cpu serves), REFUSE (nothing listed runs here: a typed error naming
- * runtime: 'full'). */
+/* What a later load gets from the build that started: AS_ASKED (onnxruntime-
+ * web's own answer: the build has what the load lists, or the app chose the
+ * build and onnxruntime-web answers as it would without ortkeep), BESIDE
+ * (ortkeep started the plain build in place of the entry's, and the load
+ * lists an EP only the entry's build has: that build is started beside the
+ * first, for this load and the page's later ones of its kind). Never a
+ * refusal and never a silent downgrade: plain onnxruntime-web creates such
+ * a session, so ortkeep does. */
 #define OK_RUNTIME_SERVE_LIST(X) \
     X(AS_ASKED, 0)               \
-    X(FALL_BACK, 1)              \
-    X(REFUSE, 2)
+    X(BESIDE, 1)
 
 enum {
 #define OK_RUNTIME_SERVE_ENUM_(name, value) OK_RUNTIME_SERVE_##name = value,
@@ -184,9 +187,10 @@ int ok_runtime_ep_needs_more(const char *name);
 uint32_t ok_runtime_flavour(uint32_t entry, uint32_t facts);
 
 /* A load after the start: the build `started`, the entry's `entry`; the
- * load lists a device EP (`device_ep`) and wasm or cpu (`cpu_ep`). An
- * OK_RUNTIME_SERVE_*. */
-uint32_t ok_runtime_serves(uint32_t started, uint32_t entry, int device_ep, int cpu_ep);
+ * load lists a device EP (`device_ep`); the app chose the build itself
+ * (`app_chose`: its own files, or onnxruntime-web started by its own
+ * session). An OK_RUNTIME_SERVE_*. */
+uint32_t ok_runtime_serves(uint32_t started, uint32_t entry, int device_ep, int app_chose);
 
 /* ---- sessions (session_policy.c) ---- */
 

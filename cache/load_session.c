@@ -99,8 +99,12 @@ ok_status ok_load_session_timed(ok_load *l, uint32_t facts, uint32_t create_us) 
          * unless onnxruntime says the bytes are no model. Dropping it for
          * the options would lose the model the caller's next try (say
          * 'wasm' after 'webgpu') needs, offline too. A form is dropped
-         * either way: its original is still stored and serves at once. */
-        if (l->tier == OK_TIER_INDEXEDDB && (l->form != OK_FORM_ORIGINAL || (facts & OK_SESSION_BAD_MODEL)))
+         * (its original is still stored and serves at once) unless the
+         * same options fail on a model of ortkeep's own too: then they are
+         * refused, not the form, and the next load with good options is
+         * served from it (a log level is no part of a form's key). */
+        int form_refused = l->form != OK_FORM_ORIGINAL && !(facts & OK_SESSION_OPTIONS);
+        if (l->tier == OK_TIER_INDEXEDDB && (form_refused || (facts & OK_SESSION_BAD_MODEL)))
             return ok_ld_leave(l, ok_ld_drop_and_refetch(l, OK_WARN_REFUSED, OK_REASON_SESSION, 0));
         st = ok_ld_end_write(l, 0);
         if (!st) st = ok_ld_fail(l, OK_ERR_SESSION_CREATE, OK_REASON_SESSION, 0);

@@ -368,7 +368,10 @@ ok_status ok_load_validated(ok_load *l, uint32_t status, uint64_t offset, const 
     X(DATA_FILES, 4) /* it read external data files (so would the original) */        \
     X(BAD_MODEL, 8)  /* it failed, and onnxruntime-web said the bytes are no      \
                         valid model (a parse error): a failure without it is   \
-                        taken for the options' or the backend's */
+                        taken for the options' or the backend's */   \
+    X(OPTIONS, 16)   /* it failed, and the same options fail on a model of     \
+                        ortkeep's own too: the caller's options are refused,   \
+                        not these bytes, so nothing stored is dropped */
 enum {
 #define OK_SESSION_FACT_ENUM_(name, value) OK_SESSION_##name = value,
     OK_SESSION_FACT_LIST(OK_SESSION_FACT_ENUM_)

@@ -1,7 +1,8 @@
 /* Which onnxruntime-web build a page starts, and what a later load gets
  * from it (host_policy.h). onnxruntime-web picks its Emscripten loader and
- * .wasm once per page, at its first session: started plain, a later
- * WebGPU session cannot have the JSEP build. */
+ * .wasm once per instance, at its first session: started plain, a later
+ * WebGPU session needs the entry's build started beside it (a second
+ * instance of the same onnxruntime-web: js/runtime-beside.js). */
 #include <string.h>
 
 #include "host_policy.h"
@@ -32,10 +33,11 @@ uint32_t ok_runtime_flavour(uint32_t entry, uint32_t facts) {
     return OK_RUNTIME_WASM;
 }
 
-uint32_t ok_runtime_serves(uint32_t started, uint32_t entry, int device_ep, int cpu_ep) {
-    /* the entry's own build, or an entry with the wasm EP only: as plain
-     * onnxruntime-web would answer */
-    if (started == entry || !device_ep) return OK_RUNTIME_SERVE_AS_ASKED;
+uint32_t ok_runtime_serves(uint32_t started, uint32_t entry, int device_ep, int app_chose) {
+    /* the entry's own build, a load the plain build serves, or a build the
+     * app chose: onnxruntime-web answers as it would without ortkeep */
+    if (started == entry || !device_ep || app_chose) return OK_RUNTIME_SERVE_AS_ASKED;
     if (started != OK_RUNTIME_WASM) return OK_RUNTIME_SERVE_AS_ASKED;
-    return cpu_ep ? OK_RUNTIME_SERVE_FALL_BACK : OK_RUNTIME_SERVE_REFUSE;
+    /* ortkeep's head start took the plain build: the entry's starts beside */
+    return OK_RUNTIME_SERVE_BESIDE;
 }

@@ -299,6 +299,7 @@ export const SESSION_FACT = Object.freeze({
   FIRST: 2,
   DATA_FILES: 4,
   BAD_MODEL: 8,
+  OPTIONS: 16,
 });
 
 /** ok_load_info.revision: what a revising FORM load made of its pair */
@@ -350,8 +351,7 @@ export const RUNTIME_FACT = Object.freeze({
 /** what a later load gets from the build that started (ok_runtime_serves) */
 export const RUNTIME_SERVE = Object.freeze({
   AS_ASKED: 0,
-  FALL_BACK: 1,
-  REFUSE: 2,
+  BESIDE: 1,
 });
 
 /** tensor pool backends (wasm/tensor_pool.h) */

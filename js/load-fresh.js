@@ -28,7 +28,8 @@ import { createdInPlace } from './forms/in-place.js';
 import { memoryReport } from './memory-report.js';
 import { isNode } from './platform/node.js';
 import { startRuntime } from './runtime-start.js';
-import { chooseRuntime, runtimeServes, usePlainBuild, warmNextStart } from './runtime-choice.js';
+import { chooseRuntime, needsBuildBeside, usePlainBuild, warmNextStart } from './runtime-choice.js';
+import { answerAppCreates, buildBeside } from './runtime-beside.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
@@ -47,15 +48,18 @@ function revisable(r, forms, cache) {
 export async function loadFresh(src, options, signal) {
   const t0 = now();
   const mode = options.cache ?? 'default';
-  const [ort, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
+  const [appOrt, core] = await raceAbort(Promise.all([resolveOrt(options), getCore()]), signal);
+  // the build onnxruntime-web starts in this page (its first load chooses); a load that needs more than
+  // that build has runs on the entry's own build, started beside it (js/runtime-beside.js)
+  const runtime = await raceAbort(chooseRuntime(core, appOrt, options), signal);
+  // the app's own device sessions on an instance ortkeep started plain are made beside it too
+  if (runtime.plain) answerAppCreates(appOrt, runtime, core);
+  const beside = needsBuildBeside(core, runtime, options.executionProviders);
+  const ort = beside ? await raceAbort(buildBeside(appOrt, runtime), signal) : appOrt;
   const tReady = now();
-  // the build onnxruntime-web starts in this page (its first load chooses), and what this load gets of it
-  const runtime = await raceAbort(chooseRuntime(core, ort, options), signal);
-  const served = runtimeServes(core, runtime, options.executionProviders, options.onWarning);
-  if (served !== options.executionProviders) options = { ...options, executionProviders: served };
   // forms' capturing loader is installed beside opening the cache (formsFor waits for it); with
   // forms off, onnxruntime-web is pointed at the build chosen itself
-  if (!installLoader(ort, options, runtime) && runtime.plain) usePlainBuild(ort, runtime.plain);
+  if (!beside && !installLoader(ort, options, runtime) && runtime.plain) usePlainBuild(ort, runtime.plain);
   // URLs are cached; bytes known by their content (src.sha256) keep their
   // forms where the core's rule said (src.keepForms): else they open no IndexedDB, forms off saying so
   const keyed = src.kind === 'url' ? mode !== 'no-store' : !!src.sha256 && src.keepForms;
@@ -103,7 +107,11 @@ export async function loadFresh(src, options, signal) {
     ? async () => (await raceAbort(src.identity.confirm(), signal)) === src.sha256
     : null;
   const sourceFed = src.identity?.hinted ? () => raceAbort(src.identity.fed(), signal) : null;
-  const forms = await raceAbort(formsFor(ort, options, baseOptions, !!cache && keyed), signal);
+  // the page's capturing loader is its own instance's: a load on the build beside keeps the cache, and its
+  // forms come from the next visit, which starts that build in the page (the page's record says so)
+  const forms = beside
+    ? { off: "on onnxruntime-web's full build started beside the page's plain one" }
+    : await raceAbort(formsFor(ort, options, baseOptions, !!cache && keyed), signal);
   // before this load's first onnxruntime-web session the driver waits for forms' capturing loader, if still
   // being installed (forms.loader, or forms.off saying why)
   const settleLoader = () => loaderSettled(ort, forms, options.onWarning);
@@ -211,7 +219,7 @@ export async function loadFresh(src, options, signal) {
   });
   trackWork(formsReady);
   // the build the next visit starts, if not this one: fetched ahead once this work is over
-  warmNextStart(core, ort, runtime);
+  if (!beside) warmNextStart(core, ort, runtime);
   // Ask once a model is stored; the browser answers (or prompts) on its own time.
   if (options.persist) r.storedLater.then((stored) => stored && persist()).catch(() => {});
   const tier = TIER_NAME[r.tier];
@@ -266,6 +274,7 @@ export async function loadFresh(src, options, signal) {
       executionProviders: sessionOptions.executionProviders,
       debug,
       boundToDevice: boundToDevice(sessionOptions),
+      appTensor: beside ? appOrt.Tensor : undefined,
     },
   );
   // the store behind the caller failed: the info says so from then on (a warning said why)

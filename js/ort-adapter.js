@@ -48,6 +48,30 @@ export function refusedAsModel(e) {
   return NOT_A_MODEL.test(String(e?.cause?.message ?? e?.message ?? e ?? ''));
 }
 
+/** y = Identity(x), x and y float32 [1] (ONNX IR 8, opset 13): ortkeep's own model. */
+const TINY_MODEL = 'CAg6NwoQCgF4EgF5IghJZGVudGl0eRIBc1oPCgF4EgoKCAgBEgQKAggBYg8KAXkSCgoICAESBAoCCAFCBAoAEA0=';
+
+/** A fresh copy of ortkeep's 65-byte model (onnxruntime-web may take its buffer). */
+export const tinyModel = () => Uint8Array.from(atob(TINY_MODEL), (c) => c.charCodeAt(0));
+
+/**
+ * Whether a failed creation is the options' (a log level, any option
+ * onnxruntime-web validates, an EP not here): the same options fail on
+ * ortkeep's own model too. The options that name the model's own parts
+ * (its data files, outputs, dims) are left out of that try.
+ */
+export async function refusedForOptions(ort, sessionOptions) {
+  const { externalData, preferredOutputLocation, freeDimensionOverrides, optimizedModelFilePath, ...rest } =
+    sessionOptions ?? {};
+  try {
+    const session = await ort.InferenceSession.create(tinyModel(), rest);
+    await session.release();
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /**
  * The model bytes as onnxruntime-web gets them: in a proxy worker
  * (`env.wasm.proxy`) it transfers the model's whole ArrayBuffer, detaching

@@ -3,11 +3,11 @@
 // entry picks the JSEP build (28 MB in 1.30): the wasm and V8's compile of
 // it were most of a second visit (a tiny model's session 675-743 ms; 304 ms
 // from the plain build's 14 MB). The page's first load starts the plain
-// build where nothing asks for more (the C rule: ok_runtime_flavour), and
-// a later load that asks for an EP the plain build lacks falls back to the
-// wasm EP its list names, or gets a typed error naming `runtime: 'full'`
-// (ok_runtime_serves); either way the page's record makes the next visit
-// start the full build.
+// build where nothing asks for more (the C rule: ok_runtime_flavour): a
+// head start, never a rule. A later load that lists an EP the plain build
+// lacks gets the entry's build started beside it (ok_runtime_serves:
+// BESIDE; js/runtime-beside.js), and the page's record makes the next
+// visit start the full build at once.
 import { RUNTIME, RUNTIME_FACT, RUNTIME_SERVE } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { plainBuildUrls } from './forms/capture-loader.js';
@@ -21,8 +21,8 @@ const RECORD_KEY = 'ortkeep.runtime';
 
 /** Per realm: the choice, once made: {entry, flavour, plain} (a promise until then). */
 let choice = null;
-/** A fallback was said in this page. */
-let warned = false;
+/** wasmPaths objects ortkeep set itself (the plain build's files): not the app's choice. */
+const ortkeepPaths = new WeakSet();
 
 /** The EP names a load lists, and whether any needs more than the plain build (the core's table). */
 function listed(core, executionProviders) {
@@ -152,7 +152,9 @@ async function decide(core, ort, options, entry) {
   const flavour = (facts & RUNTIME_FACT.APP_CHOSE && namedFlavour(ort)) || NAME[want(facts)] || entry;
   if (flavour !== 'wasm' || entry === 'wasm') plain = null;
   // own: the app's files start (and will next visit); paths: as the app set them, before forms' loader
-  return { entry, flavour, plain, runtime, own: !!(facts & RUNTIME_FACT.APP_CHOSE), paths: ort.env?.wasm?.wasmPaths };
+  const paths = ort.env?.wasm?.wasmPaths;
+  const own = !!(facts & RUNTIME_FACT.APP_CHOSE) && !(paths && ortkeepPaths.has(paths));
+  return { entry, flavour, plain, runtime, own, paths };
 }
 
 /** This page fetches ahead the build the next visit starts. */
@@ -227,6 +229,7 @@ export function plainForDefaults(core, ort, defaults, entry) {
     mjs: new URL('ort-wasm-simd-threaded.mjs', defaults.wasm).href,
     wasm: new URL('ort-wasm-simd-threaded.wasm', defaults.wasm).href,
   };
+  ortkeepPaths.add(ort.env.wasm.wasmPaths);
   return true;
 }
 
@@ -238,39 +241,30 @@ export function plainForDefaults(core, ort, defaults, entry) {
  * @param {{mjs: string, wasm: string}} plain
  */
 export function usePlainBuild(ort, plain) {
-  if (!appChose(ort)) ort.env.wasm.wasmPaths = { mjs: plain.mjs, wasm: plain.wasm };
+  if (appChose(ort)) return;
+  ort.env.wasm.wasmPaths = { mjs: plain.mjs, wasm: plain.wasm };
+  ortkeepPaths.add(ort.env.wasm.wasmPaths);
 }
 
 /**
- * A load's EPs against the build that started: as asked; the EPs it lacks
- * dropped with one warning per page (RUNTIME_FALLBACK) where the list's
- * wasm or cpu serves; else a typed RUNTIME error. Records what was asked.
+ * Whether a load needs the entry's build started beside the page's (BESIDE):
+ * ortkeep's head start took the plain build and the load lists an EP only
+ * the entry's build has. Anything else is onnxruntime-web's to answer, as
+ * without ortkeep (an app that chose the plain build itself gets its errors
+ * and fallbacks). Records what was asked, for the next visit's start.
  * @param {import('./core/module.js').Core} core
- * @param {{entry: string, flavour: string}} started chooseRuntime's answer
+ * @param {{entry: string, flavour: string, own?: boolean}} started chooseRuntime's answer
  * @param {unknown[]|undefined} executionProviders the load's
- * @param {(w: object) => void} [onWarning]
- * @returns {unknown[]|undefined} the EPs to create with
+ * @returns {boolean}
  */
-export function runtimeServes(core, started, executionProviders, onWarning) {
+export function needsBuildBeside(core, started, executionProviders) {
   const eps = listed(core, executionProviders);
   record(eps.device);
-  const verdict = core.m._ok_runtime_serves(FLAVOUR[started.flavour], FLAVOUR[started.entry], +eps.device, +eps.cpu);
-  if (verdict === RUNTIME_SERVE.AS_ASKED) return executionProviders;
-  const lacking = eps.names.filter((_, i) => eps.more[i]);
-  const why =
-    `onnxruntime-web started in this page with its plain (wasm-only) build, as the page's first load asked ` +
-    `for nothing more; ${lacking.map((n) => `'${n}'`).join(', ')} needs its full build: pass runtime: 'full' ` +
-    "to the page's first load (the next visit here starts it: this one was recorded)";
-  if (verdict === RUNTIME_SERVE.REFUSE) throw new OrtkeepError('RUNTIME', `ortkeep: ${why}`);
-  if (!warned) {
-    warned = true;
-    const message = `ortkeep: ${why}; this load runs on ${eps.names.filter((_, i) => !eps.more[i]).join(', ')}`;
-    console.warn(message);
-    try {
-      onWarning?.({ code: 'RUNTIME_FALLBACK', message });
-    } catch {
-      /* the caller's handler */
-    }
-  }
-  return executionProviders.filter((_, i) => !eps.more[i]);
+  const verdict = core.m._ok_runtime_serves(
+    FLAVOUR[started.flavour],
+    FLAVOUR[started.entry],
+    +eps.device,
+    +!!started.own,
+  );
+  return verdict === RUNTIME_SERVE.BESIDE;
 }

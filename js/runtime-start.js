@@ -8,14 +8,11 @@
 // second visit was no faster; with the plain build (js/runtime-choice.js)
 // it is: a second visit 0.26x plain against 0.28x started after the read,
 // 0.39x against 0.44x with forms off (silero, 4 fresh profiles each).
-import { createSession } from './ort-adapter.js';
+import { createSession, tinyModel } from './ort-adapter.js';
 import { quietOptions } from './options.js';
 import { ortHeapBytes } from './forms/capture-loader.js';
 import { callerTurn } from './forms/turns.js';
 import { isNode } from './platform/node.js';
-
-/** y = Identity(x), x and y float32 [1] (ONNX IR 8, opset 13). */
-const TINY_MODEL = 'CAg6NwoQCgF4EgF5IghJZGVudGl0eRIBc1oPCgF4EgoKCAgBEgQKAggBYg8KAXkSCgoICAESBAoCCAFCBAoAEA0=';
 
 /** onnxruntime-webs (by their env) that made a model session of ortkeep's in this page. */
 const modelMade = new WeakSet();
@@ -60,8 +57,7 @@ export function startRuntime(ort, executionProviders) {
   if (isNode || up.has(key) || modelMade.has(key) || ortHeapBytes() !== null) return null;
   let p = starting.get(key);
   if (!p) {
-    const bytes = Uint8Array.from(atob(TINY_MODEL), (c) => c.charCodeAt(0));
-    p = callerTurn(() => createSession(ort, bytes, quietOptions({ executionProviders })))
+    p = callerTurn(() => createSession(ort, tinyModel(), quietOptions({ executionProviders })))
       .then((session) => {
         up.add(key);
         return session.release();

@@ -15,6 +15,7 @@ import { poolDeviceName } from './pool/session-options.js';
 import { slotSpecs } from './pool/shapes.js';
 import { createPoolState } from './pool/state.js';
 import { callerTurn, watchDevice } from './forms/turns.js';
+import { tensorBoundary } from './runtime-beside.js';
 
 export { poolDeviceName, poolSessionOptions } from './pool/session-options.js';
 
@@ -23,7 +24,8 @@ export class Session {
    * @param {object} ort onnxruntime-web
    * @param {object} ortSession an ort.InferenceSession (or an object with its run/release/inputNames/outputNames)
    * @param {object} info what load() learned: reader report, source, timings
-   * @param {{core?: import('./core/module.js').Core, pool?: object, executionProviders?: unknown[], debug?: (line: string) => void}} [hooks]
+   * @param {{core?: import('./core/module.js').Core, pool?: object, executionProviders?: unknown[], debug?: (line: string) => void, appTensor?: Function}} [hooks]
+   *   appTensor: the app's Tensor class, where `ort` is the instance started beside the app's (js/runtime-beside.js)
    */
   constructor(ort, ortSession, info, hooks = {}) {
     this.ort = ort;
@@ -49,6 +51,7 @@ export class Session {
         keepOnDevice: [],
         deviceName: poolDeviceName(hooks.pool, hooks.executionProviders),
         debug: hooks.debug ?? null,
+        boundary: hooks.appTensor ? tensorBoundary(hooks.appTensor) : null,
       },
     });
     // ORT's names are the truth (old IR versions list initializers as inputs);
@@ -115,6 +118,8 @@ export class Session {
     if (this._i.keepOnDevice.length)
       options.keep ??= this._i.keepOnDevice.filter((n) => !options.fetches || options.fetches.includes(n));
     if (this.disposed) throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
+    const boundary = this._i.boundary;
+    if (boundary) feeds = boundary.feeds(feeds);
     // Read now: the caller may refill its buffers once run() has returned.
     feeds = captureFeeds(this.ort, feeds, (v) => this._i.keptHandle.has(v), this._i.copies);
     // One run at a time per session: the pool has one open run.
@@ -129,7 +134,8 @@ export class Session {
         throw new OrtkeepError('DISPOSED', 'ortkeep: run() on a disposed session; load the model again');
       const st = await this._ensureState();
       // never beside ortkeep's background work (js/forms/turns.js)
-      return await callerTurn(() => runPooled(this._runContext(st), feeds, options));
+      const out = await callerTurn(() => runPooled(this._runContext(st), feeds, options));
+      return boundary ? boundary.outputs(out) : out;
     } finally {
       done();
     }
@@ -244,6 +250,7 @@ export class Session {
    * error, never an alias of whatever the pool reuses its storage for.
    */
   _release(tensor) {
+    if (this._i.boundary) tensor = this._i.boundary.inward(tensor);
     const handle = this._i.keptHandle.get(tensor);
     const st = this._i.state;
     if (!handle || !st || st.pool.freed) return false;

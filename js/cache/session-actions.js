@@ -3,7 +3,7 @@
 // model's external data files; for an original, which form the background
 // work captures), a form's capture and verification, the session's release.
 import { CACHE_ACTION as ACT, FORM, SESSION_FACT, STATUS } from '../core-constants.js';
-import { createSession, refusedAsModel } from '../ort-adapter.js';
+import { createSession, refusedAsModel, refusedForOptions } from '../ort-adapter.js';
 import { ortHeapBytes } from '../forms/capture-loader.js';
 import { IdentityMismatch } from '../sources.js';
 import { firstModelSession, modelSessionMade, startInFlight } from '../runtime-start.js';
@@ -108,10 +108,11 @@ async function createSessionAction(run, a) {
   }
   let ok = true;
   let first = false;
+  let so = null;
   const heapBefore = ortHeapBytes();
   const t0 = now();
   try {
-    let so = ctx.sessionOptionsFor ? ctx.sessionOptionsFor(run.report, externalData) : ctx.sessionOptions;
+    so = ctx.sessionOptionsFor ? ctx.sessionOptionsFor(run.report, externalData) : ctx.sessionOptions;
     const stamped = !form && !!ctx.forms?.stampedForThis?.(run.report, run.buf.view(a.value));
     if (form || stamped) so = { ...so, graphOptimizationLevel: 'disabled' };
     const capture =
@@ -138,11 +139,13 @@ async function createSessionAction(run, a) {
   if (!(await sourceConfirmed(run))) return;
   // what makes this time no measure of a form is the core's to weigh (ok_form_revise_wanted)
   // and whether a refusal is the bytes' (a stored copy is dropped) or the options' (it is kept)
+  const badModel = !ok && refusedAsModel(run.sessionError);
   const facts =
     (ok ? SESSION_FACT.OK : 0) |
     (first ? SESSION_FACT.FIRST : 0) |
     (externalData ? SESSION_FACT.DATA_FILES : 0) |
-    (!ok && refusedAsModel(run.sessionError) ? SESSION_FACT.BAD_MODEL : 0);
+    (badModel ? SESSION_FACT.BAD_MODEL : 0) |
+    (!ok && !badModel && form && (await refusedForOptions(ctx.ort, so)) ? SESSION_FACT.OPTIONS : 0);
   run.ev(run.m.sessionTimed(facts, createMs));
 }
 

@@ -71,23 +71,90 @@ test("load() listing only 'wasm' starts the plain build, forms on (captured in i
   }
 });
 
-test("a later 'webgpu' load after a plain start: falls back to its 'wasm' with one RUNTIME_FALLBACK, or fails with RUNTIME naming the option; the next visit starts the full build", async () => {
+/**
+ * In the page: GPUBuffers made by any device from here on (GPUDevice.prototype.createBuffer, wrapped once),
+ * then a load through ortkeep: its outputs against onnxruntime-web's own on the wasm EP, where its outputs lie,
+ * and whether they are the app's Tensors.
+ */
+async function loadOnDevice(url, { keep, ...options }) {
+  if (!window.gpuMade) {
+    window.gpuMade = 0;
+    const create = GPUDevice.prototype.createBuffer;
+    GPUDevice.prototype.createBuffer = function counted(...a) {
+      window.gpuMade++;
+      return create.apply(this, a);
+    };
+  }
+  const { ortkeep, ortDirect: ort, feeds } = window;
+  const warnings = [];
+  const before = window.gpuMade;
+  let s;
+  try {
+    s = await ortkeep.load(url, { ...options, onWarning: (w) => warnings.push(w.code) });
+  } catch (e) {
+    return { ok: false, code: e.code, message: e.message, warnings };
+  }
+  const ref = await ort.InferenceSession.create(await (await fetch(url)).arrayBuffer());
+  const diffs = [];
+  const locations = [];
+  let appTensors = true;
+  for (const seed of [1, 2]) {
+    const out = await s.run(feeds.FEEDS.silero_vad_v5(ort, seed), keep ? { keep: s.outputNames } : {});
+    const want = await ref.run(feeds.FEEDS.silero_vad_v5(ort, seed));
+    const cpu = {};
+    for (const [k, t] of Object.entries(out)) {
+      locations.push(t.location);
+      appTensors &&= t instanceof ort.Tensor;
+      cpu[k] = t.location === 'gpu-buffer' ? new ort.Tensor(t.type, await t.getData(true), t.dims) : t;
+      if (t.location === 'gpu-buffer') t.dispose(); // back to the pool, through the app's Tensor
+    }
+    diffs.push(feeds.maxAbsDiff(cpu, want));
+  }
+  await ref.release();
+  await s.dispose();
+  return {
+    ok: true,
+    diffs,
+    warnings,
+    gpuBuffers: window.gpuMade - before,
+    locations: [...new Set(locations)],
+    appTensors,
+    deviceShared: !!ort.env.webgpu?.device,
+  };
+}
+
+const onDevice = (page, options) =>
+  page.evaluate(`(${loadOnDevice})(${JSON.stringify(SILERO)}, ${JSON.stringify(options)})`);
+
+test("a 'webgpu' load after a plain start runs on WebGPU, as onnxruntime-web alone does: the entry's build started beside, with or without 'wasm' listed, an output kept on the device a GPU tensor of the app's; the next visit starts the full build", async () => {
   const { page, wasm } = await freshVisit();
   assert.equal((await load(page, { executionProviders: ['wasm'] })).ok, true);
-  const fallback = await load(page, { executionProviders: ['webgpu', 'wasm'] });
-  assert.equal(fallback.ok, true, fallback.message);
-  assert.deepEqual(fallback.diffs, [0, 0]);
-  assert.ok(fallback.warnings.includes('RUNTIME_FALLBACK'), fallback.warnings.join());
-  const refused = await load(page, { executionProviders: ['webgpu'] });
-  assert.equal(refused.ok, false);
-  assert.equal(refused.code, 'RUNTIME');
-  assert.match(refused.message, /runtime: 'full'/);
-  assert.deepEqual([...new Set(wasm)], ['ort-wasm-simd-threaded.wasm']);
+  const cases = [
+    { executionProviders: ['webgpu'] },
+    { executionProviders: ['webgpu', 'wasm'] },
+    { executionProviders: ['webgpu', 'wasm'], keep: true },
+  ];
+  for (const options of cases) {
+    const r = await onDevice(page, { ...options, forms: true });
+    const name = JSON.stringify(options);
+    assert.equal(r.ok, true, `${name}: ${r.message}`);
+    assert.ok(
+      r.diffs.every((d) => d < 1e-4),
+      `${name}: ${r.diffs}`,
+    );
+    assert.ok(r.gpuBuffers > 0, `${name}: the session made no GPUBuffer (${r.gpuBuffers})`);
+    assert.deepEqual(r.warnings, [], name);
+    assert.equal(r.appTensors, true, `${name}: outputs are the app's onnxruntime-web Tensors`);
+    assert.deepEqual(r.locations, options.keep ? ['gpu-buffer'] : ['cpu'], name);
+    assert.equal(r.deviceShared, true, `${name}: ort.env.webgpu.device is the device the session runs on`);
+  }
+  // the page's own instance kept the plain build; the entry's JSEP build was started beside it
+  assert.deepEqual([...new Set(wasm)], ['ort-wasm-simd-threaded.wasm', 'ort-wasm-simd-threaded.jsep.wasm']);
   await page.close();
-  // the next visit: the record says this origin wants WebGPU
+  // the next visit: the record says this origin wants WebGPU: the full build at once, in the page
   const next = await visit();
   assert.equal((await load(next.page, { executionProviders: ['wasm'] })).ok, true);
-  const gpu = await load(next.page, { executionProviders: ['webgpu'] });
+  const gpu = await onDevice(next.page, { executionProviders: ['webgpu'] });
   assert.equal(gpu.ok, true, gpu.message);
   assert.ok(
     gpu.diffs.every((d) => d < 1e-4),

@@ -201,10 +201,14 @@ static void test_runtime_ep_needs_more(void) {
 }
 
 static void test_runtime_serves(void) {
-    /* started plain from a JSEP entry: a device EP falls back to the list's wasm, or is refused */
-    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 0, 1), OK_RUNTIME_SERVE_AS_ASKED);
-    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 1, 1), OK_RUNTIME_SERVE_FALL_BACK);
-    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 1, 0), OK_RUNTIME_SERVE_REFUSE);
+    /* started plain (ortkeep's head start) from a JSEP entry: a device EP gets the entry's build beside,
+     * whether or not the list names wasm too (never a refusal, never a silent downgrade) */
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 0, 0), OK_RUNTIME_SERVE_AS_ASKED);
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 1, 0), OK_RUNTIME_SERVE_BESIDE);
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_ASYNCIFY, 1, 0), OK_RUNTIME_SERVE_BESIDE);
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSPI, 1, 0), OK_RUNTIME_SERVE_BESIDE);
+    /* the app chose the plain build itself: onnxruntime-web answers, as without ortkeep */
+    CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, 1, 1), OK_RUNTIME_SERVE_AS_ASKED);
     /* the entry's own build, or a wasm-only entry: as plain onnxruntime-web answers */
     CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_JSEP, OK_RUNTIME_JSEP, 1, 0), OK_RUNTIME_SERVE_AS_ASKED);
     CHECK_EQ_INT(ok_runtime_serves(OK_RUNTIME_WASM, OK_RUNTIME_WASM, 1, 0), OK_RUNTIME_SERVE_AS_ASKED);

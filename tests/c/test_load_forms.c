@@ -295,6 +295,42 @@ static void test_ort_serves_and_refusal(void) {
     world_free(&w);
 }
 
+/* A verified form refused for the caller's options (onnxruntime-web
+ * refuses the same options on a model of ortkeep's own: OK_SESSION_OPTIONS,
+ * say logSeverityLevel 9): SESSION_CREATE, and the form and its original
+ * stay as they were; the next load with good options is served from it. */
+static void test_form_refused_for_options(void) {
+    world w;
+    ok_load_params p = url_params(), f;
+    world_init(&w);
+    fx_run(&w.pg, &p);
+    f = form_params(OK_FORM_ORT, sha_a, len_ort);
+    w.pg.form_bytes = ort_a;
+    w.pg.form_len = len_ort;
+    fx_run(&w.pg, &f);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_VERIFIED);
+    w.pg.refuse_sessions = 1;
+    w.pg.refuse_facts = OK_SESSION_OPTIONS;
+    fx_run(&w.pg, &p);
+    CHECK(w.pg.failed);
+    CHECK_EQ_INT(w.pg.fail_code, OK_ERR_SESSION_CREATE);
+    CHECK_EQ_INT(w.pg.n_notes, 0);
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_VERIFIED);
+    CHECK_EQ_INT(w.srv.n_req, 1);
+    w.pg.refuse_facts = 0;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, ort_a, len_ort));
+    CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORT);
+    CHECK_EQ_INT(w.pg.capture, OK_FORM_ORIGINAL); /* nothing captured again */
+    CHECK_EQ_INT(w.srv.n_req, 1);
+    /* without the fact (the form's own refusal) it is dropped, as before */
+    w.pg.refuse_sessions = 1;
+    fx_run(&w.pg, &p);
+    CHECK(served(&w.pg, model_a, len_a));
+    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_NONE);
+    world_free(&w);
+}
+
 static void test_rotten_form_falls_back(void) {
     world w;
     ok_load_params p = url_params(), f;
@@ -1146,6 +1182,7 @@ int main(void) {
     test_converges_to_onnx();
     test_escalation_to_sentinel();
     test_ort_serves_and_refusal();
+    test_form_refused_for_options();
     test_rotten_form_falls_back();
     test_facts_and_failed_capture();
     test_capture_later();
