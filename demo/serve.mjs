@@ -13,6 +13,9 @@ const server = await startServer({ port }).catch(() => startServer({ port: 0 }))
 const url = `${server.origin}/demo/`;
 console.log(`ortkeep demo: ${url}`);
 
+/** The rows each section of the page shows when the demo worked: four loads, the model and its form, the pool on and off, the clip's frames. */
+const SECTIONS_AT_LEAST = { loads: 4, cache: 1, pool: 2, chart: 1 };
+
 const headless = !!process.env.CI || !process.env.DISPLAY || process.argv.includes('--headless');
 if (!headless) {
   console.log('open it in a browser; Ctrl-C stops the server');
@@ -21,20 +24,32 @@ if (!headless) {
   const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-demo-'));
   const browser = await launchPersistent(dir, { webgpu: true }); // SwiftShader where there is no GPU
   let result;
+  let sections;
   try {
     const page = await browser.newPage();
     page.on('pageerror', (e) => console.error('[page error]', e.message));
     await page.goto(url);
     await page.waitForFunction(() => window.demoResult, null, { timeout: 60000 });
     result = await page.evaluate(() => window.demoResult);
+    // what a person sees: every section filled (the page once showed its loads and cache and an
+    // empty pool table and chart, and the run still printed a result)
+    sections = await page.evaluate(() => ({
+      loads: document.querySelectorAll('#loads tbody tr').length,
+      cache: document.querySelectorAll('#cache tbody tr').length,
+      pool: document.querySelectorAll('#pool tbody tr').length,
+      chart: document.querySelectorAll('#frames > div').length,
+    }));
     if (process.argv.includes('--screenshot')) await page.screenshot({ path: 'build/demo.png', fullPage: true });
   } finally {
     await browser.close();
     await server.close();
     await rm(dir, { recursive: true, force: true });
   }
-  if (result.error) {
-    console.error(`demo failed: ${result.error}`);
+  const empty = result.error ? [] : Object.entries(SECTIONS_AT_LEAST).filter(([k, n]) => !(sections?.[k] >= n));
+  if (result.error || empty.length) {
+    console.error(
+      `demo failed: ${result.error ?? `sections not filled: ${empty.map(([k, n]) => `${k} (${sections?.[k] ?? 0} of at least ${n})`).join(', ')}`}`,
+    );
     process.exitCode = 1;
   } else {
     const m = result.model;
