@@ -66,8 +66,9 @@ export interface LoadOptions extends ort.InferenceSession.SessionOptions {
    * Which onnxruntime-web build the page starts (it picks one, once, at its first session).
    * 'auto' (load()'s default): the plain wasm-only build (half the .wasm of the default entry's JSEP
    * build) when the page's first load lists only 'wasm'/'cpu' and no earlier visit here listed more;
-   * a later load listing 'webgpu' or 'webnn' then falls back to the 'wasm' it lists (one
-   * RUNTIME_FALLBACK warning) or fails with RUNTIME, and the next visit starts the full build.
+   * a later load listing 'webgpu' or 'webnn' (and the app's own such sessions) then runs on the entry's
+   * full build started beside it, as onnxruntime-web alone would, and the next visit starts the full
+   * build at once. A head start only: it never decides what a session runs on.
    * 'full': the entry's own build, as onnxruntime-web starts it. 'after-visit' (the drop-in's
    * default): the entry's own build until a visit here showed the page lists only 'wasm'/'cpu'.
    * Files the app named (env.wasm.wasmPaths, wasmBinary) are always kept as given.
@@ -296,9 +297,7 @@ export type WarningCode =
   | 'CACHE_ERROR'
   | 'REFUSED'
   /** optimized forms are off in this page (once per page; `reason` says why, the message what to do) */
-  | 'FORMS_OFF'
-  /** a load listed an EP the plain build started in this page lacks; it runs on the 'wasm' it lists (once per page) */
-  | 'RUNTIME_FALLBACK';
+  | 'FORMS_OFF';
 
 export interface CacheInfo {
   tier: 'memory' | 'indexeddb' | 'network';
@@ -504,7 +503,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'STATE'
   | 'EXTERNAL_DATA'
-  /** the build onnxruntime-web started in this page lacks every EP the load lists (the message names runtime: 'full') */
+  /** onnxruntime-web's full build could not be started beside the page's plain one (its ES module missing, or another version) */
   | 'RUNTIME'
   /** optimized forms' capture (load() turns these into forms off / a failed tier) */
   | 'FORMS_OFF'

@@ -3,10 +3,10 @@
 // plain build (the page requests ort-wasm-simd-threaded.wasm, never the
 // 28 MB .jsep.wasm), forms on or off; 'webgpu' first, runtime: 'full', an
 // earlier visit that listed 'webgpu', or files the app named start the
-// entry's own build; a later WebGPU load after a plain start falls back to
-// the 'wasm' it lists (one RUNTIME_FALLBACK) or fails with RUNTIME naming the
-// option, and the next visit starts the full build. The drop-in starts the
-// entry's build until a visit showed wasm is all the page asks. Outputs equal
+// entry's own build. The plain build is a head start, never a rule: a later
+// WebGPU load (load(), either drop-in, transformers.js) runs on WebGPU on the
+// entry's build started beside it (js/runtime-beside.js), as onnxruntime-web
+// alone would, and the next visit starts the full build. Outputs equal
 // onnxruntime-web's own in every case. WebGPU is SwiftShader's here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -296,3 +296,98 @@ test("the drop-in: the entry's build on a first visit, which fetches ahead (once
     ['ort-wasm-simd-threaded.wasm'],
   ]);
 });
+
+/**
+ * In a drop-in page (window.ort is ortkeep's onnxruntime-web): a wasm session, then WebGPU ones as a library
+ * makes them, each against the wasm one: outputs, GPUBuffers made, where outputs lie, whether they are the
+ * page's onnxruntime-web Tensors.
+ */
+async function dropInDevices(url) {
+  const { ort } = window;
+  const feeds = await import('/tests/browser/pages/feeds.js');
+  let made = 0;
+  const create = GPUDevice.prototype.createBuffer;
+  GPUDevice.prototype.createBuffer = function counted(...a) {
+    made++;
+    return create.apply(this, a);
+  };
+  const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+  const ref = await ort.InferenceSession.create(bytes.slice(), { executionProviders: ['wasm'] });
+  const rows = [];
+  for (const options of [
+    { executionProviders: ['webgpu'] },
+    { executionProviders: ['webgpu', 'wasm'] },
+    { executionProviders: ['webgpu', 'wasm'], preferredOutputLocation: 'gpu-buffer' },
+  ]) {
+    const before = made;
+    try {
+      const s = await ort.InferenceSession.create(bytes.slice(), options);
+      const diffs = [];
+      const locations = new Set();
+      let own = true;
+      for (const seed of [1, 2]) {
+        const out = await s.run(feeds.FEEDS.silero_vad_v5(ort, seed));
+        const cpu = {};
+        for (const [k, t] of Object.entries(out)) {
+          locations.add(t.location);
+          own &&= t instanceof ort.Tensor;
+          cpu[k] = t.location === 'gpu-buffer' ? new ort.Tensor(t.type, await t.getData(true), t.dims) : t;
+          if (t.location === 'gpu-buffer') t.dispose();
+        }
+        diffs.push(feeds.maxAbsDiff(cpu, await ref.run(feeds.FEEDS.silero_vad_v5(ort, seed))));
+      }
+      await s.release();
+      rows.push({ ok: true, options, diffs, gpuBuffers: made - before, locations: [...locations], own });
+    } catch (e) {
+      rows.push({ ok: false, options, message: e.message });
+    }
+  }
+  await ref.release();
+  await window.ortkeep?.cache?.settled?.();
+  return rows;
+}
+
+for (const [way, pagePath] of [
+  ['the drop-in (bundler alias)', '/tests/browser/pages/dropin.html'],
+  ['the script-tag drop-in', '/tests/browser/pages/dropin-script-tag.html'],
+]) {
+  test(`${way}: a library's WebGPU sessions on a visit that started the plain build (after a wasm-only visit) run on WebGPU, a gpu-buffer output a GPU tensor, outputs equal the wasm EP's`, async () => {
+    await env.reset();
+    const wasmFiles = [];
+    for (let n = 0; n < 2; n++) {
+      const page = await env.context.newPage();
+      const wasm = [];
+      page.on('request', (r) => {
+        const name = new URL(r.url()).pathname.split('/').pop();
+        if (name.endsWith('.wasm') && name.startsWith('ort-wasm')) wasm.push(name);
+      });
+      await page.goto(`${env.origin}${pagePath}`);
+      await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
+      if (n === 0) {
+        // the first visit lists only 'wasm': the next one starts the plain build
+        await page.evaluate(async (url) => {
+          const s = await window.ort.InferenceSession.create(url, { executionProviders: ['wasm'] });
+          await s.release();
+          await new Promise((r) => setTimeout(r, 500));
+        }, SILERO);
+        await page.close();
+        continue;
+      }
+      const rows = await page.evaluate(`(${dropInDevices})(${JSON.stringify(SILERO)})`);
+      for (const r of rows) {
+        const name = JSON.stringify(r.options);
+        assert.equal(r.ok, true, `${name}: ${r.message}`);
+        assert.ok(
+          r.diffs.every((d) => d < 1e-4),
+          `${name}: ${r.diffs}`,
+        );
+        assert.ok(r.gpuBuffers > 0, `${name}: no GPUBuffer made`);
+        assert.equal(r.own, true, `${name}: outputs are the page's onnxruntime-web Tensors`);
+        assert.deepEqual(r.locations, r.options.preferredOutputLocation ? ['gpu-buffer'] : ['cpu'], name);
+      }
+      wasmFiles.push(...new Set(wasm));
+      await page.close();
+    }
+    assert.deepEqual(wasmFiles, ['ort-wasm-simd-threaded.wasm', 'ort-wasm-simd-threaded.jsep.wasm']);
+  });
+}

@@ -230,6 +230,45 @@ describe('transformers.js with ortkeep/transformers', () => {
     });
   }
 
+  for (const major of [4, 3])
+    test(`transformers.js ${major}: a 'webgpu' pipeline after a 'wasm' one, on a visit that started the plain build (after a wasm-only visit): it runs on WebGPU, embeddings as transformers.js alone gives on WebGPU`, async () => {
+      await env.reset();
+      const alone = await appPage(false, major);
+      const theirs = await embed(alone, 'tiny-bert', 'webgpu');
+      const aloneMade = await alone.evaluate(() => window.gpu.created);
+      await alone.close();
+      // transformers.js 3.8.1's onnxruntime-web (1.22 dev, JSEP) fails this model on WebGPU itself
+      // ("[WebGPU] Kernel "[Slice] " failed"): then ortkeep's run must fail the same way, not be refused
+      assert.equal(theirs.ok, major === 4, theirs.message);
+      assert.ok(aloneMade > 0, 'transformers.js alone runs it on WebGPU');
+      // the first visit lists only 'wasm': the next one starts the plain build
+      const first = await appPage(true, major);
+      assert.equal((await embed(first, 'tiny-bert', 'wasm')).ok, true);
+      await first.evaluate(async () => (await import('/js/index.js')).cache.settled());
+      await first.close();
+      const page = await appPage(true, major);
+      const wasm = await embed(page, 'tiny-bert', 'wasm');
+      assert.equal(wasm.ok, true, wasm.message);
+      const made = await page.evaluate(() => window.gpu.created);
+      const gpu = await embed(page, 'tiny-bert', 'webgpu');
+      if (!theirs.ok) {
+        assert.equal(gpu.ok, false);
+        assert.ok(gpu.message.endsWith(theirs.message), `the same failure: ${gpu.message}`);
+        await page.close();
+        return;
+      }
+      assert.equal(gpu.ok, true, `${gpu.code}: ${gpu.message}`);
+      assert.ok((await page.evaluate(() => window.gpu.created)) > made, 'the webgpu pipeline made GPUBuffers');
+      assert.deepEqual(gpu.dims, theirs.dims);
+      const diff = Math.max(...gpu.data.map((v, i) => Math.abs(v - theirs.data[i])));
+      assert.ok(diff < 1e-4, `embeddings differ by ${diff}`);
+      const files = [...page.ortWasm];
+      await page.evaluate(async () => (await import('/js/index.js')).cache.settled());
+      await page.close();
+      assert.equal(files[0], 'ort-wasm-simd-threaded.wasm', `the visit started the plain build: ${files}`);
+      assert.equal(files.length, 2, `and the entry's build beside it: ${files}`);
+    });
+
   test("transformers.js 4 with its default onnxruntime-web files (jsDelivr's, served here): the first visit starts them (.asyncify), the next the plain build from the same folder, each from its URL (not fetched into bytes first: env.wasm.wasmBinary unset); the same embeddings as transformers.js alone", async () => {
     await env.reset();
     const CDN = /^https:\/\/cdn\.jsdelivr\.net\/npm\/onnxruntime-web@[^/]+\/dist\/[^/]+$/;
