@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { AREAS, mergeReports, readJson, writeReports } from './bench-report.mjs';
+import { checkLoad, describeLoad, startLoad } from './bench-load.mjs';
 import { CHROMIUM_PATH } from './chromium.mjs';
 import { REPO_ROOT } from './static-server.mjs';
 
@@ -55,8 +56,14 @@ try {
   console.log(`\n${path.relative(REPO_ROOT, out)} was not readable (${e.message}): written anew, its areas not kept`);
 }
 
+// the load this run is under: timed before the first area, between areas and after the last
+report.load = await startLoad();
+console.log(`\n${describeLoad(report.load)}`);
+
 /** build/bench.json, docs/benchmarks.md and the README's table, as far as the run got: an area lands when it ends. */
 function save() {
+  // every area of this run carries the run's verdict so far (a later drift makes the earlier areas busy too)
+  for (const area of Object.values(report.areas)) area.busy = report.load.busy;
   mkdirSync(path.dirname(out), { recursive: true });
   const merged = mergeReports(earlier, report);
   writeFileSync(out, `${JSON.stringify(merged, null, 2)}\n`);
@@ -83,8 +90,12 @@ for (const area of AREAS) {
     versions: report.versions,
     rows,
   };
+  await checkLoad(report.load, area.name);
+  console.log(describeLoad(report.load));
   // a run stopped later (a crash, a kill, a time limit) keeps the areas it finished
   save();
 }
+await checkLoad(report.load, 'after');
+console.log(`\n${describeLoad(report.load)}`);
 save();
 console.log(`\nwrote ${path.relative(REPO_ROOT, out)}, docs/benchmarks.md and the README's table`);

@@ -2,8 +2,12 @@
 // under WASI and under Emscripten (ctest), a bounded libFuzzer run, the Node
 // tests (CLI, core), the Playwright tests in Chromium and the style check
 // (biome, clang-format: one test per file). Each suite's output
-// streams through; the last line sums them up as "total: N passed, N failed".
+// streams through (a test file's as that file ends); the summary gives each
+// suite's time and the ten slowest test files, and the last line sums them
+// up as "total: N passed, N failed".
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import process from 'node:process';
 import { REPO_ROOT } from './static-server.mjs';
 
@@ -12,9 +16,9 @@ delete env.EM_CACHE;
 
 const only = process.argv.slice(2);
 const TEST_TIMEOUT_MS = 600_000;
-// node --test gives a browser test file, run in its own process, the same
-// limit as a test: external-cache's whole file ran past 600 s on a busy
-// machine (its crash loop alone is ~2 min), so a file gets 20 minutes
+// A whole test file's limit (each test's is TEST_TIMEOUT_MS): external-cache's
+// whole file ran past 600 s on a busy machine (its crash loop alone is ~2 min),
+// so a file gets 20 minutes
 const FILE_TIMEOUT_MS = 1_200_000;
 const suites = [
   { name: 'c-native-asan', cmd: ['ctest', '--preset', 'native-asan'], parse: parseCtest },
@@ -32,23 +36,9 @@ const suites = [
   // A test that hangs (a page whose GPU device was lost, a run that never
   // settles) fails at TEST_TIMEOUT_MS instead of holding the whole run until
   // CI's limit; the slowest test here takes ~3 min.
-  {
-    name: 'js-node',
-    cmd: ['node', '--test', `--test-timeout=${TEST_TIMEOUT_MS}`, '--test-reporter=tap', 'tests/js/'],
-    parse: parseNodeTest,
-  },
-  {
-    name: 'browser',
-    cmd: [
-      'node',
-      '--test',
-      '--test-concurrency=1',
-      `--test-timeout=${FILE_TIMEOUT_MS}`,
-      '--test-reporter=tap',
-      'tests/browser/',
-    ],
-    parse: parseNodeTest,
-  },
+  // one process per test file (so each file's time is known), `jobs` files at a time
+  { name: 'js-node', dir: 'tests/js', jobs: 1, parse: parseNodeTest },
+  { name: 'browser', dir: 'tests/browser', jobs: 1, parse: parseNodeTest },
   { name: 'lint', cmd: ['node', 'scripts/lint.mjs'], parse: parseNodeTest },
 ].filter((s) => !only.length || only.includes(s.name));
 
@@ -65,28 +55,77 @@ function parseNodeTest(out) {
   return { passed: +pass[1], failed: +fail[1] };
 }
 
-function run(suite) {
+function run(suite, { quiet = false, killAfterMs = 0 } = {}) {
   return new Promise((resolve) => {
     const child = spawn(suite.cmd[0], suite.cmd.slice(1), { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    // a whole file past its limit fails instead of holding the run until CI's
+    const timer = killAfterMs
+      ? setTimeout(() => {
+          out += `\nnot ok - killed after ${killAfterMs / 1000} s\n`;
+          child.kill('SIGKILL');
+        }, killAfterMs)
+      : null;
     const tee = (stream) => (chunk) => {
       out += chunk;
-      stream.write(chunk);
+      if (!quiet) stream.write(chunk);
     };
     child.stdout.on('data', tee(process.stdout));
     child.stderr.on('data', tee(process.stderr));
-    child.on('close', (code) => resolve({ code, out }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
   });
+}
+
+/** A suite's test files, each run as `node --test FILE`, `jobs` at a time; each file's output printed as it ends. */
+async function runFiles(suite, fileTimes) {
+  const files = readdirSync(path.join(REPO_ROOT, suite.dir))
+    .filter((f) => f.endsWith('.test.mjs'))
+    .sort()
+    .map((f) => `${suite.dir}/${f}`);
+  const counts = { passed: 0, failed: 0 };
+  let code = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const file = files[next++];
+      const t0 = Date.now();
+      const cmd = ['node', '--test', `--test-timeout=${TEST_TIMEOUT_MS}`, '--test-reporter=tap', file];
+      const r = await run({ cmd }, { quiet: true, killAfterMs: FILE_TIMEOUT_MS });
+      const seconds = (Date.now() - t0) / 1000;
+      fileTimes.push({ file, seconds });
+      const c = suite.parse(r.out) ?? { passed: 0, failed: 1 };
+      if (r.code !== 0 && c.failed === 0) c.failed = 1;
+      counts.passed += c.passed;
+      counts.failed += c.failed;
+      if (r.code !== 0) code = r.code ?? 1;
+      process.stdout.write(`\n--- ${file}: ${c.passed} passed, ${c.failed} failed, ${seconds.toFixed(1)} s\n${r.out}`);
+    }
+  };
+  await Promise.all(Array.from({ length: suite.jobs }, worker));
+  return { code, counts };
 }
 
 let passed = 0;
 let failed = 0;
 const summary = [];
+const fileTimes = [];
 for (const suite of suites) {
-  process.stdout.write(`\n=== ${suite.name}: ${suite.cmd.join(' ')}\n`);
+  const what = suite.dir
+    ? `node --test, each of ${suite.dir}/*.test.mjs, ${suite.jobs} at a time`
+    : suite.cmd.join(' ');
+  process.stdout.write(`\n=== ${suite.name}: ${what}\n`);
   const t0 = Date.now();
-  const { code, out } = await run(suite);
-  const counts = suite.parse(out) ?? { passed: 0, failed: 1 };
+  let code;
+  let counts;
+  if (suite.dir) ({ code, counts } = await runFiles(suite, fileTimes));
+  else {
+    const r = await run(suite);
+    code = r.code;
+    counts = suite.parse(r.out) ?? { passed: 0, failed: 1 };
+  }
   // A suite that exits non-zero fails even if its counts look clean.
   if (code !== 0 && counts.failed === 0) counts.failed = 1;
   passed += counts.passed;
@@ -95,6 +134,11 @@ for (const suite of suites) {
     `${suite.name.padEnd(14)} ${String(counts.passed).padStart(4)} passed ${String(counts.failed).padStart(3)} failed  ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
 }
+const slowest = fileTimes
+  .sort((a, b) => b.seconds - a.seconds)
+  .slice(0, 10)
+  .map((f) => `${f.seconds.toFixed(1).padStart(7)} s  ${f.file}`);
 process.stdout.write(`\n=== summary\n${summary.join('\n')}\n`);
+if (slowest.length) process.stdout.write(`\n=== the ten slowest test files\n${slowest.join('\n')}\n\n`);
 process.stdout.write(`total: ${passed} passed, ${failed} failed\n`);
 process.exitCode = failed ? 1 : 0;

@@ -240,3 +240,27 @@ describe('bench report (scripts/bench-report.mjs)', () => {
     assert.ok(readme.indexOf(BLOCK_START) >= 0 && readme.indexOf(BLOCK_END) > readme.indexOf(BLOCK_START));
   });
 });
+
+test('a busy run (scripts/bench-load.mjs) judges no goal: the headline and every goal cell say so', async () => {
+  const { judge, describeLoad } = await import('../../scripts/bench-load.mjs');
+  const quiet = judge({ loadBefore: 0.1, calibrations: [{ ms: 100 }, { ms: 104 }, { ms: 101 }] });
+  assert.equal(quiet.busy, false);
+  assert.match(describeLoad(quiet), /^machine quiet/);
+  const drifted = judge({ loadBefore: 0.1, calibrations: [{ ms: 100 }, { ms: 115 }] });
+  assert.equal(drifted.busy, true);
+  assert.match(drifted.why.join(), /drifted 15%/);
+  const loaded = judge({ loadBefore: 1.7, calibrations: [{ ms: 100 }, { ms: 100 }] });
+  assert.equal(loaded.busy, true);
+  assert.match(describeLoad(loaded), /^machine BUSY: the load average was 1\.70/);
+  const area = 'first and second visit: page start to first result';
+  const rows = [
+    { visit: 'second', model: 'det', ortkeep: 1, plain: 3, goals: { ortkeep: { measured: 0.33, goal: 0.45 } } },
+  ];
+  const report = (busy) => ({ date: '2026-12-07', areas: { [area]: { date: '2026-12-07', rows, busy } } });
+  assert.equal(headlines(report(false))[0].met, 'met');
+  assert.equal(headlines(report(true))[0].met, 'busy run: not judged');
+  const page = benchmarksPage(report(true));
+  assert.match(page, /\*\*Busy run\*\*/);
+  assert.match(page, /ortkeep 0\.33 \(≤ 0\.45\): busy run/);
+  assert.doesNotMatch(benchmarksPage(report(false)), /busy run/i);
+});
