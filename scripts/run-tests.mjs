@@ -14,7 +14,10 @@ import { REPO_ROOT } from './static-server.mjs';
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 delete env.EM_CACHE;
 
-const only = process.argv.slice(2);
+// --fuzz-seconds=N: each fuzzer's run past its corpus replay (npm test: 4 s; `npm run fuzz`: the long run)
+const fuzzSeconds = process.argv.find((a) => a.startsWith('--fuzz-seconds='))?.split('=')[1];
+if (fuzzSeconds) env.FUZZ_SECONDS = fuzzSeconds;
+const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const TEST_TIMEOUT_MS = 600_000;
 // A whole test file's limit (each test's is TEST_TIMEOUT_MS): external-cache's
 // whole file ran past 600 s on a busy machine (its crash loop alone is ~2 min),

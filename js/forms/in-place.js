@@ -9,11 +9,19 @@
 //
 // onnxruntime-web (1.21 on) takes a Uint8Array that lies on its own heap as
 // it is (`modelData.buffer === HEAPU8.buffer`) and frees it when the
-// creation ends. So three of the module's exports are watched: _free skips
-// those bytes, _OrtCreateSession ties them to the session handle it makes
-// from them (which also proves onnxruntime-web used them where they lie),
-// and _OrtReleaseSession frees them after that handle's release, whichever
-// wrapper of the session released it. A creation that did not take them in
+// creation ends (1.21.0, 1.22.0, 1.27.0, 1.30.0, 1.31.0-dev, checked). So
+// three of the module's exports are watched: _free skips those bytes,
+// _OrtCreateSession ties them to the session handle it makes from them
+// (which also proves onnxruntime-web used them where they lie), and
+// _OrtReleaseSession frees them after that handle's release, whichever
+// wrapper of the session released it. Which rule the running version
+// follows is checked at each creation, not assumed: onnxruntime's main
+// branch (after 1.31-dev) keeps the buffer with the session when
+// use_ort_model_bytes_for_initializers is '1' and frees it itself right
+// after _OrtReleaseSession. A creation during which onnxruntime-web never
+// tried to free the bytes is that rule: they are then its own to free, and
+// ortkeep lets that one free through and frees nothing (one free per
+// buffer either way: tests/browser/forms-in-place.test.mjs). A creation that did not take them in
 // place (a module other than the one this onnxruntime-web drives, a heap
 // that grew meanwhile) made a session over memory it freed: that session is
 // released unused and the caller creates plainly.
@@ -70,10 +78,14 @@ const settled = (r, then) => (r && typeof r.then === 'function' ? r.then(then) :
 function guardOf(m) {
   const g = guards.get(m);
   if (g) return g;
-  const own = { kept: new Set(), handles: new Map(), free: null };
+  // kept: bytes ortkeep frees; freeTried: kept bytes onnxruntime-web tried to free (its creation-end free)
+  const own = { kept: new Set(), handles: new Map(), free: null, freeTried: new Set() };
   watch(m, '_free', (free) => {
     own.free = free;
-    return (p) => (own.kept.has(p) ? undefined : free(p));
+    return (p) => {
+      if (!own.kept.has(p)) return free(p);
+      own.freeTried.add(p);
+    };
   });
   watch(m, '_OrtCreateSession', (create) => (data, ...rest) => {
     const r = create(data, ...rest);
@@ -131,15 +143,22 @@ export async function createInPlace(ort, m, bytes, sessionOptions) {
   try {
     session = await ort.InferenceSession.create(new Uint8Array(m.HEAPU8.buffer, ptr, bytes.byteLength), options);
   } catch (e) {
+    g.freeTried.delete(ptr);
     drop(g, ptr); // a handle made and released on the way out freed them already
     throw e;
   }
   if (!held(g, ptr)) {
     // onnxruntime-web copied the bytes elsewhere and freed its copy: this
     // session's weights lie in freed memory, so it is never run
+    g.freeTried.delete(ptr);
     await session.release().catch(() => {});
     drop(g, ptr);
     return null;
+  }
+  if (!g.freeTried.delete(ptr)) {
+    // onnxruntime-web keeps the bytes with the session and frees them after its release: its own to free
+    g.kept.delete(ptr);
+    for (const [h, p] of g.handles) if (p === ptr) g.handles.delete(h);
   }
   made.add(session);
   return session;

