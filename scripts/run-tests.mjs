@@ -32,7 +32,7 @@ const suites = [
     cmd: [
       'bash',
       '-c',
-      '{ [ -f build/native-fuzz/CMakeCache.txt ] || cmake --preset native-fuzz >/dev/null; } && cmake --build --preset native-fuzz -j2 -- --no-print-directory >/dev/null && ctest --preset native-fuzz',
+      '{ [ -f build/native-fuzz/CMakeCache.txt ] || cmake --preset native-fuzz >/dev/null; } && cmake --build --preset native-fuzz -j2 --target fuzzers -- --no-print-directory >/dev/null && ctest --preset native-fuzz -R ^fuzz_',
     ],
     parse: parseCtest,
   },
