@@ -101,14 +101,10 @@ async function loadOnDevice(url, { keep, ...options }) {
   for (const seed of [1, 2]) {
     const out = await s.run(feeds.FEEDS.silero_vad_v5(ort, seed), keep ? { keep: s.outputNames } : {});
     const want = await ref.run(feeds.FEEDS.silero_vad_v5(ort, seed));
-    const cpu = {};
-    for (const [k, t] of Object.entries(out)) {
-      locations.push(t.location);
-      appTensors &&= t instanceof ort.Tensor;
-      cpu[k] = t.location === 'gpu-buffer' ? new ort.Tensor(t.type, await t.getData(true), t.dims) : t;
-      if (t.location === 'gpu-buffer') t.dispose(); // back to the pool, through the app's Tensor
-    }
-    diffs.push(feeds.maxAbsDiff(cpu, want));
+    const got = await feeds.onCpu(ort, out); // kept GPU outputs back to the pool, through the app's Tensor
+    locations.push(...got.locations);
+    appTensors &&= got.own;
+    diffs.push(feeds.maxAbsDiff(got.cpu, want));
   }
   await ref.release();
   await s.dispose();
@@ -326,15 +322,10 @@ async function dropInDevices(url) {
       const locations = new Set();
       let own = true;
       for (const seed of [1, 2]) {
-        const out = await s.run(feeds.FEEDS.silero_vad_v5(ort, seed));
-        const cpu = {};
-        for (const [k, t] of Object.entries(out)) {
-          locations.add(t.location);
-          own &&= t instanceof ort.Tensor;
-          cpu[k] = t.location === 'gpu-buffer' ? new ort.Tensor(t.type, await t.getData(true), t.dims) : t;
-          if (t.location === 'gpu-buffer') t.dispose();
-        }
-        diffs.push(feeds.maxAbsDiff(cpu, await ref.run(feeds.FEEDS.silero_vad_v5(ort, seed))));
+        const got = await feeds.onCpu(ort, await s.run(feeds.FEEDS.silero_vad_v5(ort, seed)));
+        for (const l of got.locations) locations.add(l);
+        own &&= got.own;
+        diffs.push(feeds.maxAbsDiff(got.cpu, await ref.run(feeds.FEEDS.silero_vad_v5(ort, seed))));
       }
       await s.release();
       rows.push({ ok: true, options, diffs, gpuBuffers: made - before, locations: [...locations], own });

@@ -253,6 +253,15 @@ static void test_escalation_to_sentinel(void) {
 
 /* A verified .ort serves when .onnx failed; a stored form onnxruntime
  * refuses, or that rots, falls back to the original and is made again. */
+/* The FORM load that stores model_a's .ort form (ort_a), verified. */
+static void store_verified_ort(world *w) {
+    ok_load_params f = form_params(OK_FORM_ORT, sha_a, len_ort);
+    w->pg.form_bytes = ort_a;
+    w->pg.form_len = len_ort;
+    fx_run(&w->pg, &f);
+    CHECK_EQ_INT(form_status(&w->db, OK_FORM_ORT, NULL), OK_FORM_VERIFIED);
+}
+
 static void test_ort_serves_and_refusal(void) {
     world w;
     ok_load_params p = url_params(), f;
@@ -266,11 +275,8 @@ static void test_ort_serves_and_refusal(void) {
     CHECK(w.pg.done);
     CHECK_EQ_INT(form_status(&w.db, OK_FORM_ONNX, NULL), OK_FORM_FAILED);
     CHECK_EQ_INT(w.pg.verifies, 0);
+    store_verified_ort(&w);
     f = form_params(OK_FORM_ORT, sha_a, len_ort);
-    w.pg.form_bytes = ort_a;
-    w.pg.form_len = len_ort;
-    fx_run(&w.pg, &f);
-    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_VERIFIED);
     fx_run(&w.pg, &p);
     CHECK(served(&w.pg, ort_a, len_ort));
     CHECK_EQ_INT(w.pg.created_form, OK_FORM_ORT);
@@ -301,14 +307,10 @@ static void test_ort_serves_and_refusal(void) {
  * stay as they were; the next load with good options is served from it. */
 static void test_form_refused_for_options(void) {
     world w;
-    ok_load_params p = url_params(), f;
+    ok_load_params p = url_params();
     world_init(&w);
     fx_run(&w.pg, &p);
-    f = form_params(OK_FORM_ORT, sha_a, len_ort);
-    w.pg.form_bytes = ort_a;
-    w.pg.form_len = len_ort;
-    fx_run(&w.pg, &f);
-    CHECK_EQ_INT(form_status(&w.db, OK_FORM_ORT, NULL), OK_FORM_VERIFIED);
+    store_verified_ort(&w);
     w.pg.refuse_sessions = 1;
     w.pg.refuse_facts = OK_SESSION_OPTIONS;
     fx_run(&w.pg, &p);

@@ -47,6 +47,23 @@ export const FEEDS = {
   oww_melspectrogram: (ort, seed) => ({ input: noise(ort, [1, 1280], seed) }),
 };
 
+/**
+ * A run's outputs as CPU tensors of `ort` (GPU ones read back, then disposed: back to the pool that
+ * made them), where each lay, and whether every one was `ort`'s own Tensor.
+ */
+export async function onCpu(ort, out) {
+  const cpu = {};
+  const locations = [];
+  let own = true;
+  for (const [k, t] of Object.entries(out)) {
+    locations.push(t.location);
+    own &&= t instanceof ort.Tensor;
+    cpu[k] = t.location === 'gpu-buffer' ? new ort.Tensor(t.type, await t.getData(true), t.dims) : t;
+    if (t.location === 'gpu-buffer') t.dispose();
+  }
+  return { cpu, locations, own };
+}
+
 /** Largest absolute difference between two output maps (Infinity if they differ in shape). */
 export function maxAbsDiff(a, b) {
   let worst = 0;
