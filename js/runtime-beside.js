@@ -14,9 +14,9 @@
 // the entry's build lies beside the plain build's files (ort.min.mjs JSEP,
 // ort.webgpu.min.mjs, ort.jspi.min.mjs; in dist/ of onnxruntime-web 1.21.0,
 // 1.22.0, 1.27.0, 1.30.0 and 1.31.0-dev, checked), and it is the page's
-// version. Where either fails the load is the app's instance's, which
-// answers as plain onnxruntime-web does with that build (no refusal of
-// ortkeep's own).
+// version. Where either fails the load is a typed RUNTIME error naming the
+// URL tried: worse than plain onnxruntime-web, which would have started the
+// full build itself (docs/limits.md says so; not met in any dist/ checked).
 import { OrtkeepError } from './errors.js';
 import { createArguments } from './options.js';
 

@@ -39,9 +39,9 @@ const suites = [
   // A test that hangs (a page whose GPU device was lost, a run that never
   // settles) fails at TEST_TIMEOUT_MS instead of holding the whole run until
   // CI's limit; the slowest test here takes ~3 min.
-  // one process per test file (so each file's time is known), `jobs` files at a time: one here, as the
-  // tests are CPU-bound on 2 cores (two browser files at a time, ORTKEEP_BROWSER_JOBS=2, all passed but
-  // took 1337 s against ~1000 s one at a time; js-node two at a time 131 s, cli-big alone 131 s)
+  // one process per test file (so each file's time is known), `jobs` files at a time: one here. Two
+  // browser files at a time (ORTKEEP_BROWSER_JOBS=2) all passed in 1337 s, one at a time 1400 s in a
+  // fresh clone the same day: within this 2-core machine's noise, so not worth the risk to timed tests
   { name: 'js-node', dir: 'tests/js', jobs: 1, parse: parseNodeTest },
   { name: 'browser', dir: 'tests/browser', jobs: Number(process.env.ORTKEEP_BROWSER_JOBS ?? 1), parse: parseNodeTest },
   { name: 'lint', cmd: ['node', 'scripts/lint.mjs'], parse: parseNodeTest },
