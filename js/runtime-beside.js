@@ -19,6 +19,7 @@
 // full build itself (docs/limits.md says so; not met in any dist/ checked).
 import { OrtkeepError } from './errors.js';
 import { createArguments } from './options.js';
+import { listsDevice } from './runtime-choice.js';
 
 /** The ES module of each full build, by the entry's flavour. */
 const MODULE_FILE = { jsep: 'ort.min.mjs', asyncify: 'ort.webgpu.min.mjs', jspi: 'ort.jspi.min.mjs' };
@@ -151,9 +152,8 @@ export function answerAppCreates(appOrt, started, core) {
     } catch {
       return create.apply(this, args); // onnxruntime-web's own error, as without ortkeep
     }
-    const eps = options?.executionProviders ?? [];
-    if (!eps.some((ep) => core.epNeedsMore(String(typeof ep === 'string' ? ep : ep?.name))))
-      return create.apply(this, args);
+    // no list is onnxruntime-web's default, wasm, which this instance has
+    if (!options?.executionProviders || !listsDevice(core, options.executionProviders)) return create.apply(this, args);
     const ns = await buildBeside(appOrt, started);
     const session = await ns.InferenceSession.create(...args);
     const boundary = tensorBoundary(appOrt.Tensor);

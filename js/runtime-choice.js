@@ -24,11 +24,11 @@ let choice = null;
 /** wasmPaths objects ortkeep set itself (the plain build's files): not the app's choice. */
 const ortkeepPaths = new WeakSet();
 
-/** The EP names a load lists, and whether any needs more than the plain build (the core's table). */
-function listed(core, executionProviders) {
-  const names = (executionProviders ?? ['wasm']).map((ep) => String(typeof ep === 'string' ? ep : ep?.name));
-  const more = names.map((n) => core.epNeedsMore(n));
-  return { names, more, device: more.some(Boolean), cpu: more.some((m) => !m) };
+/** Whether a load lists an EP that needs more than the plain build (the core's table). */
+export function listsDevice(core, executionProviders) {
+  return (executionProviders ?? ['wasm']).some((ep) =>
+    core.epNeedsMore(String(typeof ep === 'string' ? ep : ep?.name)),
+  );
 }
 
 function readRecord() {
@@ -136,7 +136,7 @@ export function chooseRuntime(core, ort, options) {
 async function decide(core, ort, options, entry) {
   const runtime = options.runtime ?? 'auto';
   let facts =
-    (listed(core, options.executionProviders).device ? RUNTIME_FACT.DEVICE_EP : 0) |
+    (listsDevice(core, options.executionProviders) ? RUNTIME_FACT.DEVICE_EP : 0) |
     recordFacts() |
     (runtime === 'full' ? RUNTIME_FACT.FULL : 0) |
     (runtime === 'after-visit' ? RUNTIME_FACT.UNKNOWN_FUTURE : 0) |
@@ -258,13 +258,8 @@ export function usePlainBuild(ort, plain) {
  * @returns {boolean}
  */
 export function needsBuildBeside(core, started, executionProviders) {
-  const eps = listed(core, executionProviders);
-  record(eps.device);
-  const verdict = core.m._ok_runtime_serves(
-    FLAVOUR[started.flavour],
-    FLAVOUR[started.entry],
-    +eps.device,
-    +!!started.own,
-  );
+  const device = listsDevice(core, executionProviders);
+  record(device);
+  const verdict = core.m._ok_runtime_serves(FLAVOUR[started.flavour], FLAVOUR[started.entry], +device, +!!started.own);
   return verdict === RUNTIME_SERVE.BESIDE;
 }
