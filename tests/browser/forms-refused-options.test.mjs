@@ -9,9 +9,11 @@
 // model of ortkeep's own: OK_SESSION_OPTIONS, tests/c/test_load_forms.c.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PROFILES } from '../../scripts/static-server.mjs';
 import { modelPath, useCacheBrowser } from './cache-env.mjs';
 
-const env = useCacheBrowser();
+// the model as vite preview serves it: gzipped as it streams, no Content-Length, weak ETag
+const env = useCacheBrowser({ files: PROFILES.vitePreview });
 const SILERO = modelPath('silero_vad_v5');
 const PROBE = { inputDims: { input: [1, 256] } };
 
