@@ -138,6 +138,7 @@ export async function loadFresh(src, options, signal) {
     return (
       plan &&
       loadDataFiles(plan, parent, {
+        caller: true,
         core,
         index,
         cache,
@@ -156,6 +157,7 @@ export async function loadFresh(src, options, signal) {
   if (installing) installing.then(() => startRuntime(ort, baseOptions.executionProviders));
   else startRuntime(ort, baseOptions.executionProviders);
   const r = await runLoad({
+    caller: true,
     machine,
     core,
     cache,

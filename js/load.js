@@ -14,6 +14,7 @@ import { pickPrepared } from './forms/prepared.js';
 import { normalizeOptions } from './options.js';
 import { openAhead } from './cache/page-cache.js';
 import { isNode } from './platform/node.js';
+import { callerLoad } from './forms/turns.js';
 
 // The page's cache opens as ortkeep is imported, where an earlier visit made it
 // (openAhead): a task later, so the import itself is not held.
@@ -25,7 +26,12 @@ if (!isNode) setTimeout(openAhead, 0);
  * @param {import('./index.d.ts').LoadOptions} [options]
  * @returns {Promise<Session>}
  */
-export async function load(source, options = {}) {
+export function load(source, options = {}) {
+  // background work (the forms of earlier loads) waits while a caller's load is under way
+  return callerLoad(() => loadNow(source, options));
+}
+
+async function loadNow(source, options) {
   options = normalizeOptions(options);
   const mode = options.cache ?? 'default';
   if (!(mode in CACHE_MODE)) {

@@ -15,7 +15,7 @@ import { runLoad } from './load-driver.js';
  * @param {import('../external-data.js').DataPlan} plan
  * @param {LoadMachine} parent the model's load
  * @param {object} ctx what the model's load was given: index, core, cache, signal, fetch, onProgress,
- *   onWarning, debug, modelUrl, warnings
+ *   onWarning, debug, modelUrl, warnings, caller (a caller's load: js/forms/turns.js)
  * @returns {Promise<{path: string, data: unknown}[]>}
  */
 export async function loadDataFiles(plan, parent, ctx) {
@@ -50,6 +50,7 @@ export async function loadDataFiles(plan, parent, ctx) {
     let r;
     try {
       r = await runLoad({
+        caller: ctx.caller,
         machine: machines[i],
         core: ctx.core,
         cache: ctx.cache,

@@ -37,6 +37,7 @@ class NoMemory extends Error {}
  * @param {(w: {code: string, message: string}) => void} [ctx.onWarning]
  * @param {typeof fetch} [ctx.fetch]
  * @param {string|null} ctx.url
+ * @param {boolean} [ctx.caller] a caller's load (js/forms/turns.js callerLoad), not background work's
  * @param {(report: object, machine: object, warnings: string[]) => Promise<object[]|null>} [ctx.dataFiles] at an
  *   original's CREATE_SESSION: load the model's external data files (js/cache/data-files.js); their
  *   `externalData` goes to sessionOptionsFor(report, externalData)

@@ -10,6 +10,7 @@ import { chunkStore } from './chunk-store-cost.js';
 import { readBlob } from './read-beside.js';
 import { runtimeUp } from '../runtime-start.js';
 import { inProxyWorker } from '../ort-adapter.js';
+import { asideWait } from '../forms/turns.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const dec = new TextDecoder();
@@ -18,7 +19,9 @@ const cacheOf = (run) => run.ctx.cache ?? {};
 
 async function lock(run, a) {
   try {
-    run.releaseLock = await acquireLock(a.name, run.ac.signal);
+    const wait = acquireLock(a.name, run.ac.signal);
+    // a caller's load may wait here for background work's store of this key: it holds that work back no longer
+    run.releaseLock = await (run.ctx.caller ? asideWait(wait) : wait);
   } catch (e) {
     if (run.aborted) return;
     throw e;
