@@ -139,7 +139,8 @@ enum {
  *   APP_CHOSE       the app set env.wasm.wasmPaths or wasmBinary itself, or
  *                   started onnxruntime-web already
  *   UNKNOWN_FUTURE  the drop-in: the app's later sessions are its own
- *   WASM_SEEN       an earlier visit here loaded and never listed a device EP
+ *   WASM_SEEN       an earlier load at this origin listed no device EP (the
+ *                   page's record; with DEVICE_SEEN: both kinds came)
  *   PLAIN_FOUND     the plain build's files of this version were found */
 #define OK_RUNTIME_FACT_LIST(X) \
     X(DEVICE_EP, 1u << 0)       \
@@ -185,6 +186,14 @@ int ok_runtime_ep_needs_more(const char *name);
  * facts (OK_RUNTIME_FACT_*): the plain one where nothing asks for more,
  * else the entry's own. 0 for an entry not known. */
 uint32_t ok_runtime_flavour(uint32_t entry, uint32_t facts);
+
+/* Whether the entry's build starts beside the `started` one at the page's
+ * first load, ahead of any load that needs it: 1 where the plain build
+ * started in place of the entry's and the page's record says device loads
+ * came here before (DEVICE_SEEN) as well as wasm ones; the app's own build
+ * choice (APP_CHOSE) stands. A head start only: what a session runs on is
+ * ok_runtime_serves's answer either way. */
+int ok_runtime_beside_early(uint32_t started, uint32_t entry, uint32_t facts);
 
 /* A load after the start: the build `started`, the entry's `entry`; the
  * load lists a device EP (`device_ep`); the app chose the build itself

@@ -29,7 +29,7 @@ import { memoryReport } from './memory-report.js';
 import { isNode } from './platform/node.js';
 import { startRuntime } from './runtime-start.js';
 import { chooseRuntime, needsBuildBeside, usePlainBuild, warmNextStart } from './runtime-choice.js';
-import { answerAppCreates, buildBeside } from './runtime-beside.js';
+import { answerAppCreates, buildBeside, startBesideEarly } from './runtime-beside.js';
 
 const now = () => (globalThis.performance ?? Date).now();
 const TIER_NAME = Object.fromEntries(Object.entries(TIER).map(([k, v]) => [v, k.toLowerCase()]));
@@ -54,6 +54,7 @@ export async function loadFresh(src, options, signal) {
   const runtime = await raceAbort(chooseRuntime(core, appOrt, options), signal);
   // the app's own device sessions on an instance ortkeep started plain are made beside it too
   if (runtime.plain) answerAppCreates(appOrt, runtime, core);
+  if (runtime.besideEarly) startBesideEarly(appOrt, runtime);
   const beside = needsBuildBeside(core, runtime, options.executionProviders);
   const ort = beside ? await raceAbort(buildBeside(appOrt, runtime), signal) : appOrt;
   const tReady = now();

@@ -20,6 +20,7 @@
 import { OrtkeepError } from './errors.js';
 import { createArguments } from './options.js';
 import { listsDevice } from './runtime-choice.js';
+import { startRuntime } from './runtime-start.js';
 
 /** The ES module of each full build, by the entry's flavour. */
 const MODULE_FILE = { jsep: 'ort.min.mjs', asyncify: 'ort.webgpu.min.mjs', jspi: 'ort.jspi.min.mjs' };
@@ -57,6 +58,21 @@ export function buildBeside(appOrt, started) {
     p.catch(() => instances.delete(key));
   }
   return p;
+}
+
+/**
+ * The entry's build started beside the plain one at the page's first load,
+ * where earlier visits here made device sessions as well as wasm ones
+ * (chooseRuntime's besideEarly): its module imported and its wasm started
+ * (a wasm session of ortkeep's tiny model, so no GPU is asked for), so the
+ * page's first device load finds it up. A head start: a failure here is
+ * met again, typed, by the load that needs the build.
+ * @param {object} appOrt @param {object} started chooseRuntime's answer
+ */
+export function startBesideEarly(appOrt, started) {
+  buildBeside(appOrt, started)
+    .then((ns) => startRuntime(ns, ['wasm'], { beside: true }))
+    .catch(() => {});
 }
 
 async function startBeside(appOrt, started) {

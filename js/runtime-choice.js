@@ -7,7 +7,9 @@
 // head start, never a rule. A later load that lists an EP the plain build
 // lacks gets the entry's build started beside it (ok_runtime_serves:
 // BESIDE; js/runtime-beside.js), and the page's record makes the next
-// visit start the full build at once.
+// visit start the full build at once, or, where wasm-only loads came too,
+// the plain build for those and the full one beside it at once
+// (ok_runtime_beside_early).
 import { RUNTIME, RUNTIME_FACT, RUNTIME_SERVE } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
 import { plainBuildUrls } from './forms/capture-loader.js';
@@ -43,16 +45,19 @@ function readRecord() {
 /** What the origin's record says of earlier visits, as the core's facts. */
 function recordFacts() {
   const seen = readRecord();
-  return (seen.device ? RUNTIME_FACT.DEVICE_SEEN : 0) | (seen.loads && !seen.device ? RUNTIME_FACT.WASM_SEEN : 0);
+  // a record from before `wasm` was kept ({loads, device}) says wasm-only loads came only where no device load did
+  const wasm = seen.wasm ?? (seen.loads && !seen.device);
+  return (seen.device ? RUNTIME_FACT.DEVICE_SEEN : 0) | (wasm ? RUNTIME_FACT.WASM_SEEN : 0);
 }
 
-/** Notes what a load asked for, for the next visit's start. */
+/** Notes what a load asked for (a device EP, or wasm only), for the next visit's start. */
 function record(device) {
   if (isNode) return;
   const r = readRecord();
-  if (r.loads && (r.device || !device)) return;
+  const next = { loads: true, wasm: !!(r.wasm || !device), device: !!(r.device || device) };
+  if (r.loads && r.wasm === next.wasm && !!r.device === next.device) return;
   try {
-    globalThis.localStorage?.setItem(RECORD_KEY, JSON.stringify({ loads: true, device: !!(r.device || device) }));
+    globalThis.localStorage?.setItem(RECORD_KEY, JSON.stringify(next));
   } catch {
     /* a full or refused storage: the next visit decides as this one did */
   }
@@ -119,7 +124,7 @@ function ortFetched() {
  * @param {import('./core/module.js').Core} core
  * @param {object} ort onnxruntime-web
  * @param {object} options the load's (runtime: 'auto' | 'full' | 'after-visit'; forms.bundle: the entry's flavour)
- * @returns {Promise<{entry: string, flavour: string, plain: {mjs: string, wasm: string}|null}>}
+ * @returns {Promise<{entry: string, flavour: string, plain: {mjs: string, wasm: string}|null, besideEarly: boolean}>}
  */
 export function chooseRuntime(core, ort, options) {
   const runtime = options.runtime ?? 'auto';
@@ -151,10 +156,12 @@ async function decide(core, ort, options, entry) {
   // the files the app named say which build starts (a later WebGPU load must know)
   const flavour = (facts & RUNTIME_FACT.APP_CHOSE && namedFlavour(ort)) || NAME[want(facts)] || entry;
   if (flavour !== 'wasm' || entry === 'wasm') plain = null;
+  // earlier visits here made device sessions too: the entry's build starts beside the plain one now
+  const besideEarly = !!plain && !!core.m._ok_runtime_beside_early(FLAVOUR[flavour], FLAVOUR[entry], facts);
   // own: the app's files start (and will next visit); paths: as the app set them, before forms' loader
   const paths = ort.env?.wasm?.wasmPaths;
   const own = !!(facts & RUNTIME_FACT.APP_CHOSE) && !(paths && ortkeepPaths.has(paths));
-  return { entry, flavour, plain, runtime, own, paths };
+  return { entry, flavour, plain, runtime, own, paths, besideEarly };
 }
 
 /** This page fetches ahead the build the next visit starts. */

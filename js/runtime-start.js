@@ -50,11 +50,13 @@ export const startInFlight = (ort) => starting.get(keyOf(ort)) ?? null;
  * here fails again, reported, in the model's own creation.
  * @param {object} ort onnxruntime-web
  * @param {unknown[]} executionProviders the load's
+ * @param {{beside?: boolean}} [how] beside: `ort` is an instance started beside the app's
+ *   (js/runtime-beside.js), which the capturing loader, a page-wide global, does not serve
  * @returns {Promise<void>|null} settles when the start is over; null: nothing to wait for
  */
-export function startRuntime(ort, executionProviders) {
+export function startRuntime(ort, executionProviders, { beside = false } = {}) {
   const key = keyOf(ort);
-  if (isNode || up.has(key) || modelMade.has(key) || ortHeapBytes() !== null) return null;
+  if (isNode || up.has(key) || modelMade.has(key) || (!beside && ortHeapBytes() !== null)) return null;
   let p = starting.get(key);
   if (!p) {
     p = callerTurn(() => createSession(ort, tinyModel(), quietOptions({ executionProviders })))

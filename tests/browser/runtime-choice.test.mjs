@@ -1,5 +1,6 @@
 // Which onnxruntime-web build a page starts (js/runtime-choice.js, the C rule
 // ok_runtime_flavour): the page's first load() listing only 'wasm' starts the
+import { setTimeout as sleep } from 'node:timers/promises';
 // plain build (the page requests ort-wasm-simd-threaded.wasm, never the
 // 28 MB .jsep.wasm), forms on or off; 'webgpu' first, runtime: 'full', an
 // earlier visit that listed 'webgpu', or files the app named start the
@@ -122,7 +123,7 @@ async function loadOnDevice(url, { keep, ...options }) {
 const onDevice = (page, options) =>
   page.evaluate(`(${loadOnDevice})(${JSON.stringify(SILERO)}, ${JSON.stringify(options)})`);
 
-test("a 'webgpu' load after a plain start runs on WebGPU, as onnxruntime-web alone does: the entry's build started beside, with or without 'wasm' listed, an output kept on the device a GPU tensor of the app's; the next visit starts the full build", async () => {
+test("a 'webgpu' load after a plain start runs on WebGPU, as onnxruntime-web alone does: the entry's build started beside, with or without 'wasm' listed, an output kept on the device a GPU tensor of the app's; the next visit starts it beside the plain one at once", async () => {
   const { page, wasm } = await freshVisit();
   assert.equal((await load(page, { executionProviders: ['wasm'] })).ok, true);
   const cases = [
@@ -147,16 +148,21 @@ test("a 'webgpu' load after a plain start runs on WebGPU, as onnxruntime-web alo
   // the page's own instance kept the plain build; the entry's JSEP build was started beside it
   assert.deepEqual([...new Set(wasm)], ['ort-wasm-simd-threaded.wasm', 'ort-wasm-simd-threaded.jsep.wasm']);
   await page.close();
-  // the next visit: the record says this origin wants WebGPU: the full build at once, in the page
+  // the next visit: the record says this origin makes wasm and WebGPU sessions: the plain build for the
+  // wasm load, the entry's started beside it at once, ahead of the WebGPU load (it is fetched with no
+  // device load asked for yet)
   const next = await visit();
   assert.equal((await load(next.page, { executionProviders: ['wasm'] })).ok, true);
+  const jsep = 'ort-wasm-simd-threaded.jsep.wasm';
+  for (let t0 = Date.now(); !next.wasm.includes(jsep) && Date.now() - t0 < 10_000; ) await sleep(50);
+  assert.deepEqual([...new Set(next.wasm)], ['ort-wasm-simd-threaded.wasm', jsep], 'the entry build started early');
   const gpu = await onDevice(next.page, { executionProviders: ['webgpu'] });
   assert.equal(gpu.ok, true, gpu.message);
   assert.ok(
     gpu.diffs.every((d) => d < 1e-4),
     String(gpu.diffs),
   );
-  assert.deepEqual([...new Set(next.wasm)], ['ort-wasm-simd-threaded.jsep.wasm']);
+  assert.deepEqual([...new Set(next.wasm)], ['ort-wasm-simd-threaded.wasm', jsep]);
   await next.page.close();
 });
 

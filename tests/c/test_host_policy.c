@@ -180,13 +180,39 @@ static void test_runtime_flavour(void) {
     CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP,
                                     found | OK_RUNTIME_FACT_UNKNOWN_FUTURE | OK_RUNTIME_FACT_WASM_SEEN),
                  OK_RUNTIME_WASM);
+    /* earlier visits made wasm and device sessions: plain for the wasm
+     * loads, the entry's beside it at once (ok_runtime_beside_early) */
     CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, found | OK_RUNTIME_FACT_UNKNOWN_FUTURE |
                                                          OK_RUNTIME_FACT_WASM_SEEN |
                                                          OK_RUNTIME_FACT_DEVICE_SEEN),
+                 OK_RUNTIME_WASM);
+    CHECK_EQ_INT(
+        ok_runtime_flavour(OK_RUNTIME_JSEP, found | OK_RUNTIME_FACT_WASM_SEEN | OK_RUNTIME_FACT_DEVICE_SEEN),
+        OK_RUNTIME_WASM);
+    /* ... but this load lists a device EP, or the app chose: the entry's */
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, found | OK_RUNTIME_FACT_WASM_SEEN |
+                                                         OK_RUNTIME_FACT_DEVICE_SEEN |
+                                                         OK_RUNTIME_FACT_DEVICE_EP),
+                 OK_RUNTIME_JSEP);
+    CHECK_EQ_INT(ok_runtime_flavour(OK_RUNTIME_JSEP, found | OK_RUNTIME_FACT_WASM_SEEN |
+                                                         OK_RUNTIME_FACT_DEVICE_SEEN |
+                                                         OK_RUNTIME_FACT_APP_CHOSE),
                  OK_RUNTIME_JSEP);
     /* an entry not known */
     CHECK_EQ_INT(ok_runtime_flavour(0, found), 0);
     CHECK_EQ_INT(ok_runtime_flavour(9, found), 0);
+}
+
+static void test_runtime_beside_early(void) {
+    const uint32_t both = OK_RUNTIME_FACT_WASM_SEEN | OK_RUNTIME_FACT_DEVICE_SEEN;
+    /* plain started where the record says device loads came too: the entry's beside, now */
+    CHECK(ok_runtime_beside_early(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, both));
+    CHECK(ok_runtime_beside_early(OK_RUNTIME_WASM, OK_RUNTIME_ASYNCIFY, both | OK_RUNTIME_FACT_PLAIN_FOUND));
+    /* no device load recorded, the entry's build started, the app's choice, a plain entry: nothing early */
+    CHECK(!ok_runtime_beside_early(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, OK_RUNTIME_FACT_WASM_SEEN));
+    CHECK(!ok_runtime_beside_early(OK_RUNTIME_JSEP, OK_RUNTIME_JSEP, both));
+    CHECK(!ok_runtime_beside_early(OK_RUNTIME_WASM, OK_RUNTIME_JSEP, both | OK_RUNTIME_FACT_APP_CHOSE));
+    CHECK(!ok_runtime_beside_early(OK_RUNTIME_WASM, OK_RUNTIME_WASM, both));
 }
 
 static void test_runtime_ep_needs_more(void) {
@@ -225,6 +251,7 @@ int main(void) {
     test_share_key();
     test_growth_warns();
     test_runtime_flavour();
+    test_runtime_beside_early();
     test_runtime_ep_needs_more();
     test_runtime_serves();
     return CHECK_DONE();
