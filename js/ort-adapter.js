@@ -1,5 +1,9 @@
-// The one place that talks to onnxruntime-web (a peer dependency): finding
-// it, creating sessions, and turning its failures into OrtkeepErrors.
+// ortkeep's sessions of onnxruntime-web (a peer dependency): finding it,
+// creating a load's sessions, and turning its failures into OrtkeepErrors.
+// Not yet the only file that touches it: forms create their own sessions
+// (forms/capture.js, forms/in-place.js, forms/prepare.js), turns.js and
+// dropin/ wrap its InferenceSession, runtime-beside.js starts a second
+// instance (js/README.md says which patch lives where).
 import { OrtkeepError } from './errors.js';
 import { createInPlace, ortModuleOf } from './forms/in-place.js';
 

@@ -2,9 +2,10 @@
 // load machine (OK_CACHE_ACTION_LIST), every function of its contract
 // (cache/ok_load.h: events, questions, life cycle) and every op of the tensor
 // pool's action lists (OK_POOL_OP_LIST) is named there, so an action or event
-// added to a header without a word in the design fails here, not in review.
+// added to a header without a word in the design fails here, not in review;
+// and each folder README (js/, cache/, wasm/) names every source file in it.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
@@ -41,3 +42,41 @@ test('every load machine action, load function and pool op in the headers is nam
   ];
   assert.deepEqual(missing, [], 'ARCHITECTURE.md names them (The event → action contract)');
 });
+
+/** Every name a README writes in backticks, `a.{c,h}` expanded to `a.c` and `a.h`. */
+function readmeNames(text) {
+  const names = new Set();
+  for (const [, token] of text.matchAll(/`([^`\s]+)`/g)) {
+    const brace = /^(.*)\{([^}]+)\}(.*)$/.exec(token);
+    for (const name of brace ? brace[2].split(',').map((x) => brace[1] + x + brace[3]) : [token]) {
+      names.add(name);
+      names.add(path.basename(name));
+    }
+  }
+  return names;
+}
+
+/** The source files under a folder, relative to it. */
+async function sources(folder, pattern) {
+  const entries = await readdir(path.join(REPO_ROOT, folder), { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && pattern.test(e.name))
+    .map((e) => path.relative(path.join(REPO_ROOT, folder), path.join(e.parentPath ?? e.path, e.name)));
+}
+
+for (const [folder, pattern] of [
+  ['js', /\.(js|d\.ts)$/],
+  ['cache', /\.[ch]$/],
+  ['wasm', /\.[ch]$|^exports\.txt$/],
+]) {
+  test(`${folder}/README.md names every file of ${folder}/`, async () => {
+    const names = readmeNames(await read(`${folder}/README.md`));
+    const files = await sources(folder, pattern);
+    assert.ok(files.length > 10, `${folder}/ read (${files.length} files)`);
+    assert.deepEqual(
+      files.filter((f) => !names.has(f) && !names.has(path.basename(f))).sort(),
+      [],
+      `files ${folder}/README.md does not name`,
+    );
+  });
+}
