@@ -154,8 +154,26 @@ export function deriveLoaderText(text, { version, file, baseUrl }) {
     }
     out = out.slice(0, at) + replace + out.slice(at + find.length);
   }
-  if (baseUrl) out = out.split('import.meta.url').join(JSON.stringify(String(baseUrl)));
+  if (baseUrl) out = rebaseImportMetaUrl(out, file, version, baseUrl);
   return out;
+}
+
+/**
+ * Every `import.meta.url` of a loader replaced by the original's URL, only where each is a
+ * URL value as onnxruntime-web 1.21.0-1.31.0-dev's loaders use it (an argument or an
+ * assignment: followed by `)`, `,` or `;`, or read by `.startsWith(`): anything else (a
+ * property written, a longer expression) would change meaning as a string, so it throws.
+ * @param {string} text @param {string} file @param {string} version @param {string|URL} baseUrl
+ */
+function rebaseImportMetaUrl(text, file, version, baseUrl) {
+  const all = text.split('import.meta.url').length - 1;
+  const asValue = text.match(/import\.meta\.url(?=[),;]|\.startsWith\()/g)?.length ?? 0;
+  if (all === 0 || asValue !== all)
+    throw new LoaderPatchError(
+      'import.meta.url',
+      `${file}: ${all - asValue} of ${all} import.meta.url uses are not a plain URL value in onnxruntime-web ${version}`,
+    );
+  return text.split('import.meta.url').join(JSON.stringify(String(baseUrl)));
 }
 
 /**

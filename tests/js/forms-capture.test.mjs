@@ -63,6 +63,17 @@ test('a pattern found 0 or 2 times fails the derivation loudly; the script exits
     () => deriveLoaderText(deriveLoaderText(text, { version: '1.30.0', file }), { version: '1.30.0', file }),
     /already a derived loader/,
   );
+  // a copy rebased elsewhere: an import.meta.url that is not a plain URL value (written, or read
+  // further than .startsWith) is refused, not turned into a string literal that changes its meaning
+  const baseUrl = `https://cdn.example/ort/dist/${file}`;
+  assert.ok(!deriveLoaderText(text, { version: '1.30.0', file, baseUrl }).includes('import.meta.url'));
+  for (const use of ['import.meta.url=location.href;', 'var u=import.meta.url.length;', 'var u=import.meta.url+"";'])
+    assert.throws(
+      () => deriveLoaderText(use + text, { version: '1.30.0', file, baseUrl }),
+      (e) =>
+        e instanceof LoaderPatchError && e.what === 'import.meta.url' && /1 of 5 import\.meta\.url/.test(e.message),
+      use,
+    );
   // the script itself, on a doctored copy of the package: non-zero, a clear message, nothing written
   const scratch = await mkdtemp(path.join(tmpdir(), 'ortkeep-derive-'));
   const pkgDir = path.join(scratch, 'onnxruntime-web');
