@@ -187,7 +187,8 @@ export async function loadFresh(src, options, signal) {
   // (bytes are never stored: their forms are keyed by their content)
   const capturing = !!captured && !forms.off && (r.stored || src.kind === 'bytes');
   const formsReady = r.storedLater.then((stored) => {
-    const store = captured && (stored || src.kind === 'bytes');
+    // forms turned off once the load was under way (loaderSettled) store nothing it captured
+    const store = captured && !forms.off && (stored || src.kind === 'bytes');
     if (!store && !revisable(r, forms, cache)) return { stored: null, failed: [], events };
     // made once for both: every session the background work creates and runs takes turns with the caller's calls
     const bg = backgroundOrt(ort);

@@ -93,7 +93,7 @@ export async function formsFor(ort, options, sessionOptions, storable) {
     if (outcome.error) warnFormsOff(outcome.error, options.onWarning);
     return { off: outcome.why };
   }
-  if (outcome) guardOrt(ort);
+  if (outcome && !guardOrt(ort)) return unguarded(options.onWarning);
   // forms off for this load's own reasons still wait for it: the page's other loads may have them
   const pending = outcome ? {} : { installing: install };
   const eps = (sessionOptions.executionProviders ?? ['wasm']).map((ep) => (typeof ep === 'string' ? ep : ep.name));
@@ -139,14 +139,25 @@ export async function loaderSettled(ort, forms, onWarning) {
   if (!forms?.installing) return false;
   const r = await forms.installing;
   delete forms.installing;
-  if (r.ok) {
-    forms.loader = r.loader;
-    guardOrt(ort);
-  } else {
+  if (r.ok && !guardOrt(ort)) forms.off = unguarded(onWarning).off;
+  else if (r.ok) forms.loader = r.loader;
+  else {
     if (r.error) warnFormsOff(r.error, onWarning);
     forms.off = r.why;
   }
   return true;
+}
+
+/**
+ * Forms off where onnxruntime-web's InferenceSession cannot be made to take
+ * turns (guardOrt: a frozen class): background work could meet the app's own
+ * runs mid-run, which plain onnxruntime-web never has. Said once per page.
+ */
+function unguarded(onWarning) {
+  const why =
+    "onnxruntime-web's InferenceSession cannot be wrapped (frozen), so background work could meet the page's own runs";
+  warnFormsOff({ message: `ortkeep: forms are off: ${why}`, details: { reason: 'frozen' } }, onWarning);
+  return { off: why };
 }
 
 /** Forms this load cannot have whatever the page: forms: false, or Node without a named bundle. */

@@ -165,8 +165,10 @@ const ownRuns = new WeakMap();
 /** An InferenceSession class's own create, for the classes guarded. */
 const ownCreates = new WeakMap();
 
+/** @returns {boolean} whether the prototype's run and release take caller turns */
 function guardPrototype(proto) {
-  if (!proto || ownRuns.has(proto) || typeof proto.run !== 'function') return;
+  if (!proto || typeof proto.run !== 'function') return false;
+  if (ownRuns.has(proto)) return true;
   const calls = { run: proto.run, release: proto.release };
   try {
     proto.run = function run(...args) {
@@ -175,10 +177,17 @@ function guardPrototype(proto) {
     proto.release = function release(...args) {
       return callerTurn(() => calls.release.apply(this, args));
     };
-    ownRuns.set(proto, calls);
   } catch {
-    /* frozen: left unguarded */
+    // frozen (or a getter only): put back what a half-done patch changed
+    try {
+      if (proto.run !== calls.run) proto.run = calls.run;
+    } catch {
+      /* run itself could not be written: nothing changed */
+    }
+    return false;
   }
+  ownRuns.set(proto, calls);
+  return true;
 }
 
 /** A session's own (unguarded) run and release. */
@@ -189,25 +198,37 @@ function ownRunsOf(session) {
 /**
  * Makes every session of this onnxruntime-web (sessions the caller creates
  * with it directly included) create, run and release in caller turns, once
- * per module. Called before ortkeep's first background work in the page. A
- * module whose InferenceSession ortkeep already stands in for (the
- * drop-ins: its sessions are ortkeep's, which take turns themselves) or
- * that cannot be patched (frozen) is left as it is.
+ * per module. Called before ortkeep's first background work in the page
+ * (written against onnxruntime-web 1.21-1.31-dev, whose InferenceSession is
+ * a plain class: a writable static create, run and release on the
+ * prototype). Where they cannot be written (a frozen class), nothing is
+ * changed and the answer is false: the caller's own sessions could then
+ * meet background work mid-run, so the page makes none (forms off).
  * @param {object} ort onnxruntime-web
+ * @returns {boolean} whether the module's sessions take caller turns
  */
 export function guardOrt(ort) {
   const InferenceSession = ort?.InferenceSession;
-  if (typeof InferenceSession !== 'function' || ownCreates.has(InferenceSession)) return;
-  guardPrototype(InferenceSession.prototype);
+  if (typeof InferenceSession !== 'function') return false;
+  if (ownCreates.has(InferenceSession)) return true;
   const create = InferenceSession.create;
   try {
     InferenceSession.create = function guardedCreate(...args) {
       return callerTurn(() => create.apply(this, args));
     };
-    ownCreates.set(InferenceSession, create);
   } catch {
-    /* frozen: left unguarded */
+    return false;
   }
+  if (!guardPrototype(InferenceSession.prototype)) {
+    try {
+      InferenceSession.create = create;
+    } catch {
+      /* written a moment ago: writable */
+    }
+    return false;
+  }
+  ownCreates.set(InferenceSession, create);
+  return true;
 }
 
 /** A session whose run() and release() take background turns. */

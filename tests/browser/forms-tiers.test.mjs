@@ -485,3 +485,44 @@ test("prepare's output (onnxruntime-node, verified in onnxruntime-web under Node
   assert.equal(env.server.count(modelPath('ppocr_v2_cls')), 1, 'the original is fetched only by the reference');
   await page.close();
 });
+
+test("an onnxruntime-web whose InferenceSession is frozen (it cannot be made to take turns): forms off with one FORMS_OFF, nothing captured; the load and the page's own session run as plain onnxruntime-web's", async () => {
+  await env.reset();
+  const page = await env.newPage();
+  const r = await page.evaluate(async (url) => {
+    const ort = window.ortDirect;
+    Object.freeze(ort.InferenceSession);
+    const create = ort.InferenceSession.create;
+    const warnings = [];
+    const onWarning = (w) => warnings.push({ code: w.code, reason: w.reason });
+    const loads = [];
+    for (let i = 0; i < 2; i++) loads.push(await window.ortkeep.load(url, { forms: true, onWarning }));
+    const own = await ort.InferenceSession.create(url);
+    const feeds = (seed) => window.feeds.FEEDS.silero_vad_v5(ort, seed);
+    const diffs = [];
+    for (const s of loads) diffs.push(window.feeds.maxAbsDiff(await s.run(feeds(1)), await own.run(feeds(1))));
+    await window.ortkeep.cache.settled();
+    return {
+      warnings,
+      diffs,
+      form: loads[0].info.form,
+      untouched: ort.InferenceSession.create === create,
+      stored: (await window.ortkeep.cache.list()).map((e) => ({ key: e.key, form: e.form })),
+    };
+  }, modelPath('silero_vad_v5'));
+  assert.deepEqual(r.warnings, [{ code: 'FORMS_OFF', reason: 'frozen' }], 'said once, for the page');
+  assert.ok(
+    r.diffs.every((d) => d <= TOLERANCE),
+    String(r.diffs),
+  );
+  assert.equal(r.form.chosen, 'off', JSON.stringify(r.form));
+  assert.match(r.form.why, /frozen/);
+  assert.equal(r.untouched, true, "the frozen class's create is onnxruntime-web's own");
+  assert.ok(r.stored.length > 0, 'the original is stored');
+  assert.deepEqual(
+    r.stored.filter((e) => e.form === 'onnx' || e.form === 'ort'),
+    [],
+    `no form stored: ${JSON.stringify(r.stored)}`,
+  );
+  await page.close();
+});
