@@ -264,3 +264,32 @@ test('a busy run (scripts/bench-load.mjs) judges no goal: the headline and every
   assert.match(page, /ortkeep 0\.33 \(≤ 0\.45\): busy run/);
   assert.doesNotMatch(benchmarksPage(report(false)), /busy run/i);
 });
+
+test("the paired cold-link rows: a goal is judged only where the ratio's whole 95% interval is on one side of it", async () => {
+  const { interval, verdict } = await import('../../scripts/bench-cold.mjs');
+  const tight = interval([1.0, 1.01, 0.99, 1.0]);
+  assert.ok(Math.abs(tight.mean - 1.0) < 1e-9 && tight.half < 0.02, JSON.stringify(tight));
+  assert.equal(verdict(tight), 'met');
+  assert.equal(verdict(interval([1.1, 1.12, 1.11])), 'not met');
+  assert.equal(verdict(interval([0.95, 1.1, 1.02])), 'cannot tell');
+  assert.equal(interval([1.0]).half, Infinity, 'one pair tells nothing of its spread');
+  const area = "a cold load at the network's pace: paired runs on a 50 Mbit/s link";
+  const row = (model, mean, half) => ({
+    model,
+    link: '50Mbit/20ms',
+    plain: 1000,
+    cold: 1000 * mean,
+    mean,
+    half,
+    pairs: 4,
+    verdict: verdict({ mean, half }),
+  });
+  const rows = [row('det', 0.99, 0.005), row('isnet', 1.01, 0.03), row('fp16', 1.08, 0.01)];
+  const report = { date: '2026-12-07', areas: { [area]: { date: '2026-12-07', rows } } };
+  const h = headlines(report).find((x) => x.what.startsWith('Cold load on a 50 Mbit/s link'));
+  assert.equal(h.met, '1 of 3 met');
+  assert.match(h.measured, /isnet 1\.01x \(± 0\.030, 4 pairs: cannot tell\)/);
+  const page = benchmarksPage(report);
+  assert.match(page, /coldPerPlain 1\.01 \(≤ 1\.02\): cannot tell/);
+  assert.match(page, /coldPerPlain 1\.08 \(≤ 1\.02\): not met/);
+});
