@@ -54,7 +54,6 @@ export async function loadFresh(src, options, signal) {
   const runtime = await raceAbort(chooseRuntime(core, appOrt, options), signal);
   // the app's own device sessions on an instance ortkeep started plain are made beside it too
   if (runtime.plain) answerAppCreates(appOrt, runtime, core);
-  if (runtime.besideEarly) startBesideEarly(appOrt, runtime);
   const beside = needsBuildBeside(core, runtime, options.executionProviders);
   const ort = beside ? await raceAbort(buildBeside(appOrt, runtime), signal) : appOrt;
   const tReady = now();
@@ -155,8 +154,11 @@ export async function loadFresh(src, options, signal) {
   };
   // onnxruntime-web starts beside this load's lock, lookup and read or download (js/runtime-start.js),
   // once forms' capturing loader is in place
-  if (installing) installing.then(() => startRuntime(ort, baseOptions.executionProviders));
-  else startRuntime(ort, baseOptions.executionProviders);
+  const ownStart = installing
+    ? installing.then(() => startRuntime(ort, baseOptions.executionProviders))
+    : startRuntime(ort, baseOptions.executionProviders);
+  // the entry's build beside, where the page's record says device loads come too: after the page's own start
+  if (runtime.besideEarly) startBesideEarly(appOrt, runtime, ownStart);
   const r = await runLoad({
     caller: true,
     machine,
