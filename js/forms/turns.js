@@ -56,12 +56,7 @@ function wakeIdle() {
  */
 export async function callerTurn(fn) {
   while (holder) await holder;
-  callers++;
-  try {
-    return await fn();
-  } finally {
-    callerDone();
-  }
+  return callerLoad(fn);
 }
 
 /**
