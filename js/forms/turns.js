@@ -160,9 +160,10 @@ const ownRuns = new WeakMap();
 /** An InferenceSession class's own create, for the classes guarded. */
 const ownCreates = new WeakMap();
 
-/** @returns {boolean} whether the prototype's run and release take caller turns */
+/** @returns {boolean} false only where the prototype's run and release could not be wrapped (frozen) */
 function guardPrototype(proto) {
-  if (!proto || typeof proto.run !== 'function') return false;
+  // no run of its own to wrap (ortkeep's drop-in class: its sessions are ortkeep's, which take turns themselves)
+  if (!proto || typeof proto.run !== 'function') return true;
   if (ownRuns.has(proto)) return true;
   const calls = { run: proto.run, release: proto.release };
   try {
@@ -200,11 +201,11 @@ function ownRunsOf(session) {
  * changed and the answer is false: the caller's own sessions could then
  * meet background work mid-run, so the page makes none (forms off).
  * @param {object} ort onnxruntime-web
- * @returns {boolean} whether the module's sessions take caller turns
+ * @returns {boolean} false only where the class could not be wrapped (frozen)
  */
 export function guardOrt(ort) {
   const InferenceSession = ort?.InferenceSession;
-  if (typeof InferenceSession !== 'function') return false;
+  if (typeof InferenceSession !== 'function') return true;
   if (ownCreates.has(InferenceSession)) return true;
   const create = InferenceSession.create;
   try {
