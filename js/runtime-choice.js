@@ -45,16 +45,17 @@ function readRecord() {
 /** What the origin's record says of earlier visits, as the core's facts. */
 function recordFacts() {
   const seen = readRecord();
-  // a record from before `wasm` was kept ({loads, device}) says wasm-only loads came only where no device load did
-  const wasm = seen.wasm ?? (seen.loads && !seen.device);
-  return (seen.device ? RUNTIME_FACT.DEVICE_SEEN : 0) | (wasm ? RUNTIME_FACT.WASM_SEEN : 0);
+  return (seen.device ? RUNTIME_FACT.DEVICE_SEEN : 0) | (wasmSeen(seen) ? RUNTIME_FACT.WASM_SEEN : 0);
 }
+
+/** Whether a record says wasm-only loads came; one from before `wasm` was kept ({loads, device}) says so only where no device load did. */
+const wasmSeen = (r) => !!(r.wasm ?? (r.loads && !r.device));
 
 /** Notes what a load asked for (a device EP, or wasm only), for the next visit's start. */
 function record(device) {
   if (isNode) return;
   const r = readRecord();
-  const next = { loads: true, wasm: !!(r.wasm || !device), device: !!(r.device || device) };
+  const next = { loads: true, wasm: wasmSeen(r) || !device, device: !!(r.device || device) };
   if (r.loads && r.wasm === next.wasm && !!r.device === next.device) return;
   try {
     globalThis.localStorage?.setItem(RECORD_KEY, JSON.stringify(next));
