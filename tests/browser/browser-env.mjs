@@ -2,6 +2,7 @@
 import { after, before } from 'node:test';
 import { launchBrowser } from '../../scripts/chromium.mjs';
 import { startServer } from '../../scripts/static-server.mjs';
+import { ensurePageBundle } from './page-bundle.mjs';
 
 /**
  * Registers before/after hooks and returns an object whose `server`,
@@ -10,6 +11,7 @@ import { startServer } from '../../scripts/static-server.mjs';
 export function useBrowser(options = {}) {
   const env = {};
   before(async () => {
+    await ensurePageBundle();
     env.server = await startServer({ handler: (...a) => env.handler?.(...a) ?? false, files: options.files });
     env.browser = await launchBrowser(options);
   });

@@ -8,6 +8,7 @@ import { after, before } from 'node:test';
 import { launchPersistent } from '../../scripts/chromium.mjs';
 import { REPO_ROOT, startServer } from '../../scripts/static-server.mjs';
 import { REAL_MODELS } from '../models.mjs';
+import { ensurePageBundle } from './page-bundle.mjs';
 
 export const PAGE = '/tests/browser/pages/cache.html';
 export const modelPath = (name) => `/${REAL_MODELS.find((m) => m.name === name).path}`;
@@ -22,6 +23,7 @@ export const modelBytes = (name) => readFile(path.join(REPO_ROOT, modelPath(name
 export function useCacheBrowser({ files, webgpu = false } = {}) {
   const env = { handler: null, cdnHandler: null };
   before(async () => {
+    await ensurePageBundle();
     env.dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-cache-'));
     // Port 0: the server outlives every browser restart in the file, so the
     // origin a restarted profile sees stays the same without a fixed port
