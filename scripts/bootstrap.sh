@@ -74,6 +74,14 @@ if [ ! -f dist/ortkeep.iife.js ] || [ -n "$(find js dist/ortkeep-core.mjs script
     --banner:js="$IIFE_BANNER" \
     --define:import.meta.url=__ortkeepBundleUrl --outfile=dist/ortkeep.iife.js
 fi
+# The same as one ES module, for pages without a bundler (an import map, a
+# CDN): one request instead of js/'s ~84 modules (~300 ms per page load here).
+# Its import.meta.url is its own, so the relative URLs resolve as in js/.
+if [ ! -f dist/ortkeep.mjs ] || [ -n "$(find js dist/ortkeep-core.mjs scripts/bootstrap.sh -newer dist/ortkeep.mjs \( -name '*.js' -o -name '*.mjs' -o -name '*.sh' \))" ]; then
+  log "bundling dist/ortkeep.mjs"
+  node_modules/.bin/esbuild js/index.js --bundle --format=esm --target=es2022 \
+    --external:onnxruntime-web --external:'node:*' --log-level=error --minify --outfile=dist/ortkeep.mjs
+fi
 # The script-tag drop-ins: the same bundle, which also makes window.ort's
 # InferenceSession ortkeep's (loaded after ort.min.js).
 for dropin in onnxruntime-web; do

@@ -1,6 +1,7 @@
-// load(url).run() in real Chromium through both ways a web app can ship
-// ortkeep — the ESM build (import map) and the script-tag bundle
-// (window.ortkeep) — compared with onnxruntime-web called directly.
+// load(url).run() in real Chromium through the three ways a page without a
+// bundler can take ortkeep — the ESM source (import map), the one-module
+// ESM build (dist/ortkeep.mjs) and the script-tag bundle (window.ortkeep) —
+// compared with onnxruntime-web called directly.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { REAL_MODELS } from '../models.mjs';
@@ -41,6 +42,7 @@ async function compareWithOrt(page, name) {
 
 for (const [label, pagePath] of [
   ['ESM build', '/tests/browser/pages/esm.html'],
+  ['one-module ESM build (dist/ortkeep.mjs)', '/tests/browser/pages/esm-bundle.html'],
   ['script-tag bundle', '/tests/browser/pages/script-tag.html'],
 ]) {
   describe(`${label} in Chromium`, () => {
@@ -57,6 +59,37 @@ for (const [label, pagePath] of [
     }
   });
 }
+
+test("one-module ESM build: ortkeep's code is one request, and its core and capturing loaders are found beside it (the form is captured and stored)", async () => {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  const requests = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  await page.goto(`${env.server.origin}/tests/browser/pages/esm-bundle.html`);
+  await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
+  const r = await page.evaluate(async (u) => {
+    const warnings = [];
+    const session = await window.ortkeep.load(u, { onWarning: (w) => warnings.push(w.code) });
+    const background = await session.formsReady;
+    await session.dispose();
+    return { stored: background.stored, failed: background.failed, warnings };
+  }, url('silero_vad_v5'));
+  assert.deepEqual(r.warnings, []);
+  assert.deepEqual(r.failed, [], JSON.stringify(r));
+  assert.ok(['onnx', 'ort'].includes(r.stored), `a captured form stored: ${JSON.stringify(r)}`);
+  assert.deepEqual(
+    requests.filter((p) => p.startsWith('/js/')),
+    [],
+    'nothing from the source tree',
+  );
+  assert.equal(requests.filter((p) => p === '/dist/ortkeep.mjs').length, 1);
+  assert.ok(requests.includes('/dist/ortkeep-core.wasm'), requests.join(' '));
+  assert.ok(
+    requests.some((p) => p.startsWith('/dist/ort-capture/')),
+    requests.join(' '),
+  );
+  await context.close();
+});
 
 test('script-tag bundle in a classic worker (importScripts): outputs equal onnxruntime-web on the page', async () => {
   const page = await env.newPage('/tests/browser/pages/script-tag.html');

@@ -37,7 +37,7 @@ test('a browser bundle of the package has no Node built-ins; a Node bundle keeps
 test('exports: the core wasm is importable as ortkeep/core.wasm; the files list ships it and the LICENSE', () => {
   assert.equal(pkg.exports['./core.wasm'], './dist/ortkeep-core.wasm');
   assert.ok(existsSync(path.join(REPO_ROOT, pkg.exports['./core.wasm'])));
-  for (const f of ['dist/ortkeep-core.wasm', 'LICENSE']) assert.ok(pkg.files.includes(f), f);
+  for (const f of ['dist/ortkeep-core.wasm', 'dist/ortkeep.mjs', 'LICENSE']) assert.ok(pkg.files.includes(f), f);
   assert.ok(existsSync(path.join(REPO_ROOT, 'LICENSE')));
   assert.equal(pkg.browser['./js/platform/node.js'], './js/platform/browser.js');
 });
