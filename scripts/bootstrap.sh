@@ -67,7 +67,11 @@ done
 # document.currentScript; a classic worker (importScripts) has none, so the
 # URL is read from the stack of an Error made while the bundle runs.
 IIFE_BANNER='var __ortkeepBundleUrl = (function () { try { if (typeof document !== "undefined" && document.currentScript) return document.currentScript.src; var m = /((?:https?|file):\/\/[^\s()]+?\.js)(?::\d+)*/.exec(new Error().stack || ""); return m ? m[1] : undefined; } catch (e) { return undefined; } })();'
-if [ ! -f dist/ortkeep.iife.js ] || [ -n "$(find js dist/ortkeep-core.mjs scripts/bootstrap.sh -newer dist/ortkeep.iife.js \( -name '*.js' -o -name '*.mjs' -o -name '*.sh' \))" ]; then
+# A bundle is remade when missing or older than a source of it.
+bundle_stale() {
+  [ ! -f "$1" ] || [ -n "$(find js dist/ortkeep-core.mjs scripts/bootstrap.sh -newer "$1" \( -name '*.js' -o -name '*.mjs' -o -name '*.sh' \))" ]
+}
+if bundle_stale dist/ortkeep.iife.js; then
   log "bundling dist/ortkeep.iife.js"
   node_modules/.bin/esbuild js/browser-global.js --bundle --format=iife --target=es2022 \
     --external:onnxruntime-web --external:'node:*' --log-level=error --minify \
@@ -77,7 +81,7 @@ fi
 # The same as one ES module, for pages without a bundler (an import map, a
 # CDN): one request instead of js/'s ~84 modules (~300 ms per page load here).
 # Its import.meta.url is its own, so the relative URLs resolve as in js/.
-if [ ! -f dist/ortkeep.mjs ] || [ -n "$(find js dist/ortkeep-core.mjs scripts/bootstrap.sh -newer dist/ortkeep.mjs \( -name '*.js' -o -name '*.mjs' -o -name '*.sh' \))" ]; then
+if bundle_stale dist/ortkeep.mjs; then
   log "bundling dist/ortkeep.mjs"
   node_modules/.bin/esbuild js/index.js --bundle --format=esm --target=es2022 \
     --external:onnxruntime-web --external:'node:*' --log-level=error --minify --outfile=dist/ortkeep.mjs
@@ -86,7 +90,7 @@ fi
 # InferenceSession ortkeep's (loaded after ort.min.js).
 for dropin in onnxruntime-web; do
   out="dist/ortkeep-$dropin.iife.js"
-  if [ ! -f "$out" ] || [ -n "$(find js dist/ortkeep-core.mjs scripts/bootstrap.sh -newer "$out" \( -name '*.js' -o -name '*.mjs' -o -name '*.sh' \))" ]; then
+  if bundle_stale "$out"; then
     log "bundling $out"
     node_modules/.bin/esbuild "js/dropin/global-$dropin.js" --bundle --format=iife --target=es2022 \
       --external:onnxruntime-web --external:'#onnxruntime-web' --external:'node:*' --log-level=error --minify \
