@@ -75,7 +75,13 @@ test("one-module ESM build: ortkeep's code is one request, and its core and capt
     return { stored: background.stored, failed: background.failed, warnings };
   }, url('silero_vad_v5'));
   assert.deepEqual(r.warnings, []);
-  assert.deepEqual(r.failed, [], JSON.stringify(r));
+  // A form timed slower than the original is a verdict on this machine's load, not a
+  // missing loader: only that reason may appear (a loader not found says otherwise).
+  assert.deepEqual(
+    r.failed.filter((f) => f.reason !== 'form-slower'),
+    [],
+    JSON.stringify(r),
+  );
   assert.ok(['onnx', 'ort'].includes(r.stored), `a captured form stored: ${JSON.stringify(r)}`);
   assert.deepEqual(
     requests.filter((p) => p.startsWith('/js/')),
