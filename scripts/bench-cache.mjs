@@ -13,7 +13,8 @@
 //   forms     ortkeep from IndexedDB in its verified optimized form, created at
 //             'disabled' (load(url, {forms: true}) once, background work awaited),
 //             captured at the default level ('all') and at 'extended'
-// on raw loopback and on a link throttled with CDP to ~50 Mbit/s, 20 ms.
+// on raw loopback and on a 50 Mbit/s, 20 ms link (the server paces each body
+// and answers each request 20 ms late: static-server.mjs `link`).
 // The browser HTTP cache is disabled (CDP) so "plain" measures the network.
 // Beside them: the core's wasm memory after ortkeep's cold and warm loads.
 import process from 'node:process';
@@ -24,16 +25,16 @@ import { launchPersistent } from './chromium.mjs';
 import { startServer } from './static-server.mjs';
 import { assembleChunkedModel, CHUNKED_MODELS, REAL_MODELS } from '../tests/models.mjs';
 
+/** What the throttled rows are served over, from runtime ready on (static-server.mjs `link`). */
+export const LINK_50MBIT = { bytesPerSec: 50e6 / 8, latencyMs: 20 };
+
 export const MODELS = [
   { label: 'ppocr_v4_det 4.7 MB', path: REAL_MODELS.find((m) => m.name === 'ppocr_v4_det').path, repeats: 5 },
   { label: 'isnet_quint8 44 MB', path: CHUNKED_MODELS[0].path, repeats: 3, assemble: CHUNKED_MODELS[0] },
 ];
 const LINKS = [
-  { label: 'loopback', conditions: null },
-  {
-    label: '50Mbit/20ms',
-    conditions: { offline: false, latency: 20, downloadThroughput: 50e6 / 8, uploadThroughput: 50e6 / 8 },
-  },
+  { label: 'loopback', paced: null },
+  { label: '50Mbit/20ms', paced: LINK_50MBIT },
 ];
 
 const FORM_LEVELS = ['all', 'extended'];
@@ -65,18 +66,20 @@ export async function startRuntime(page, viaOrtkeep) {
 
 /**
  * One measurement on a fresh page: {ms} from runtime ready to session ready;
- * ortkeep loads add their read and create phases (readMs, createMs).
+ * ortkeep loads add their read and create phases (readMs, createMs). `link`
+ * ({bytesPerSec, latencyMs}, or null for loopback) paces what the server
+ * sends from runtime ready until the page closes.
  */
-export async function measure(context, origin, url, mode, conditions) {
+export async function measure(context, server, url, mode, link) {
   const page = await context.newPage();
   try {
-    await page.goto(`${origin}/tests/browser/pages/esm.html`);
+    await page.goto(`${server.origin}/tests/browser/pages/esm.html`);
     await page.waitForFunction(() => window.ready === true);
     await startRuntime(page, mode !== 'plain' && mode !== 'cacheapi' && !mode.startsWith('idb-blob'));
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-    if (conditions) await cdp.send('Network.emulateNetworkConditions', conditions);
+    server.link = link;
     return await page.evaluate(
       async ({ url, mode }) => {
         const { ortkeep, ortDirect: ort } = window;
@@ -160,6 +163,7 @@ export async function measure(context, origin, url, mode, conditions) {
       { url, mode },
     );
   } finally {
+    server.link = null;
     await page.close();
   }
 }
@@ -219,22 +223,22 @@ export async function run({ log = console.log } = {}) {
         const core = { cold: 0, warm: 0 };
         await clearCaches(context, server.origin);
         // Prime the Cache API entry and the one-Blob store (their cold loads are not measured).
-        await measure(context, server.origin, url, 'cacheapi', link.conditions);
-        await measure(context, server.origin, url, 'idb-blob-prime', null);
+        await measure(context, server, url, 'cacheapi', link.paced);
+        await measure(context, server, url, 'idb-blob-prime', null);
         for (let i = 0; i < m.repeats; i++) {
           for (const mode of ['plain', 'cacheapi', 'idb-blob'])
-            t[mode].push((await measure(context, server.origin, url, mode, link.conditions)).ms);
+            t[mode].push((await measure(context, server, url, mode, link.paced)).ms);
           // cold and cold-nf alternate which goes first
           for (const mode of i % 2 ? ['cold-nf', 'cold'] : ['cold', 'cold-nf']) {
-            await measure(context, server.origin, url, 'clear-ortkeep', null);
-            const c = await measure(context, server.origin, url, mode, link.conditions);
+            await measure(context, server, url, 'clear-ortkeep', null);
+            const c = await measure(context, server, url, mode, link.paced);
             t[mode].push(c.ms);
             if (mode === 'cold') core.cold = Math.max(core.cold, c.coreBytes);
           }
           // warm and warm-nv alternate which goes first (page-cache effects)
           const order = i % 2 ? ['warm-nv', 'warm'] : ['warm', 'warm-nv'];
           for (const mode of order) {
-            const w = await measure(context, server.origin, url, mode, link.conditions);
+            const w = await measure(context, server, url, mode, link.paced);
             t[mode].push(w.ms);
             if (mode === 'warm') for (const k of Object.keys(phases)) phases[k].push(w[k] ?? NaN);
             if (mode === 'warm') core.warm = Math.max(core.warm, w.coreBytes);
@@ -243,14 +247,12 @@ export async function run({ log = console.log } = {}) {
         // forms: primed once per level (capture, verify: isnet's probes take ~40 s here), then warm loads
         const primes = {};
         for (const level of FORM_LEVELS) {
-          await measure(context, server.origin, url, 'clear-ortkeep', null);
-          primes[level] = await measure(context, server.origin, url, `forms-prime:${level}`, null);
+          await measure(context, server, url, 'clear-ortkeep', null);
+          primes[level] = await measure(context, server, url, `forms-prime:${level}`, null);
           t[`forms@${level}`] = [];
           if (primes[level].stored)
             for (let i = 0; i < m.repeats; i++)
-              t[`forms@${level}`].push(
-                (await measure(context, server.origin, url, `forms:${level}`, link.conditions)).ms,
-              );
+              t[`forms@${level}`].push((await measure(context, server, url, `forms:${level}`, link.paced)).ms);
         }
         const med = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.length ? median(v) : NaN]));
         // verification cost, measured directly: the chunk checks' time in the
@@ -289,16 +291,16 @@ export async function run({ log = console.log } = {}) {
           );
         }
         // the forms issue's goals, beside what this row measured
-        const coldGoal = link.conditions ? 1.02 : 1.05;
+        const coldGoal = link.paced ? 1.02 : 1.05;
         const formBest = Math.min(...FORM_LEVELS.map((level) => med[`forms@${level}`]).filter(Number.isFinite));
         row.goals = {
           coldPerPlain: { measured: med.cold / med.plain, goal: coldGoal },
           capturePerNoForms: { measured: med.cold / med['cold-nf'], goal: 1.05 },
-          ...(link.conditions ? {} : { formPerPlain: { measured: formBest / med.plain, goal: 0.5 } }),
+          ...(link.paced ? {} : { formPerPlain: { measured: formBest / med.plain, goal: 0.5 } }),
         };
         log(
           `${''.padEnd(35)}goals: cold/plain ${(med.cold / med.plain).toFixed(2)} (<= ${coldGoal}), cold/cold-nf ${(med.cold / med['cold-nf']).toFixed(2)} (<= 1.05)` +
-            (link.conditions ? '' : `, warm in the form/plain ${(formBest / med.plain).toFixed(2)} (<= 0.5)`),
+            (link.paced ? '' : `, warm in the form/plain ${(formBest / med.plain).toFixed(2)} (<= 0.5)`),
         );
         log(
           `${''.padEnd(35)}spread (min-max ms): ${Object.entries(spread)

@@ -30,7 +30,7 @@ export const AREAS = [
     name: "a cold load at the network's pace: paired runs on a 50 Mbit/s link",
     module: './bench-cold.mjs',
     about:
-      "ms from runtime ready to session ready on a first visit, a link throttled to 50 Mbit/s and 20 ms (CDP), the HTTP cache disabled: `plain`: onnxruntime-web fetching and creating; `cold`: ortkeep as it ships (forms on), empty cache. They run in pairs, the order alternating, until the pair ratios' 95% interval is within ±1% or the model's limit of pairs; `mean` ± `half` is that interval, and the goal is judged only where the whole interval is on one side of it (else: cannot tell).",
+      "ms from runtime ready to session ready on a first visit, a 50 Mbit/s, 20 ms link (the test server paces each body and answers each request 20 ms late; CDP's throttle varied by ~1 s a sample), the HTTP cache disabled: `plain`: onnxruntime-web fetching and creating; `cold`: ortkeep as it ships (forms on), empty cache. They run in pairs, the order alternating, until the pair ratios' 95% interval is within ±1% or the model's limit of pairs; `mean` ± `half` is that interval, and the goal is judged only where the whole interval is on one side of it (else: cannot tell).",
     goals: (row) =>
       Number.isFinite(row.mean)
         ? { coldPerPlain: { measured: row.mean, goal: 1.02, ...(Number.isFinite(row.half) ? { half: row.half } : {}) } }

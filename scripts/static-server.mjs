@@ -15,12 +15,16 @@
 //   range206From0  answer any Range (or none) with 206 from byte 0
 //   ignoreRange    answer a Range with 200 and the whole body
 //   bytesPerSec    throttle the body (a slow link)
+//   latencyMs      answer this late (a link's round trip)
 //   holdAt, until  stop after holdAt body bytes until the promise `until`
 //                  settles (a download the test keeps under way; with cutAt
 //                  at the same count, a cut once the client has the bytes)
 // `files(pathname)` gives the same options for plain files, so a whole test
 // file can run against a server that, say, gzips every .onnx like vite
-// preview (PROFILES below).
+// preview (PROFILES below). `server.link = {bytesPerSec, latencyMs}` puts
+// every file served after it on such a link until set back to null (the
+// benches' throttled rows: paced here, a 44 MB body at 50 Mbit/s varies by
+// ~1 s a sample under CDP's throttle).
 // A server can also be a CORS-only CDN on its own origin (`cors`): it adds
 // Access-Control-Allow-Origin: * to everything, exposes no header, and (with
 // refusePreflight) answers OPTIONS with 405, as plain CDNs and object stores
@@ -92,7 +96,7 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, f
     if (req.method !== 'OPTIONS') counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
     try {
       if (handler && (await handler(req, res, { pathname, url, serveFile, serveBytes }))) return;
-      await serveFile(req, res, pathname, files?.(pathname) ?? {});
+      await serveFile(req, res, pathname, { ...api.link, ...files?.(pathname) });
     } catch (e) {
       if (!res.headersSent) res.writeHead(500);
       res.end(String(e));
@@ -138,8 +142,10 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, f
     server.listen(port, '127.0.0.1', resolve);
   });
   const origin = `http://127.0.0.1:${server.address().port}`;
-  return {
+  const api = {
     origin,
+    /** {bytesPerSec, latencyMs} for every file served while set, or null */
+    link: null,
     counts,
     /** Every request seen: {method, pathname, range, ifRange, ifNoneMatch, ifModifiedSince, origin}. */
     log,
@@ -155,6 +161,7 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, f
         server.close(() => resolve());
       }),
   };
+  return api;
 }
 
 /** 64 KiB pieces, so throttling and cuts have something to work with. */
@@ -168,6 +175,10 @@ function* sliceStream(bytes, start, end) {
  * the misbehaviours of the header comment.
  */
 function send(req, res, o) {
+  if (o.latencyMs) {
+    setTimeout(() => send(req, res, { ...o, latencyMs: 0 }), o.latencyMs);
+    return;
+  }
   const { size, type, etag, lastModified, headers = {}, open } = o;
   if (o.status) {
     res.writeHead(o.status, { 'content-type': 'text/plain', ...headers }).end(`HTTP ${o.status}`);

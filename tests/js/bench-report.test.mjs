@@ -293,3 +293,30 @@ test("the paired cold-link rows: a goal is judged only where the ratio's whole 9
   assert.match(page, /coldPerPlain 1\.01 \(≤ 1\.02\): cannot tell/);
   assert.match(page, /coldPerPlain 1\.08 \(≤ 1\.02\): not met/);
 });
+
+test("the benches' throttled link: the test server answers latencyMs late and paces each body at bytesPerSec while `link` is set, and serves at loopback pace once it is cleared", async () => {
+  const { startServer } = await import('../../scripts/static-server.mjs');
+  const server = await startServer();
+  const file = '/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx'; // 2.3 MB
+  const timed = async () => {
+    const t0 = performance.now();
+    const r = await fetch(server.origin + file);
+    const headersMs = performance.now() - t0;
+    const bytes = (await r.arrayBuffer()).byteLength;
+    return { headersMs, totalMs: performance.now() - t0, bytes };
+  };
+  try {
+    server.link = { bytesPerSec: 20e6, latencyMs: 60 };
+    const paced = await timed();
+    server.link = null;
+    const loopback = await timed();
+    assert.equal(paced.bytes, loopback.bytes);
+    assert.ok(paced.headersMs >= 60, `answered ${paced.headersMs.toFixed(0)} ms late`);
+    const wireMs = (paced.bytes / 20e6) * 1000; // ~116 ms at 20 MB/s
+    assert.ok(paced.totalMs >= 60 + wireMs * 0.95, JSON.stringify(paced));
+    assert.ok(paced.totalMs < 60 + wireMs * 3, `paced, not stalled: ${JSON.stringify(paced)}`);
+    assert.ok(loopback.totalMs < wireMs, `no pace once cleared: ${JSON.stringify(loopback)}`);
+  } finally {
+    await server.close();
+  }
+});
