@@ -88,7 +88,7 @@ export async function run({ log = console.log } = {}) {
       };
       rows.push(row);
       log(
-        `${m.label.padEnd(22)} plain ${row.plain.toFixed(0)} ms (${spread.plain.map((x) => x.toFixed(0)).join('-')}), ortkeep cold ${row.cold.toFixed(0)} ms (${spread.cold.map((x) => x.toFixed(0)).join('-')}): ${ci.mean.toFixed(3)}x ± ${Number.isFinite(ci.half) ? ci.half.toFixed(3) : '∞'} over ${ratios.length} pairs${row.tight ? '' : ' (not tight enough to tell 2%)'}; goal <= ${GOAL}: ${row.verdict}`,
+        `${m.label.padEnd(22)} plain ${row.plain.toFixed(0)} ms (${spread.plain.map((x) => x.toFixed(0)).join('-')}), ortkeep cold ${row.cold.toFixed(0)} ms (${spread.cold.map((x) => x.toFixed(0)).join('-')}): ${ci.mean.toFixed(3)}x ± ${Number.isFinite(ci.half) ? ci.half.toFixed(3) : '∞'} over ${ratios.length} pairs${row.tight || row.verdict !== 'cannot tell' ? '' : ' (not tight enough to tell 2%)'}; goal <= ${GOAL}: ${row.verdict}`,
       );
     }
   } finally {
