@@ -1,13 +1,14 @@
 // A first visit at the network's pace: plain onnxruntime-web against ortkeep
 // as it ships (forms on), cold, on a 50 Mbit/s, 20 ms link paced by the
-// server (CDP's throttle varied ~1 s a sample on 44 MB), for ppocr_v4_det (4.7 MB), isnet_quint8 (44 MB) and isnet_fp16
-// (88 MB). The two run in pairs (the order alternating), each on a fresh page
-// of one profile with the HTTP cache disabled, and each pair gives a ratio;
-// pairs are added until the ratios' 95% interval is narrow enough to tell 2%
+// test server (CDP's throttle varied by ~1 s a sample on 44 MB), for
+// ppocr_v4_det (4.7 MB), isnet_quint8 (44 MB) and isnet_fp16 (88 MB). The
+// two run in pairs (the order alternating), each on a fresh page of one
+// profile with the HTTP cache disabled, and each pair gives a ratio; pairs
+// are added until the ratios' 95% interval is narrow enough to tell 2%
 // (half-width <= 1%) or the model's limit is reached. The verdict against the
 // goal (<= 1.02x) is met or not met only where the whole interval says so;
 // else the row says it cannot tell. A 44 MB body at 50 Mbit/s takes ~7 s, so
-// a pair of isnet is ~20 s and of isnet fp16 ~35 s.
+// a pair of isnet is ~17 s and of isnet fp16 ~31 s.
 import process from 'node:process';
 import { LINK_50MBIT, measure, openBench } from './bench-cache.mjs';
 import { assembleChunkedModel, CHUNKED_MODELS, REAL_MODELS } from '../tests/models.mjs';
