@@ -82,7 +82,11 @@ test("one-module ESM build: ortkeep's code is one request, and its core and capt
     [],
     JSON.stringify(r),
   );
-  assert.ok(['onnx', 'ort'].includes(r.stored), `a captured form stored: ${JSON.stringify(r)}`);
+  // captured through the bundle's loaders: a form stored, or every form timed (and judged slower)
+  assert.ok(
+    ['onnx', 'ort'].includes(r.stored) || (r.stored === null && r.failed.length > 0),
+    `a form captured: ${JSON.stringify(r)}`,
+  );
   assert.deepEqual(
     requests.filter((p) => p.startsWith('/js/')),
     [],
