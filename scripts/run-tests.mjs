@@ -167,10 +167,9 @@ async function runSuite(suite, buffered) {
 
 // Two lanes at once: the browser suite, and everything else one suite after
 // another beside it, where a browser file leaves ~10-25% of the two cores
-// idle (pages waiting on timers, servers, restarts). Measured: 1261 s in all
-// against ~1530 s one suite at a time in one working tree (that sequential
-// run disturbed by other probes); a fresh clone 1373 s against 1411 s of
-// suites at the commit before: within this machine's noise, never worse.
+// idle (pages waiting on timers, servers, restarts). Measured on fresh
+// clones: 1365-1430 s in three runs, against 1411 s one suite at a time at
+// the commit before: within this machine's noise, never clearly better.
 // ORTKEEP_TEST_LANES=1: one suite at a time, each streaming its output.
 const oneLane = process.env.ORTKEEP_TEST_LANES === '1';
 const t0 = Date.now();

@@ -2,8 +2,9 @@
 // build/, made before a browser test file starts when any js/ file or the
 // core's glue is newer. A fresh browser context fetches js/ module by module
 // (~84 requests, ~310 ms per fresh page on this machine; 342 such page
-// loads in a run, ~8% of the browser suite); the suites that load ortkeep unbundled on purpose (esm.html, the
-// drop-in, transformers.js, the forms pages) keep doing so.
+// loads in a run, ~8% of the browser suite); the suites that load ortkeep
+// unbundled on purpose (esm.html, the drop-in, transformers.js, the forms
+// pages) keep doing so.
 // build/ sits beside dist/ as js/ does, so the bundle's import.meta.url
 // resolves '../dist/…' (the core's .wasm, the capturing loaders) as js/ does.
 import { mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
