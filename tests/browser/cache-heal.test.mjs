@@ -82,6 +82,7 @@ test('a database deleted by another tab: this page reopens it, stores, and says 
 test('indexedDB.open that never answers (queued behind a blocked delete): uncached with a warning, typed cache API errors, then it recovers', async () => {
   await env.reset();
   const stuck = await env.newPage();
+  await stuck.evaluate(() => window.ortkeep.cache.list()); // ortkeep's database exists, empty
   await stuck.evaluate(() => window.raw.holdOpen());
   assert.equal(await stuck.evaluate(() => window.raw.deleteDatabase()), 'blocked');
   const page = await env.newPage();

@@ -70,6 +70,8 @@ async function visit(pkg, mode, flavour) {
   const page = await env.context.newPage();
   const noise = [];
   page.on('console', (m) => {
+    // the browser's own favicon request aside (a 404 here: its first page on a cleared profile)
+    if (/\/favicon\.ico$/.test(m.location()?.url ?? '')) return;
     if (m.type() === 'warning' || m.type() === 'error') noise.push(`console.${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => noise.push(`page error: ${e.message}`));
