@@ -12,7 +12,7 @@
 // (ok_runtime_beside_early).
 import { RUNTIME, RUNTIME_FACT, RUNTIME_SERVE } from './core-constants.js';
 import { OrtkeepError } from './errors.js';
-import { plainBuildUrls } from './forms/capture-loader.js';
+import { plainBuildUrls } from './forms/ort-files.js';
 import { isNode } from './platform/node.js';
 import { afterWork } from './cache/background-work.js';
 

@@ -7,7 +7,7 @@ import '../browser-global.js';
 import { OrtkeepError } from '../errors.js';
 import { makeInferenceSession } from './inference-session.js';
 import { entryOfScript } from '../forms/entry-bundle.js';
-import { ortScriptUrl } from '../forms/capture-loader.js';
+import { ortScriptUrl } from '../forms/ort-files.js';
 
 const ort = globalThis.ort;
 if (!ort?.InferenceSession) {

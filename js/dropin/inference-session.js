@@ -8,7 +8,8 @@ import { createArguments, normalizeOptions } from '../options.js';
 import { realOrt, refusedAsModel } from '../ort-adapter.js';
 import { Session } from '../session.js';
 import { bundleForEntry } from '../forms/entry-bundle.js';
-import { formsOff, LOADED_KEY } from '../forms/capture-loader.js';
+import { LOADED_KEY } from '../forms/capture-loader.js';
+import { formsOff } from '../forms/forms-off.js';
 import { formsWentOff } from '../forms/availability.js';
 
 const DEVICE_LOCATIONS = new Set(['gpu-buffer', 'ml-tensor']);

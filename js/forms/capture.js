@@ -3,7 +3,9 @@
 // page by js/forms/capture-loader.js), so the optimized artifact comes out of
 // a session creation the page needed anyway.
 import { OrtkeepError } from '../errors.js';
-import { captureLoader, formsOff, withSink } from './capture-loader.js';
+import { captureLoader } from './capture-loader.js';
+import { withSink } from './capture-sink.js';
+import { formsOff } from './forms-off.js';
 import { selfTest } from './self-test.js';
 
 const LEVELS = new Set(['basic', 'extended', 'layout', 'all']);

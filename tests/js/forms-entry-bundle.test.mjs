@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { LOADER_FOR_BUNDLE } from '../../js/forms/capture-loader.js';
+import { LOADER_FOR_BUNDLE } from '../../js/forms/ort-files.js';
 import { bundleForEntry, entryOfScript } from '../../js/forms/entry-bundle.js';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
 
