@@ -21,37 +21,7 @@ const WORKER_SOURCE = `onmessage = async ({ data: { id, blob } }) => {
 };
 postMessage({ t: 'up' });`;
 
-/** The worker goes when no read has used it for this long. */
-const IDLE_MS = 10_000;
-/** A new worker that has not said it runs by then never will (a CSP may refuse it silently): the page reads. */
-const START_MS = 10_000;
-
-let idle = null;
-let nextId = 0;
-const reads = new Map(); // id -> resolve(ArrayBuffer|null)
-
-const reader = pageWorker(
-  WORKER_SOURCE,
-  START_MS,
-  ({ id, buffer }) => {
-    const resolve = reads.get(id);
-    if (!resolve) return;
-    reads.delete(id);
-    resolve(buffer);
-    if (!reads.size) idle = setTimeout(stop, IDLE_MS);
-  },
-  () => stop(),
-);
-
-/** The worker goes: the reads it had not answered are the page's. */
-function stop() {
-  clearTimeout(idle);
-  reader.stop();
-  for (const [id, resolve] of reads) {
-    reads.delete(id);
-    resolve(null);
-  }
-}
+const reader = pageWorker(WORKER_SOURCE);
 
 /**
  * A Blob's bytes, read in the page's read worker where asked and one runs.
@@ -62,12 +32,9 @@ function stop() {
 export async function readBlob(blob, beside) {
   const w = beside ? reader.get() : null;
   if (w) {
-    clearTimeout(idle);
-    const id = ++nextId;
-    const buffer = await new Promise((resolve) => {
-      reads.set(id, resolve);
-      w.postMessage({ id, blob });
-    });
+    const { id, reply } = reader.expect();
+    w.postMessage({ id, blob });
+    const buffer = (await reply)?.buffer;
     if (buffer) return buffer;
   }
   return blob.arrayBuffer();

@@ -18,7 +18,7 @@
 import { pageWorker } from '../util/inline-worker.js';
 import { blobBytesCollected } from './idb-store.js';
 
-const WORKER_SOURCE = `const loads = new Map(); // id -> [{at, bytes}] in offset order
+const WORKER_SOURCE = `const loads = new Map(); // load -> [{at, bytes}] in offset order
 const dbs = new Map(); // name -> Promise<IDBDatabase>
 const collected = new FinalizationRegistry((n) => postMessage({ t: 'collected', n }));
 function open(name) {
@@ -39,10 +39,10 @@ function open(name) {
   dbs.set(name, p);
   return p;
 }
-function parts(id, from, len) {
+function parts(load, from, len) {
   const out = [];
   let at = from;
-  for (const p of loads.get(id) ?? []) {
+  for (const p of loads.get(load) ?? []) {
     const end = p.at + p.bytes.byteLength;
     if (end <= at || p.at > at) continue;
     const take = Math.min(end, from + len) - at;
@@ -52,13 +52,13 @@ function parts(id, from, len) {
   }
   return null;
 }
-function trim(id, upto) {
-  const list = loads.get(id);
-  if (list) loads.set(id, list.filter((p) => p.at + p.bytes.byteLength > upto));
+function trim(load, upto) {
+  const list = loads.get(load);
+  if (list) loads.set(load, list.filter((p) => p.at + p.bytes.byteLength > upto));
 }
-async function store({ id, seq, db: dbName, name, chunk, from, len, manifest, asBlob }) {
-  const ps = parts(id, from, len);
-  if (!ps) return postMessage({ t: 'stored', seq, missing: true });
+async function store({ id, load, db: dbName, name, chunk, from, len, manifest, asBlob }) {
+  const ps = parts(load, from, len);
+  if (!ps) return postMessage({ t: 'stored', id, missing: true });
   let value;
   if (asBlob) {
     value = new Blob(ps);
@@ -70,7 +70,7 @@ async function store({ id, seq, db: dbName, name, chunk, from, len, manifest, as
   }
   // the record holds its own copy: the pieces below it go (chunks come in
   // order; one that fails is the page's to store again, from its buffer)
-  trim(id, from + len);
+  trim(load, from + len);
   try {
     const db = await open(dbName);
     const tx = db.transaction(['chunks', 'index'], 'readwrite');
@@ -85,70 +85,47 @@ async function store({ id, seq, db: dbName, name, chunk, from, len, manifest, as
     // counted in the page's budget until collected; a record that did not
     // land is the page's to make again, and to count
     if (asBlob) collected.register(value, len);
-    postMessage({ t: 'stored', seq });
+    postMessage({ t: 'stored', id });
   } catch (e) {
-    postMessage({ t: 'stored', seq, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+    postMessage({ t: 'stored', id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
   }
 }
 onmessage = ({ data }) => {
   if (data.t === 'pieces') {
-    let list = loads.get(data.id);
-    if (!list) loads.set(data.id, (list = []));
+    let list = loads.get(data.load);
+    if (!list) loads.set(data.load, (list = []));
     for (const p of data.pieces) list.push({ at: p.at, bytes: new Uint8Array(p.buffer) });
-  } else if (data.t === 'trim') trim(data.id, data.upto);
-  else if (data.t === 'release') loads.delete(data.id);
+  } else if (data.t === 'trim') trim(data.load, data.upto);
+  else if (data.t === 'release') loads.delete(data.load);
   else if (data.t === 'store') store(data);
 };
 postMessage({ t: 'ready' });`;
 
 /** Pieces go to the worker in batches of about this many bytes (one message). */
 const BATCH_BYTES = 1 << 20;
-/** The worker goes when no load has used it for this long. */
-const IDLE_MS = 10_000;
-/** A new worker that has not said it started by then never will (a CSP may refuse it silently): the page stores. */
-const START_MS = 10_000;
 
-let idle = null;
-let nextId = 0;
-let nextSeq = 0;
+let nextLoad = 0;
 let held = 0; // Blob-record bytes counted in the budget and not yet reported collected
-const stores = new Map(); // seq -> {resolve, len: Blob-record bytes it counts in `held`}
+const inFlight = new Map(); // request id -> Blob-record bytes it counts in `held`
 const live = new Set(); // feeds (loads) using the worker
 
 // refused late, crashed, or never started: every store waiting on it is the page's again
-const storer = pageWorker(
-  WORKER_SOURCE,
-  START_MS,
-  (data) => {
-    if (data.t === 'ready') return;
-    if (data.t === 'collected') {
-      held -= data.n;
-      blobBytesCollected(data.n);
-      return;
-    }
-    const s = stores.get(data.seq);
-    if (!s) return;
-    stores.delete(data.seq);
-    if (data.missing || data.error) held -= s.len; // not stored: the page makes (and counts) its own record
-    s.resolve(data);
+const storer = pageWorker(WORKER_SOURCE, {
+  onMessage: (data) => {
+    if (data.t !== 'collected') return;
+    held -= data.n;
+    blobBytesCollected(data.n);
   },
-  () => stop(),
-);
-
-function stop() {
-  clearTimeout(idle);
-  storer.stop();
-  // the stores it had not answered are the page's (which counts their
-  // records itself); the Blobs it made went with it
-  for (const [seq, s] of stores) {
-    stores.delete(seq);
-    held -= s.len;
-    s.resolve({ missing: true });
-  }
-  blobBytesCollected(held);
-  held = 0;
-  for (const f of live) f.usable = false;
-}
+  onStop: () => {
+    // the stores it had not answered are the page's (which counts their
+    // records itself); the Blobs it made went with it
+    for (const len of inFlight.values()) held -= len;
+    inFlight.clear();
+    blobBytesCollected(held);
+    held = 0;
+    for (const f of live) f.usable = false;
+  },
+});
 
 /**
  * A download's body pieces, handed to the store worker as they come, so its
@@ -163,17 +140,17 @@ export function storeFeed(core, total) {
   if (storer.broken || !core.storeBeside(total)) return null;
   const w = storer.get();
   if (!w) return null;
-  clearTimeout(idle);
-  const f = new StoreFeed(w, ++nextId);
+  storer.hold();
+  const f = new StoreFeed(w, ++nextLoad);
   live.add(f);
   return f;
 }
 
 /** One load's feed of body pieces to the store worker, and its stores there. */
 export class StoreFeed {
-  constructor(w, id) {
+  constructor(w, load) {
     this.w = w;
-    this.id = id;
+    this.load = load;
     this.usable = true;
     this.batch = [];
     this.batchBytes = 0;
@@ -211,7 +188,7 @@ export class StoreFeed {
     if (!this.batch.length) return;
     if (this.w === storer.current)
       this.w.postMessage(
-        { t: 'pieces', id: this.id, pieces: this.batch },
+        { t: 'pieces', load: this.load, pieces: this.batch },
         this.batch.map((p) => p.buffer),
       );
     this.batch = [];
@@ -232,13 +209,16 @@ export class StoreFeed {
    */
   store(dbName, name, chunk, from, len, manifest, asBlob) {
     this.flush();
-    const seq = ++nextSeq;
+    const { id, reply } = storer.expect();
     const counted = asBlob ? len : 0;
     held += counted;
-    return new Promise((resolve) => {
-      stores.set(seq, { resolve, len: counted });
-      this.w.postMessage({ t: 'store', id: this.id, seq, db: dbName, name, chunk, from, len, manifest, asBlob });
-    }).then((r) => {
+    inFlight.set(id, counted);
+    this.w.postMessage({ t: 'store', id, load: this.load, db: dbName, name, chunk, from, len, manifest, asBlob });
+    return reply.then((r) => {
+      // null: the worker went (its stop uncounted what was in flight)
+      if (!r) return 'page';
+      inFlight.delete(id);
+      if (r.missing || r.error) held -= counted; // not stored: the page makes (and counts) its own record
       if (r.missing) return 'page';
       if (!r.error) return null;
       return r.error.name === 'QuotaExceededError' ? r.error : 'page';
@@ -248,17 +228,14 @@ export class StoreFeed {
   /** Bytes below `upto` are stored by the page: the worker lets them go. */
   trim(upto) {
     this.flush();
-    if (this.w === storer.current) this.w.postMessage({ t: 'trim', id: this.id, upto });
+    if (this.w === storer.current) this.w.postMessage({ t: 'trim', load: this.load, upto });
   }
 
   /** The load is over: its pieces go. */
   release() {
-    live.delete(this);
+    if (!live.delete(this)) return;
     this.batch = [];
-    if (this.w === storer.current) this.w.postMessage({ t: 'release', id: this.id });
-    if (!live.size && !stores.size) {
-      clearTimeout(idle);
-      idle = setTimeout(stop, IDLE_MS);
-    }
+    if (this.w === storer.current) this.w.postMessage({ t: 'release', load: this.load });
+    storer.release();
   }
 }

@@ -38,19 +38,58 @@ export function inlineWorker(source, startMs, dead) {
   return w;
 }
 
+/** A worker with nothing in flight goes after this long (the next use starts another). */
+const IDLE_MS = 10_000;
+/** A new worker that has not said it runs by then never will (a CSP may refuse it silently). */
+const START_MS = 10_000;
+
 /**
- * A page's one worker of a kind, started from source text at its first use
- * (inlineWorker). Once it could not start, or failed, it is `broken`: the
- * page does the work itself from then on. `stop()` ends a worker that is not
- * needed now; the next `get()` starts another.
+ * A page's one worker of a kind and what is in flight there, managed in one
+ * place for every kind (the hash, the warm read, the chunk store): started
+ * from source text at its first use (inlineWorker), its replies matched to
+ * their requests by id, gone after IDLE_MS with nothing in flight or held.
+ * Once it could not start, or failed, it is `broken`: the page does the work
+ * itself from then on. Whenever it goes (idle, broken), every reply still
+ * awaited settles null, so its caller does that work in the page.
+ *
+ * The worker's script answers a request `{id, ...}` with a message carrying
+ * the same `id`; its messages without one go to `onMessage`. Its first
+ * message, whatever it is, says it runs.
  * @param {string} source the worker's script
- * @param {number} startMs how long its first message may take
- * @param {(data: any) => void} onMessage its messages
- * @param {() => void} onGone called once it failed (not when stopped): what it held is the page's again
+ * @param {{onMessage?: (data: any) => void, onStop?: (broken: boolean) => void}} [hooks]
+ *   onStop: called each time the worker goes, after the replies awaited settled null
  */
-export function pageWorker(source, startMs, onMessage, onGone) {
+export function pageWorker(source, { onMessage = () => {}, onStop = () => {} } = {}) {
   let worker = null;
   let broken = isNode || typeof Worker === 'undefined' || typeof Blob === 'undefined';
+  let nextId = 0;
+  let holds = 0;
+  let idle = null;
+  const awaited = new Map(); // id -> resolve(reply|null)
+
+  const stop = () => {
+    clearTimeout(idle);
+    worker?.terminate();
+    worker = null;
+    holds = 0;
+    for (const [id, resolve] of awaited) {
+      awaited.delete(id);
+      resolve(null);
+    }
+    onStop(broken);
+  };
+  const idleCheck = () => {
+    clearTimeout(idle);
+    if (worker && !holds && !awaited.size) idle = setTimeout(stop, IDLE_MS);
+  };
+  const receive = (data) => {
+    const resolve = data?.id === undefined ? null : awaited.get(data.id);
+    if (!resolve) return onMessage(data);
+    awaited.delete(data.id);
+    resolve(data);
+    idleCheck();
+  };
+
   return {
     get broken() {
       return broken;
@@ -62,24 +101,43 @@ export function pageWorker(source, startMs, onMessage, onGone) {
     /** @returns {Worker|null} the running worker, started if need be; null where none can run */
     get() {
       if (broken) return null;
+      clearTimeout(idle);
       if (worker) return worker;
       // refused late, crashed, or never started: never again in this page
-      const w = inlineWorker(source, startMs, (gone) => {
+      const w = inlineWorker(source, START_MS, (gone) => {
         if (worker !== gone) return;
         broken = true;
-        onGone();
+        stop();
       });
       if (!w) {
         broken = true; // refused at once (a CSP, an opaque origin)
         return null;
       }
-      w.onmessage = ({ data }) => onMessage(data);
+      w.onmessage = ({ data }) => receive(data);
       worker = w;
       return w;
     },
-    stop() {
-      worker?.terminate();
-      worker = null;
+    /**
+     * An id for a request to the running worker, and its reply: the worker's
+     * message with that id, or null once the worker is gone.
+     * @returns {{id: number, reply: Promise<any>}}
+     */
+    expect() {
+      const id = ++nextId;
+      if (!worker) return { id, reply: Promise.resolve(null) };
+      const reply = new Promise((resolve) => awaited.set(id, resolve));
+      clearTimeout(idle);
+      return { id, reply };
+    },
+    /** Keeps the worker while a caller streams to it with no reply awaited (a download's pieces). */
+    hold() {
+      holds++;
+      clearTimeout(idle);
+    },
+    /** Ends one hold(). */
+    release() {
+      if (holds > 0) holds--;
+      idleCheck();
     },
   };
 }

@@ -66,21 +66,29 @@ onmessage = async ({ data: { id, length, at, size, piece } }) => {
     postMessage({ id, error: String(e) });
   }
 };`;
-/** The worker goes when it has had nothing to hash for this long. */
-const IDLE_MS = 10_000;
-/** A new worker that has not handed back a piece by then never will: the main thread hashes. */
-const START_MS = 10_000;
-
-let idle = null;
-let nextId = 0;
-const pending = new Map(); // id → {resolve, bytes}
 const free = []; // buffers the worker handed back
 const waiting = []; // feeds waiting for one
+let made = 0;
+
+// refused late, crashed, or never started: a load never waits on it for ever
+const hasher = pageWorker(WORKER_SOURCE, {
+  // a buffer handed back (its first says the worker runs)
+  onMessage: ({ piece }) => {
+    const next = waiting.shift();
+    if (next) next(piece);
+    else free.push(piece);
+  },
+  onStop: () => {
+    free.length = 0;
+    made = 0;
+    // feeds waiting for a buffer see the worker gone
+    for (const next of waiting.splice(0)) next(new ArrayBuffer(0));
+  },
+});
 
 const now = () => performance.now();
 
 /** A buffer to copy a piece into: a returned one, a new one while fewer than BUFFERS exist, else the next returned. */
-let made = 0;
 function buffer() {
   if (free.length) return Promise.resolve(free.pop());
   if (made < BUFFERS) {
@@ -101,24 +109,24 @@ function buffer() {
  */
 export function sha256Beside(bytes) {
   if (hasher.broken) return mainThread(bytes);
-  clearTimeout(idle);
-  const id = ++nextId;
   const job = { spent: 0 };
+  let onFed;
   const fed = new Promise((resolve) => {
-    job.onFed = resolve;
+    onFed = resolve;
   });
-  const done = new Promise((resolve) => pending.set(id, { resolve, bytes }));
-  // in a later task: a page's first worker costs 3-7 ms of the main thread,
-  // better spent while the load waits on its lock and IndexedDB
-  setTimeout(() => {
-    const t0 = now();
-    const w = hasher.get();
-    job.spent += now() - t0;
-    if (w) feed(w, id, bytes, job).catch(() => giveUp());
-    else giveUp();
-  }, 0);
-  // given up or answered another way: nothing more to feed
-  done.then(job.onFed);
+  const done = new Promise((resolve) => {
+    // in a later task: a page's first worker costs 3-7 ms of the main thread,
+    // better spent while the load waits on its lock and IndexedDB
+    setTimeout(async () => {
+      const t0 = now();
+      const w = hasher.get();
+      job.spent += now() - t0;
+      const digest = w ? await hashBeside(w, bytes, job, onFed).catch(() => null) : null;
+      onFed(); // given up or answered: nothing more to feed
+      // the worker gone or failed: the main thread hashes
+      resolve(digest ? hexOf(new Uint8Array(digest)) : sha256Hex(bytes));
+    }, 0);
+  });
   return { done, spentMs: () => job.spent, fed: () => fed };
 }
 
@@ -129,57 +137,20 @@ function mainThread(bytes) {
   return { done, spentMs: () => spent, fed: () => Promise.resolve() };
 }
 
-async function feed(w, id, bytes, job) {
+/** The worker's digest of bytes (an ArrayBuffer), or null where it went or failed. */
+async function hashBeside(w, bytes, job, onFed) {
+  const { id, reply } = hasher.expect();
   w.postMessage({ id, length: bytes.byteLength });
   for (let at = 0; at < bytes.byteLength; at += PIECE) {
     const piece = await buffer();
-    if (w !== hasher.current) {
-      free.push(piece); // given up: the main thread answers
-      job.onFed();
-      return;
-    }
+    if (w !== hasher.current) return null; // gone: the main thread answers
     const t0 = now();
     const size = Math.min(PIECE, bytes.byteLength - at);
     new Uint8Array(piece, 0, size).set(bytes.subarray(at, at + size));
     w.postMessage({ id, at, size, piece }, [piece]);
     job.spent += now() - t0;
   }
-  job.onFed();
+  onFed();
   w.postMessage({ id });
-}
-
-// refused late, crashed, or never started: a load never waits on it for ever
-const hasher = pageWorker(
-  WORKER_SOURCE,
-  START_MS,
-  (data) => {
-    if (data.piece) {
-      const next = waiting.shift();
-      return next ? next(data.piece) : void free.push(data.piece);
-    }
-    const p = pending.get(data.id);
-    if (!p) return;
-    pending.delete(data.id);
-    p.resolve(data.error ? sha256Hex(p.bytes) : hexOf(new Uint8Array(data.digest)));
-    if (!pending.size) idle = setTimeout(stop, IDLE_MS);
-  },
-  () => giveUp(),
-);
-
-/** The worker is gone: what it held is hashed on the main thread. */
-function giveUp() {
-  stop();
-  for (const [id, p] of pending) {
-    pending.delete(id);
-    p.resolve(sha256Hex(p.bytes));
-  }
-}
-
-function stop() {
-  clearTimeout(idle);
-  hasher.stop();
-  free.length = 0;
-  made = 0;
-  // feeds waiting for a buffer see the worker gone
-  for (const next of waiting.splice(0)) next(new ArrayBuffer(0));
+  return (await reply)?.digest ?? null;
 }
