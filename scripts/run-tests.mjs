@@ -6,7 +6,7 @@
 // suite's time and the ten slowest test files, and the last line sums them
 // up as "total: N passed, N failed".
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { REPO_ROOT } from './static-server.mjs';
@@ -39,17 +39,24 @@ const suites = [
   // A test that hangs (a page whose GPU device was lost, a run that never
   // settles) fails at TEST_TIMEOUT_MS instead of holding the whole run until
   // CI's limit; the slowest test here takes ~3 min.
-  // One process per test file (so each file's time is known), `jobs` files at a time: one. Two
-  // browser files at a time beside the other lane took longer (browser 1433 s against 1261 s one
-  // at a time) and pool-real hung on WebGPU (SwiftShader) under that load until its 600 s limit.
+  // One process per test file (so each file's time is known), `jobs` files at a time.
   { name: 'js-node', dir: 'tests/js', jobs: 1, parse: parseNodeTest },
   {
     name: 'browser',
     dir: 'tests/browser',
-    jobs: Number(process.env.ORTKEEP_BROWSER_JOBS ?? 1),
+    // Two files at a time once the other lane is over: alone, a browser file
+    // leaves ~20% of the two cores idle (onnxruntime-web runs on one thread,
+    // pages wait on servers and restarts), more on WebGPU, whose SwiftShader
+    // work is one core's. Two at a time beside the other lane took longer
+    // (browser 1433 s against 1261 s), so the second starts when that lane ends.
+    jobs: Number(process.env.ORTKEEP_BROWSER_JOBS ?? 2),
     // these assert a time (a wait after an abort, a page held under 150 ms, a
-    // form faster than its original, a placement chosen from run times): last
+    // form faster than its original, a placement chosen from run times): last, alone
     solo: ['cache-concurrency', 'cache-heal', 'cache-survive', 'forms-tiers', 'forms-adversary', 'pool-placement'],
+    // on WebGPU (SwiftShader), never two at once: pool-real's WebGPU test hung
+    // until its limit beside another WebGPU browser (files whose text says
+    // `webgpu: true` are counted too)
+    gpu: ['demo'],
     parse: parseNodeTest,
   },
   { name: 'lint', cmd: ['node', 'scripts/lint.mjs'], parse: parseNodeTest },
@@ -104,6 +111,8 @@ async function runFiles(suite, fileTimes) {
     .sort()
     .map((f) => `${suite.dir}/${f}`);
   const solo = new Set((suite.solo ?? []).map((f) => `${suite.dir}/${f}.test.mjs`));
+  const gpu = new Set((suite.gpu ?? []).map((f) => `${suite.dir}/${f}.test.mjs`));
+  for (const f of all) if (/webgpu: true/.test(readFileSync(path.join(REPO_ROOT, f), 'utf8'))) gpu.add(f);
   const shared = all.filter((f) => !solo.has(f));
   const counts = { passed: 0, failed: 0 };
   let code = 0;
@@ -122,11 +131,28 @@ async function runFiles(suite, fileTimes) {
       `\n--- ${file}: ${c.passed} passed, ${c.failed} failed, ${seconds.toFixed(1)} s${solo.has(file) ? ' (timed: run last)' : ''}\n${r.out}`,
     );
   };
-  let next = 0;
+  // each worker takes the first file it may run: not a WebGPU one while another runs
+  const queue = [...shared];
+  let gpuBusy = false;
+  let changed = () => {};
   const worker = async () => {
-    while (next < shared.length) await runOne(shared[next++]);
+    while (queue.length) {
+      const i = queue.findIndex((f) => !(gpuBusy && gpu.has(f)));
+      if (i < 0) {
+        await new Promise((resolve) => {
+          changed = resolve;
+        });
+        continue;
+      }
+      const [file] = queue.splice(i, 1);
+      const onGpu = gpu.has(file);
+      if (onGpu) gpuBusy = true;
+      await runOne(file);
+      if (onGpu) gpuBusy = false;
+      changed();
+    }
   };
-  await Promise.all(Array.from({ length: suite.jobs }, worker));
+  await Promise.all(Array.from({ length: suite.jobs }, (_, i) => (i === 0 ? worker() : suite.othersDone.then(worker))));
   for (const file of all.filter((f) => solo.has(f))) await runOne(file);
   return { code, counts };
 }
@@ -139,7 +165,7 @@ const fileTimes = [];
 /** Runs one suite; `buffered`: its output printed whole when it ends (a lane beside another). */
 async function runSuite(suite, buffered) {
   const what = suite.dir
-    ? `node --test, each of ${suite.dir}/*.test.mjs, ${suite.jobs} at a time`
+    ? `node --test, each of ${suite.dir}/*.test.mjs, ${suite.jobs > 1 ? `${suite.jobs} at a time once the other lane is over` : 'one at a time'}`
     : suite.cmd.join(' ');
   const head = `\n=== ${suite.name}: ${what}\n`;
   if (!buffered || suite.dir) process.stdout.write(head);
@@ -176,9 +202,17 @@ const t0 = Date.now();
 const lanes = oneLane
   ? [suites]
   : [suites.filter((s) => s.name === 'browser'), suites.filter((s) => s.name !== 'browser')].filter((l) => l.length);
+// the browser suite's second file starts once the other lane is over
+let othersOver;
+const othersDone = new Promise((resolve) => {
+  othersOver = resolve;
+});
+for (const s of suites) s.othersDone = othersDone;
+if (lanes.length === 1) othersOver(); // nothing runs beside the browser suite
 await Promise.all(
   lanes.map(async (lane, i) => {
     for (const suite of lane) await runSuite(suite, lanes.length > 1 && i > 0);
+    if (i > 0) othersOver();
   }),
 );
 const wall = ((Date.now() - t0) / 1000).toFixed(1);

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { launchBrowser } from '../../scripts/chromium.mjs';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
 
-const APPS = path.join(REPO_ROOT, 'build/scratch-apps');
+const APPS = path.join(REPO_ROOT, 'build/scratch-dropin-vite'); // its own: vite-apps may run beside it
 const VAD = 'node_modules/@ricky0123/vad-web';
 
 /** The alias, as docs/ways-in.md writes it for Vite. */
