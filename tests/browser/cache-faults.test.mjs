@@ -329,3 +329,45 @@ test('a page whose CSP refuses blob: workers: a fast download is stored by the p
   assert.equal(seen.length, 1);
   await page.close();
 });
+
+test('the store worker fails with a chunk in flight: that chunk and the rest are stored by the page; the model whole, one entry, served from IndexedDB next', async () => {
+  await env.reset();
+  const bytes = await modelBytes('ppocr_v4_det');
+  const seen = serve('/m/worker-gone.onnx', bytes);
+  const page = await env.newPage();
+  const r = await page.evaluate(async (ref) => {
+    // ortkeep's workers, as made from here on: the first asked to store a
+    // chunk ends and reports an error instead (as a crashed worker does),
+    // with that store awaited
+    const Real = window.Worker;
+    window.killed = 0;
+    window.Worker = class extends Real {
+      postMessage(message, transfer) {
+        if (message?.t === 'store' && !window.killed++) {
+          this.terminate();
+          this.dispatchEvent(new Event('error', { cancelable: true }));
+          return;
+        }
+        super.postMessage(message, transfer);
+      }
+    };
+    try {
+      return {
+        ...(await window.check('/m/worker-gone.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref)),
+        killed: window.killed,
+      };
+    } finally {
+      window.Worker = Real;
+    }
+  }, DET);
+  assert.ok(r.killed >= 1, 'the store worker was asked to store a chunk, and failed');
+  assert.deepEqual(r.diffs, [0, 0]);
+  assert.equal(r.cache.stored, true, JSON.stringify(r.cache));
+  const dump = await page.evaluate(() => window.raw.dump());
+  assert.equal(dump.index.length, 1, JSON.stringify(dump));
+  assert.equal(dump.chunks.length, 5, JSON.stringify(dump.chunks));
+  const again = await page.evaluate(() => window.tryLoad('/m/worker-gone.onnx'));
+  assert.equal(again.cache.tier, 'indexeddb', JSON.stringify(again));
+  assert.equal(seen.length, 1, 'one download: the failure cost no request');
+  await page.close();
+});
