@@ -213,10 +213,17 @@ export class StoreFeed {
     const counted = asBlob ? len : 0;
     held += counted;
     inFlight.set(id, counted);
-    this.w.postMessage({ t: 'store', id, load: this.load, db: dbName, name, chunk, from, len, manifest, asBlob });
+    try {
+      this.w.postMessage({ t: 'store', id, load: this.load, db: dbName, name, chunk, from, len, manifest, asBlob });
+    } catch {
+      storer.forget(id); // a store that could not go: the page's (its reply settles null)
+    }
     return reply.then((r) => {
-      // null: the worker went (its stop uncounted what was in flight)
-      if (!r) return 'page';
+      // null: the worker went (its stop uncounted what was in flight), or the store never went out
+      if (!r) {
+        if (inFlight.delete(id)) held -= counted;
+        return 'page';
+      }
       inFlight.delete(id);
       if (r.missing || r.error) held -= counted; // not stored: the page makes (and counts) its own record
       if (r.missing) return 'page';

@@ -129,6 +129,12 @@ export function pageWorker(source, { onMessage = () => {}, onStop = () => {} } =
       clearTimeout(idle);
       return { id, reply };
     },
+    /** A reply no longer awaited (its request failed to go out): it settles null. */
+    forget(id) {
+      awaited.get(id)?.(null);
+      awaited.delete(id);
+      idleCheck();
+    },
     /** Keeps the worker while a caller streams to it with no reply awaited (a download's pieces). */
     hold() {
       holds++;

@@ -121,7 +121,7 @@ export function sha256Beside(bytes) {
       const t0 = now();
       const w = hasher.get();
       job.spent += now() - t0;
-      const digest = w ? await hashBeside(w, bytes, job, onFed).catch(() => null) : null;
+      const digest = w ? await hashBeside(w, bytes, job, onFed) : null;
       onFed(); // given up or answered: nothing more to feed
       // the worker gone or failed: the main thread hashes
       resolve(digest ? hexOf(new Uint8Array(digest)) : sha256Hex(bytes));
@@ -140,17 +140,22 @@ function mainThread(bytes) {
 /** The worker's digest of bytes (an ArrayBuffer), or null where it went or failed. */
 async function hashBeside(w, bytes, job, onFed) {
   const { id, reply } = hasher.expect();
-  w.postMessage({ id, length: bytes.byteLength });
-  for (let at = 0; at < bytes.byteLength; at += PIECE) {
-    const piece = await buffer();
-    if (w !== hasher.current) return null; // gone: the main thread answers
-    const t0 = now();
-    const size = Math.min(PIECE, bytes.byteLength - at);
-    new Uint8Array(piece, 0, size).set(bytes.subarray(at, at + size));
-    w.postMessage({ id, at, size, piece }, [piece]);
-    job.spent += now() - t0;
+  try {
+    w.postMessage({ id, length: bytes.byteLength });
+    for (let at = 0; at < bytes.byteLength; at += PIECE) {
+      const piece = await buffer();
+      if (w !== hasher.current) return null; // gone: the main thread answers
+      const t0 = now();
+      const size = Math.min(PIECE, bytes.byteLength - at);
+      new Uint8Array(piece, 0, size).set(bytes.subarray(at, at + size));
+      w.postMessage({ id, at, size, piece }, [piece]);
+      job.spent += now() - t0;
+    }
+    onFed();
+    w.postMessage({ id });
+  } catch {
+    hasher.forget(id); // a message that could not go: the main thread answers, and the worker may go idle
+    return null;
   }
-  onFed();
-  w.postMessage({ id });
   return (await reply)?.digest ?? null;
 }
