@@ -57,6 +57,9 @@ const suites = [
     // until its limit beside another WebGPU browser (files whose text says
     // `webgpu: true` are counted too)
     gpu: ['demo'],
+    // the longest files first (fresh clones' times, 120-250 s each), so the
+    // two files at a time end together rather than one long file alone
+    first: ['vite-apps', 'transformers', 'runtime-choice', 'forms-capture'],
     parse: parseNodeTest,
   },
   { name: 'lint', cmd: ['node', 'scripts/lint.mjs'], parse: parseNodeTest },
@@ -132,7 +135,8 @@ async function runFiles(suite, fileTimes) {
     );
   };
   // each worker takes the first file it may run: not a WebGPU one while another runs
-  const queue = [...shared];
+  const first = (suite.first ?? []).map((f) => `${suite.dir}/${f}.test.mjs`).filter((f) => shared.includes(f));
+  const queue = [...first, ...shared.filter((f) => !first.includes(f))];
   let gpuBusy = false;
   let changed = () => {};
   const worker = async () => {
