@@ -96,6 +96,7 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, f
     if (req.method !== 'OPTIONS') counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
     try {
       if (handler && (await handler(req, res, { pathname, url, serveFile, serveBytes }))) return;
+      if (api.link) api.linked++;
       await serveFile(req, res, pathname, { ...api.link, ...files?.(pathname) });
     } catch (e) {
       if (!res.headersSent) res.writeHead(500);
@@ -146,6 +147,8 @@ export async function startServer({ root = REPO_ROOT, port = 0, handler, cors, f
     origin,
     /** {bytesPerSec, latencyMs} for every file served while set, or null */
     link: null,
+    /** Files served on that link so far. */
+    linked: 0,
     counts,
     /** Every request seen: {method, pathname, range, ifRange, ifNoneMatch, ifModifiedSince, origin}. */
     log,

@@ -294,7 +294,7 @@ test("the paired cold-link rows: a goal is judged only where the ratio's whole 9
   assert.match(page, /coldPerPlain 1\.08 \(≤ 1\.02\): not met/);
 });
 
-test("the benches' throttled link: the test server answers latencyMs late and paces each body at bytesPerSec while `link` is set, and serves at loopback pace once it is cleared", async () => {
+test("the benches' throttled link: the test server answers latencyMs late and paces each body at bytesPerSec while `link` is set, and serves no file on it once it is cleared", async () => {
   const { startServer } = await import('../../scripts/static-server.mjs');
   const server = await startServer();
   const file = '/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx'; // 2.3 MB
@@ -306,18 +306,20 @@ test("the benches' throttled link: the test server answers latencyMs late and pa
     return { headersMs, totalMs: performance.now() - t0, bytes };
   };
   try {
-    // A slow pace, so that a busy machine's loopback (117 ms for these
-    // 2.3 MB in one CI run) stays far below the paced time.
+    // Only lower bounds are timed (a busy machine only adds time: its
+    // loopback took 117 ms and 366 ms for these 2.3 MB in two runs); that the
+    // link is off once cleared is read off the server, not a clock.
     server.link = { bytesPerSec: 4e6, latencyMs: 100 };
     const paced = await timed();
+    assert.equal(server.linked, 1);
     server.link = null;
     const loopback = await timed();
+    assert.equal(server.linked, 1, 'no file served on the link once it is cleared');
     assert.equal(paced.bytes, loopback.bytes);
     assert.ok(paced.headersMs >= 100, `answered ${paced.headersMs.toFixed(0)} ms late`);
     const wireMs = (paced.bytes / 4e6) * 1000; // ~580 ms at 4 MB/s
     assert.ok(paced.totalMs >= 100 + wireMs * 0.95, JSON.stringify(paced));
-    assert.ok(paced.totalMs < 100 + wireMs * 3, `paced, not stalled: ${JSON.stringify(paced)}`);
-    assert.ok(loopback.totalMs < (100 + wireMs) / 2, `no pace once cleared: ${JSON.stringify(loopback)}`);
+    assert.ok(paced.totalMs < 100 + wireMs * 10, `paced, not stalled: ${JSON.stringify(paced)}`);
   } finally {
     await server.close();
   }
