@@ -56,7 +56,7 @@ const START_MS = 10_000;
  * the same `id`; its messages without one go to `onMessage`. Its first
  * message, whatever it is, says it runs.
  * @param {string} source the worker's script
- * @param {{onMessage?: (data: any) => void, onStop?: (broken: boolean) => void}} [hooks]
+ * @param {{onMessage?: (data: any) => void, onStop?: () => void}} [hooks]
  *   onStop: called each time the worker goes, after the replies awaited settled null
  */
 export function pageWorker(source, { onMessage = () => {}, onStop = () => {} } = {}) {
@@ -76,7 +76,7 @@ export function pageWorker(source, { onMessage = () => {}, onStop = () => {} } =
       awaited.delete(id);
       resolve(null);
     }
-    onStop(broken);
+    onStop();
   };
   const idleCheck = () => {
     clearTimeout(idle);

@@ -330,42 +330,85 @@ test('a page whose CSP refuses blob: workers: a fast download is stored by the p
   await page.close();
 });
 
-test("ortkeep's workers crash right after they start, mid-download: the page stores every chunk itself; the model whole, one entry, served from IndexedDB next, one request", async () => {
-  await env.reset();
+/**
+ * Loads det from `url` in a fresh page whose workers crash (terminated, an
+ * error event, as a worker that ran out of memory) `when`: 'start', in the
+ * task after each starts; 'store', when ortkeep's store worker is sent its
+ * first chunk to store (the reply then never comes). Each worker's kind is
+ * read from its source (the store worker's handles 'pieces'), so the test
+ * knows the store worker was the one that crashed.
+ */
+async function loadWithWorkersCrashing(url, when) {
   const bytes = await modelBytes('ppocr_v4_det');
-  const seen = serve('/m/worker-gone.onnx', bytes);
+  const seen = serve(url, bytes);
   const page = await env.newPage();
-  const r = await page.evaluate(async (ref) => {
-    // every worker made from here on (the store worker the download starts,
-    // and any other of ortkeep's) ends in the task after it starts and
-    // reports an error, as a crashed worker does
-    const Real = window.Worker;
-    window.crashed = 0;
-    window.Worker = class extends Real {
-      constructor(...args) {
-        super(...args);
-        setTimeout(() => {
-          this.terminate();
-          this.dispatchEvent(new Event('error', { cancelable: true }));
-          window.crashed++;
-        }, 0);
+  const r = await page.evaluate(
+    async ({ url, when, ref }) => {
+      const Real = window.Worker;
+      const realCreate = URL.createObjectURL;
+      const blobs = new Map(); // blob: URL -> its Blob (ortkeep's workers start from source text)
+      URL.createObjectURL = (b) => {
+        const u = realCreate.call(URL, b);
+        blobs.set(u, b);
+        return u;
+      };
+      const kinds = [];
+      const crashed = [];
+      const storesSent = [];
+      window.Worker = class extends Real {
+        constructor(src, ...rest) {
+          super(src, ...rest);
+          const kind = blobs
+            .get(String(src))
+            ?.text()
+            .then((t) => (t.includes("'pieces'") ? 'store' : 'other'));
+          kinds.push(kind);
+          const crash = async () => {
+            this.terminate();
+            this.dispatchEvent(new Event('error', { cancelable: true }));
+            crashed.push(await kind);
+          };
+          if (when === 'start') setTimeout(crash, 0);
+          else
+            this.postMessage = (m, t) => {
+              if (m?.t !== 'store') return super.postMessage(m, t);
+              storesSent.push(m.chunk);
+              if (storesSent.length === 1) crash();
+            };
+        }
+      };
+      try {
+        const out = await window.check(url, 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref);
+        return { ...out, kinds: await Promise.all(kinds), crashed, storesSent };
+      } finally {
+        window.Worker = Real;
+        URL.createObjectURL = realCreate;
       }
-    };
-    try {
-      const out = await window.check('/m/worker-gone.onnx', 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref);
-      return { ...out, crashed: window.crashed };
-    } finally {
-      window.Worker = Real;
-    }
-  }, DET);
-  assert.ok(r.crashed >= 1, 'the download started the store worker, and it crashed');
+    },
+    { url, when, ref: DET },
+  );
   assert.deepEqual(r.diffs, [0, 0]);
   assert.equal(r.cache.stored, true, JSON.stringify(r.cache));
   const dump = await page.evaluate(() => window.raw.dump());
   assert.equal(dump.index.length, 1, JSON.stringify(dump));
   assert.equal(dump.chunks.length, 5, JSON.stringify(dump.chunks));
-  const again = await page.evaluate(() => window.tryLoad('/m/worker-gone.onnx'));
+  const again = await page.evaluate((u) => window.tryLoad(u), url);
   assert.equal(again.cache.tier, 'indexeddb', JSON.stringify(again));
   assert.equal(seen.length, 1, 'one download: the crash cost no request');
   await page.close();
+  return r;
+}
+
+test("ortkeep's workers crash right after they start, mid-download: the page stores every chunk itself; the model whole, one entry, served from IndexedDB next, one request", async () => {
+  await env.reset();
+  const r = await loadWithWorkersCrashing('/m/worker-gone.onnx', 'start');
+  assert.ok(r.crashed.includes('store'), `the download started the store worker, and it crashed: ${JSON.stringify(r)}`);
+  assert.deepEqual(r.storesSent, [], 'no chunk went to the crashed worker');
+});
+
+test("the store worker crashes with a chunk's store sent and unanswered: the page stores that chunk and the rest itself; the model whole, one entry, served from IndexedDB next, one request", async () => {
+  await env.reset();
+  const r = await loadWithWorkersCrashing('/m/worker-gone-mid-store.onnx', 'store');
+  assert.deepEqual(r.crashed, ['store'], JSON.stringify(r));
+  assert.equal(r.storesSent.length, 1, 'one store went to the worker, then none (it is gone)');
 });
