@@ -50,16 +50,13 @@ const suites = [
     // WebGPU ones more (SwiftShader's work is one core's). Two at a time beside the other lane took longer
     // (browser 1433 s against 1261 s), so the second starts when that lane ends.
     jobs: Number(process.env.ORTKEEP_BROWSER_JOBS ?? 2),
-    // these assert a time (a wait after an abort, a page held under 150 ms, a
-    // form faster than its original, a placement chosen from run times): last, alone
-    solo: ['cache-concurrency', 'cache-heal', 'cache-survive', 'forms-tiers', 'forms-adversary', 'pool-placement'],
     // on WebGPU (SwiftShader), never two at once: pool-real's WebGPU test hung
     // until its limit beside another WebGPU browser (files whose text says
     // `webgpu: true` are counted too)
     gpu: ['demo'],
     // the longest files first (fresh clones' times, 120-250 s each), so the
     // two files at a time end together rather than one long file alone
-    first: ['vite-apps', 'transformers', 'runtime-choice', 'forms-capture'],
+    first: ['vite-apps', 'transformers', 'runtime-choice', 'forms-tiers', 'forms-capture'],
     parse: parseNodeTest,
   },
   { name: 'lint', cmd: ['node', 'scripts/lint.mjs'], parse: parseNodeTest },
@@ -104,19 +101,15 @@ function run(suite, { quiet = false, killAfterMs = 0 } = {}) {
 
 /**
  * A suite's test files, each run as `node --test FILE`, `jobs` at a time;
- * each file's output printed as it ends. A file in `suite.solo` asserts
- * something timed and runs after the others, when the other lane (the C
- * and Node suites, ~7 minutes) is over.
+ * each file's output printed as it ends.
  */
 async function runFiles(suite, fileTimes) {
   const all = readdirSync(path.join(REPO_ROOT, suite.dir))
     .filter((f) => f.endsWith('.test.mjs'))
     .sort()
     .map((f) => `${suite.dir}/${f}`);
-  const solo = new Set((suite.solo ?? []).map((f) => `${suite.dir}/${f}.test.mjs`));
   const gpu = new Set((suite.gpu ?? []).map((f) => `${suite.dir}/${f}.test.mjs`));
   for (const f of all) if (/webgpu: true/.test(readFileSync(path.join(REPO_ROOT, f), 'utf8'))) gpu.add(f);
-  const shared = all.filter((f) => !solo.has(f));
   const counts = { passed: 0, failed: 0 };
   let code = 0;
   const runOne = async (file) => {
@@ -130,13 +123,11 @@ async function runFiles(suite, fileTimes) {
     counts.passed += c.passed;
     counts.failed += c.failed;
     if (r.code !== 0) code = r.code ?? 1;
-    process.stdout.write(
-      `\n--- ${file}: ${c.passed} passed, ${c.failed} failed, ${seconds.toFixed(1)} s${solo.has(file) ? ' (timed: run last)' : ''}\n${r.out}`,
-    );
+    process.stdout.write(`\n--- ${file}: ${c.passed} passed, ${c.failed} failed, ${seconds.toFixed(1)} s\n${r.out}`);
   };
   // each worker takes the first file it may run: not a WebGPU one while another runs
-  const first = (suite.first ?? []).map((f) => `${suite.dir}/${f}.test.mjs`).filter((f) => shared.includes(f));
-  const queue = [...first, ...shared.filter((f) => !first.includes(f))];
+  const first = (suite.first ?? []).map((f) => `${suite.dir}/${f}.test.mjs`).filter((f) => all.includes(f));
+  const queue = [...first, ...all.filter((f) => !first.includes(f))];
   let gpuBusy = false;
   let changed = () => {};
   const worker = async () => {
@@ -157,7 +148,6 @@ async function runFiles(suite, fileTimes) {
     }
   };
   await Promise.all(Array.from({ length: suite.jobs }, (_, i) => (i === 0 ? worker() : suite.othersDone.then(worker))));
-  for (const file of all.filter((f) => solo.has(f))) await runOne(file);
   return { code, counts };
 }
 
