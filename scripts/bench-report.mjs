@@ -51,6 +51,12 @@ export const AREAS = [
       "ms from page start (navigation) to the first result, medians over fresh on-disk profiles, files from the HTTP cache as a plain static host serves them. `ort-start` and `ort-plain`: page start to a tiny model's session from onnxruntime-web's default (JSEP) build and from its plain wasm build, the part no cache removes; `plain`: onnxruntime-web alone; `no-forms`: ortkeep's bundle with `forms: false`; `ortkeep`: as it ships. Goals are ratios to `plain`.",
   },
   {
+    name: "the page's main thread: long tasks from page start to the first result",
+    module: './bench-main-thread.mjs',
+    about:
+      "ms, medians over fresh on-disk profiles: `plain`, `proxy` (onnxruntime-web with `env.wasm.proxy = true`) and `ortkeep` (its script-tag bundle as it ships) from page start to the first result; `…Longest`: the longest task on the page's thread in that span, `…Blocking`: the total blocking time (each long task's part over 50 ms); `ratio`: ortkeep's first result against plain's. The `run loop` row: silero v5, a 32 ms frame per call with its state fed back, ms per call on the page's clock, ortkeep's session and plain's in one page in alternating blocks of 50 (ABBA), after 100 untimed calls each. Goals (issue 53): no task over 50 ms, a second visit <= 0.45x plain, a call <= 1.1x plain's.",
+  },
+  {
     name: 'transformers.js: page start to first result, alone and with ortkeep',
     module: './bench-transformers.mjs',
     about:

@@ -42,7 +42,7 @@ const MIXED = {
   gpu: REAL_MODELS.find((m) => m.name === 'oww_melspectrogram'),
   goals: { first: { ortkeep: 1.0 }, second: { ortkeep: 0.7 } },
 };
-const median = (xs) => {
+export const median = (xs) => {
   const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 };
@@ -62,7 +62,7 @@ async function visit(context, origin, query) {
 }
 
 /** A fresh profile: the first visit (its background work awaited, as a person who stays a while), then the second. */
-async function twoVisits(origin, query, { webgpu = false } = {}) {
+export async function twoVisits(origin, query, { webgpu = false } = {}) {
   const dir = await mkdtemp(path.join(tmpdir(), 'ortkeep-visits-'));
   const context = await launchPersistent(dir, { webgpu });
   try {
