@@ -332,9 +332,9 @@ test('a page whose CSP refuses blob: workers: a fast download is stored by the p
 
 /**
  * Loads det from `url` in a fresh page whose workers crash (terminated, an
- * error event, as a worker that ran out of memory) `when`: 'start', in the
- * task after each starts; 'store', when ortkeep's store worker is sent its
- * first chunk to store (the reply then never comes). Each worker's kind is
+ * error event, as a worker that ran out of memory) `when`: 'start', on the
+ * first message each is sent (before it arrives); 'store', when ortkeep's
+ * store worker is sent its first chunk to store (the reply then never comes). Each worker's kind is
  * read from its source (the store worker's handles 'pieces'), so the test
  * knows the store worker was the one that crashed.
  */
@@ -368,13 +368,16 @@ async function loadWithWorkersCrashing(url, when) {
             this.dispatchEvent(new Event('error', { cancelable: true }));
             crashed.push(await kind);
           };
-          if (when === 'start') setTimeout(crash, 0);
-          else
-            this.postMessage = (m, t) => {
-              if (m?.t !== 'store') return super.postMessage(m, t);
-              storesSent.push(m.chunk);
-              if (storesSent.length === 1) crash();
-            };
+          let sent = 0;
+          // every chunk's store sent to a worker is counted; the message that
+          // crashes it never arrives ('start': its first of any kind, so no
+          // work reached it; 'store': the first chunk's store)
+          this.postMessage = (m, t) => {
+            if (m?.t === 'store') storesSent.push(m.chunk);
+            if (when === 'start' && ++sent === 1) return crash();
+            if (when === 'store' && m?.t === 'store' && storesSent.length === 1) return crash();
+            return super.postMessage(m, t);
+          };
         }
       };
       try {
@@ -399,7 +402,7 @@ async function loadWithWorkersCrashing(url, when) {
   return r;
 }
 
-test("ortkeep's workers crash right after they start, mid-download: the page stores every chunk itself; the model whole, one entry, served from IndexedDB next, one request", async () => {
+test("ortkeep's workers crash before their first message arrives, mid-download: the page stores every chunk itself; the model whole, one entry, served from IndexedDB next, one request", async () => {
   await env.reset();
   const r = await loadWithWorkersCrashing('/m/worker-gone.onnx', 'start');
   assert.ok(r.crashed.includes('store'), `the download started the store worker, and it crashed: ${JSON.stringify(r)}`);
