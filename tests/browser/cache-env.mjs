@@ -88,6 +88,13 @@ export function useCacheBrowser({ files, webgpu = false } = {}) {
 }
 
 /**
+ * serveFile() options for a page served with headers of a test's own (a
+ * CSP): its own ETag, so a copy the profile cached earlier is not
+ * revalidated into it, and not stored, so no later page is served with them.
+ */
+export const NOT_CACHED = { etag: '"not-cached"', lastModified: undefined, headers: { 'cache-control': 'no-store' } };
+
+/**
  * A handler serving `bytes` at `path`; options(n) gives serveBytes()
  * options for the n-th request (1-based). Returns the request log.
  */

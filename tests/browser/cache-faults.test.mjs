@@ -4,7 +4,7 @@
 // (outputs equal onnxruntime-web's) or a typed error, and no torn entry.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PAGE, cutOnceHeld, modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
+import { NOT_CACHED, PAGE, cutOnceHeld, modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
 
 const env = useCacheBrowser();
 const MiB = 1 << 20;
@@ -312,7 +312,8 @@ test('a page whose CSP refuses blob: workers: a fast download is stored by the p
   env.handler = (req, res, ctx) => {
     if (ctx.pathname !== PAGE) return models(req, res, ctx);
     res.setHeader('Content-Security-Policy', csp);
-    return ctx.serveFile(req, res, ctx.pathname, {}).then(() => true);
+    // never cached: a later page's revalidated copy (304) would keep this CSP and refuse its workers
+    return ctx.serveFile(req, res, ctx.pathname, NOT_CACHED).then(() => true);
   };
   const page = await env.newPage();
   const r = await page.evaluate(async (ref) => {
@@ -355,6 +356,7 @@ async function loadWithWorkersCrashing(url, when) {
       const kinds = [];
       const crashed = [];
       const storesSent = [];
+      const posted = []; // every message's type, in order (the failure's account)
       window.Worker = class extends Real {
         constructor(src, ...rest) {
           super(src, ...rest);
@@ -373,6 +375,7 @@ async function loadWithWorkersCrashing(url, when) {
           // crashes it never arrives ('start': its first of any kind, so no
           // work reached it; 'store': the first chunk's store)
           this.postMessage = (m, t) => {
+            posted.push(m?.t);
             if (m?.t === 'store') storesSent.push(m.chunk);
             if (when === 'start' && ++sent === 1) return crash();
             if (when === 'store' && m?.t === 'store' && storesSent.length === 1) return crash();
@@ -382,7 +385,7 @@ async function loadWithWorkersCrashing(url, when) {
       };
       try {
         const out = await window.check(url, 'ppocr_v4_det', { chunkSize: 1 << 20 }, ref);
-        return { ...out, kinds: await Promise.all(kinds), crashed, storesSent };
+        return { ...out, kinds: await Promise.all(kinds), crashed, storesSent, posted };
       } finally {
         window.Worker = Real;
         URL.createObjectURL = realCreate;

@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../../scripts/static-server.mjs';
-import { modelPath, serving, useCacheBrowser } from './cache-env.mjs';
+import { modelPath, NOT_CACHED, serving, useCacheBrowser } from './cache-env.mjs';
 
 const FIXTURES = path.join(REPO_ROOT, 'build/fixtures');
 const SILERO = modelPath('silero_vad_v5');
@@ -362,7 +362,8 @@ describe('ortkeep/onnxruntime-web, aliased', () => {
     env.handler = (req, res, { pathname, serveFile }) => {
       if (pathname !== '/tests/browser/pages/dropin.html') return false;
       res.setHeader('Content-Security-Policy', csp);
-      return serveFile(req, res, pathname, {}).then(() => true);
+      // never cached: a later page's revalidated copy (304) would keep this CSP and refuse its workers
+      return serveFile(req, res, pathname, NOT_CACHED).then(() => true);
     };
     const [first, second] = await onVisits(
       2,
