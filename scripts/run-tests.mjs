@@ -125,9 +125,14 @@ async function runFiles(suite, fileTimes) {
     if (r.code !== 0) code = r.code ?? 1;
     process.stdout.write(`\n--- ${file}: ${c.passed} passed, ${c.failed} failed, ${seconds.toFixed(1)} s\n${r.out}`);
   };
-  // each worker takes the first file it may run: not a WebGPU one while another runs
+  // each worker takes the first file it may run: not a WebGPU one while
+  // another runs. The WebGPU files come before the rest, so they follow one
+  // another while the other worker takes the rest: left to the end, they ran
+  // one at a time with the other worker idle (two of them, 60 s, in a fresh
+  // clone's run)
   const first = (suite.first ?? []).map((f) => `${suite.dir}/${f}.test.mjs`).filter((f) => all.includes(f));
-  const queue = [...first, ...all.filter((f) => !first.includes(f))];
+  const rest = all.filter((f) => !first.includes(f));
+  const queue = [...first, ...rest.filter((f) => gpu.has(f)), ...rest.filter((f) => !gpu.has(f))];
   let gpuBusy = false;
   let changed = () => {};
   const worker = async () => {
