@@ -223,7 +223,11 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
     let timer;
     const r = await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, 90_000, null)))]);
     clearTimeout(timer);
-    if (!r) assert.fail(`not done in 90 s; reached ${JSON.stringify(await page.evaluate(() => window.reached))}`);
+    if (!r) {
+      // where each load got to (no phase: stopped before reading or downloading), and the page's Web Locks
+      const seen = await page.evaluate(async () => ({ reached: window.reached, locks: await navigator.locks.query() }));
+      assert.fail(`not done in 90 s: ${JSON.stringify(seen)}`);
+    }
     assert.equal(r.shared, true, "the second handle shares the first one's session");
     assert.deepEqual(r.ours, r.theirs);
     assert.equal(r.ok, true);
