@@ -224,8 +224,17 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
     const r = await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, 90_000, null)))]);
     clearTimeout(timer);
     if (!r) {
-      // where each load got to (no phase: stopped before reading or downloading), and the page's Web Locks
-      const seen = await page.evaluate(async () => ({ reached: window.reached, locks: await navigator.locks.query() }));
+      // where each load got to (no phase: stopped before reading or downloading), the page's Web Locks,
+      // and whether onnxruntime-web's GPU device still finishes work (a wedged GPU stack, not ortkeep)
+      const seen = await page.evaluate(async () => {
+        const within = (p) =>
+          Promise.race([p, new Promise((resolve) => setTimeout(resolve, 5000, 'no answer in 5 s'))]);
+        const device = await within(Promise.resolve(window.ort.env.webgpu?.device));
+        const ortDevice = device?.queue
+          ? await within(device.queue.onSubmittedWorkDone().then(() => 'finishes work'))
+          : String(device);
+        return { reached: window.reached, locks: await navigator.locks.query(), ortDevice };
+      });
       assert.fail(`not done in 90 s: ${JSON.stringify(seen)}`);
     }
     assert.equal(r.shared, true, "the second handle shares the first one's session");
