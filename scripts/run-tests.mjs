@@ -128,8 +128,8 @@ async function runFiles(suite, fileTimes) {
   // each worker takes the first file it may run: not a WebGPU one while
   // another runs. The WebGPU files come before the rest, so they follow one
   // another while the other worker takes the rest: left to the end, they ran
-  // one at a time with the other worker idle (two of them, 60 s, in a fresh
-  // clone's run)
+  // one at a time with the other worker idle (pool-real, then pool-webgpu,
+  // at the end of a fresh clone's run)
   const first = (suite.first ?? []).map((f) => `${suite.dir}/${f}.test.mjs`).filter((f) => all.includes(f));
   const rest = all.filter((f) => !first.includes(f));
   const queue = [...first, ...rest.filter((f) => gpu.has(f)), ...rest.filter((f) => !gpu.has(f))];
