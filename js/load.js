@@ -82,9 +82,11 @@ async function loadPrepared(source, options) {
     } catch {
       /* the caller's handler */
     }
-    return load(source, rest);
+    return loadNow(source, rest);
   }
-  const session = await load(pick.url, {
+  // loadNow, not load(): inside this caller's load already (a nested one would count the caller twice, and
+  // background work holding the key's lock would wait for a caller that waits for it)
+  const session = await loadNow(pick.url, {
     ...rest,
     integrity: pick.integrity,
     forms: false,

@@ -51,9 +51,7 @@ const suites = [
     // (browser 1433 s against 1261 s), so the second starts when that lane ends.
     jobs: Number(process.env.ORTKEEP_BROWSER_JOBS ?? 2),
     // on WebGPU (SwiftShader), never two at once: SwiftShader's work is one
-    // core's (files whose text says `webgpu: true` are counted too). The hang
-    // first blamed on two at once (pool-real's two-handles test) was later
-    // seen alone: a cache-key lock the page never released (docs/testing.md)
+    // core's (files whose text says `webgpu: true` are counted too)
     gpu: ['demo'],
     // the longest files first (fresh clones' times, 120-250 s each), so the
     // two files at a time end together rather than one long file alone

@@ -8,6 +8,7 @@
 // the shared load is aborted only when no caller still waits for it.
 import { raceAbort } from '../util/abort.js';
 import { handle } from './session-handle.js';
+import { asideWait } from '../forms/turns.js';
 
 const live = new Map(); // memory key → slot
 
@@ -43,7 +44,10 @@ export async function acquire(key, create, signal) {
   slot.waiters++;
   let base;
   try {
-    base = await raceAbort(slot.promise, signal);
+    const wait = raceAbort(slot.promise, signal);
+    // a caller sharing a load in flight holds no background work back: that load may be waiting for
+    // background work itself (a key's lock a form's revision holds), and would wait for this caller forever
+    base = await (shared ? asideWait(wait) : wait);
   } catch (e) {
     slot.waiters--;
     if (slot.waiters === 0 && slot.refs === 0) {

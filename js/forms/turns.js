@@ -82,7 +82,10 @@ export async function callerLoad(fn) {
 
 /**
  * A wait inside a caller's load that background work may be what ends (a
- * lock its store holds): the load holds no background work back meanwhile.
+ * key's lock its store or a revision holds; another load in flight that
+ * waits for such a lock): the load holds no background work back meanwhile.
+ * A caller still counted while it waits deadlocks the page (a revision
+ * holding the lock waits for its turn, which waits for the caller).
  * @template T
  * @param {Promise<T>} wait
  * @returns {Promise<T>}

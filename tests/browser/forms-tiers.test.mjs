@@ -201,6 +201,77 @@ test("a verified form's verdict is revised from warm loads: a load whose form cr
   );
 });
 
+test("two loads of one model at once while a revision holds the model's lock in the background (the original read and timed beside a warm load): both settle, sharing one session, with the original's outputs", async () => {
+  // The revision's load of the original holds the key's Web Lock and needs a
+  // background turn to create its session; a turn waits until no caller is
+  // in flight. The first caller load steps aside while it waits for that
+  // lock; the second, waiting for the first in the memory tier, must too, or
+  // the page deadlocks (pool-real's two-handles test hung so, 2026-12).
+  await env.reset();
+  let page = await env.newPage();
+  const first = await loadAndCompare(page, 'silero_vad_v5');
+  assert.ok(first.background.stored, JSON.stringify(first.background));
+  await page.close();
+  page = await env.newPage();
+  // throttled: the warm form creates past the original's verified time, so the load asks for a revision
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 8 });
+  const r = await page.evaluate(
+    async ([u, jarvis, probe]) => {
+      const { ortkeep } = window;
+      const ort = window.ortDirect;
+      const options = { forms: { probe } };
+      await (await ortkeep.load(jarvis, { cache: 'no-store' })).dispose(); // not the page's first session
+      const warm = await ortkeep.load(u, { ...options, memory: false });
+      // once the warm load's own tail is over (its manifest's writes), the
+      // revision's load takes the original's lock, then waits for 100 ms with
+      // no caller call in flight before it creates: the caller's runs, a task
+      // apart, hold it there (up to 2 s)
+      let tailOver = false;
+      warm.cacheSettled.then(() => (tailOver = true));
+      const step = async (k) => {
+        await warm.run(window.feeds.FEEDS.silero_vad_v5(ort, k));
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      };
+      let k = 0;
+      while (!tailOver) await step(k++);
+      for (const t0 = performance.now(); performance.now() - t0 < 150; ) await step(k++);
+      // no caller load in flight: the lock is background work's
+      const original = (l) => l.name.includes(u) && l.name.endsWith('|form:original');
+      const heldByRevision = (await navigator.locks.query()).held.some(original);
+      const both = Promise.all([ortkeep.load(u, options), ortkeep.load(u, options)]);
+      const settled = await Promise.race([both, new Promise((resolve) => setTimeout(resolve, 30000, null))]);
+      if (!settled) return { heldByRevision, settled: false, locks: await navigator.locks.query() };
+      const [a, b] = settled;
+      const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
+      const diffs = [];
+      for (const [s, seed] of [
+        [a, 1],
+        [b, 2],
+      ])
+        diffs.push(
+          window.feeds.maxAbsDiff(
+            await s.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
+            await reference.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
+          ),
+        );
+      await reference.release();
+      const background = await warm.formsReady;
+      const shared = a.info.cache?.tier === 'memory' || b.info.cache?.tier === 'memory';
+      await Promise.all([a.dispose(), b.dispose(), warm.dispose()]);
+      return { heldByRevision, settled: true, shared, diffs, revision: background.revision ?? null };
+    },
+    [modelPath('silero_vad_v5'), modelPath('oww_hey_jarvis'), PROBE.silero_vad_v5],
+  );
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  await page.close();
+  assert.equal(r.heldByRevision, true, 'the revision held the lock when the two loads began');
+  assert.equal(r.settled, true, `both loads settled within 30 s: ${JSON.stringify(r.locks)}`);
+  assert.ok(r.revision, 'the revision was made, after the loads');
+  assert.equal(r.shared, true, "the second load shares the first one's session");
+  for (const d of r.diffs) assert.ok(d <= TOLERANCE, `differs by ${d}`);
+});
+
 test("silero_vad_legacy (initializers inside its If bodies) converges within two loads, across a restart: the second load serves what the first decided, with the original's outputs", async () => {
   await env.reset();
   let page = await env.newPage();

@@ -183,9 +183,10 @@ describe('tensor pool on real-model shapes (WebGPU, SwiftShader)', () => {
   });
 
   test('two handles of one model (one shared onnxruntime session) running at once: no "Session already started", every output right', async () => {
-    // It hung at random, about once in four runs beside a CPU hog (neither
-    // load settled, 2026-12-07; cause not found): where each load got to is
-    // recorded, and read out at a deadline instead of a 10-minute hang.
+    // It hung at random, about once in four runs beside a CPU hog (a deadlock
+    // between the two loads and a background revision of an earlier load,
+    // fixed 2026-12-08; forms-tiers reproduces it at will): where each load
+    // got to is recorded, and read out at a deadline, not a 10-minute hang.
     const done = page.evaluate(async (url) => {
       const { ort, ortkeep } = window;
       const reached = (window.reached = []);
