@@ -192,12 +192,10 @@ export async function loadFresh(src, options, signal) {
     // forms turned off once the load was under way (loaderSettled) store nothing it captured
     const store = captured && !forms.off && (stored || src.kind === 'bytes');
     if (!store && !revisable(r, forms, cache)) return { stored: null, failed: [], events };
-    // made once for both: every session the background work creates and runs takes turns with the caller's calls
-    const bg = backgroundOrt(ort);
     if (store) {
       return storeForms({
-        // the form's sessions read the original's data files, as loaded
-        ort: bg,
+        // every session the background work creates and runs takes turns with the caller's calls
+        ort: backgroundOrt(ort),
         core,
         cache,
         forms,
@@ -206,6 +204,7 @@ export async function loadFresh(src, options, signal) {
         emit,
         debug,
         onWarning: options.onWarning,
+        // the form's sessions read the original's data files, as loaded
         sessionOptions: r.externalData ? { ...baseOptions, externalData: r.externalData } : baseOptions,
         original: {
           bytes: r.bytes,
@@ -219,7 +218,7 @@ export async function loadFresh(src, options, signal) {
         },
       }).then((out) => ({ ...out, events }));
     }
-    return reviseForm({ ort: bg, core, cache, forms, src, info: r.info, sessionOptions: baseOptions, debug }).then(
+    return reviseForm({ ort, core, cache, forms, src, info: r.info, sessionOptions: baseOptions, debug }).then(
       (revision) => ({ stored: null, failed: [], events, revision }),
     );
   });

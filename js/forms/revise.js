@@ -12,6 +12,16 @@ import { LoadMachine } from '../cache/load-machine.js';
 import { formName } from '../cache/messages.js';
 import { createSession } from '../ort-adapter.js';
 import { quietOptions } from '../options.js';
+import { backgroundOrt } from './turns.js';
+
+/**
+ * How long the original's creation, read under the model's key lock, may
+ * wait for a background turn before the revision is given up: a page whose
+ * own calls never leave one (runs kept overlapping) would otherwise hold
+ * every other load of the model behind that lock, other tabs' too. A turn
+ * comes within 100 ms of quiet, and within 2 s of calls a few ms apart.
+ */
+const LOCKED_TURN_WAIT_MS = 3000;
 
 const now = () => (globalThis.performance ?? Date).now();
 /** ok_load_info.revision, as formsReady.revision.status says it. */
@@ -31,7 +41,7 @@ const REVISION_NAME = Object.freeze({
 async function timeOriginal({ ort, core, cache, src, key, sessionOptions }) {
   if (src.kind === 'bytes') {
     const t0 = now();
-    const session = await createSession(ort, src.bytes, sessionOptions);
+    const session = await createSession(backgroundOrt(ort), src.bytes, sessionOptions);
     const ms = now() - t0;
     await session.release();
     return ms;
@@ -44,7 +54,10 @@ async function timeOriginal({ ort, core, cache, src, key, sessionOptions }) {
     mode: 'only-if-cached',
     formCtx: null,
   });
-  const r = await runLoad({ machine, core, cache, ort, sessionOptions, url: src.url });
+  const locked = backgroundOrt(ort, { createWaitMs: LOCKED_TURN_WAIT_MS });
+  // no turn in time: the creation fails, the load lets go of the lock (the stored copy is kept: the refusal is
+  // not the bytes'), and the revision is not made
+  const r = await runLoad({ machine, core, cache, ort: locked, sessionOptions, url: src.url });
   await r.ortSession.release();
   return r.timings.createMs ?? null;
 }
@@ -52,7 +65,7 @@ async function timeOriginal({ ort, core, cache, src, key, sessionOptions }) {
 /**
  * Never throws: a revision that cannot be made leaves the verdict as it was.
  * @param {object} p
- * @param {object} p.ort onnxruntime-web as background work sees it (turns.js backgroundOrt)
+ * @param {object} p.ort onnxruntime-web (its sessions here take background turns: turns.js backgroundOrt)
  * @param {object} p.info the warm load's core info (revise set, form, key, sha256, createUs)
  * @returns {Promise<{form: string, formMs: number, originalMs: number, status: 'tallied'|'kept'|'demoted'|'not-counted'}|null>}
  */
@@ -77,7 +90,7 @@ export async function reviseForm({ ort, core, cache, forms, src, info, sessionOp
       machine,
       core,
       cache,
-      ort,
+      ort: backgroundOrt(ort), // a tally: it creates no session
       sessionOptions,
       url: src.url ?? null,
       revise: { formUs, origUs },

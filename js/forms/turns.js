@@ -99,25 +99,40 @@ export async function asideWait(wait) {
   }
 }
 
+/** No background turn came within the wait allowed (the page's own calls left none). */
+export class NoTurn extends Error {}
+
 /**
  * One background onnxruntime-web call: waits until no caller run and no
  * other background call is in flight, then runs alone.
  * @template T
  * @param {() => Promise<T>} fn
+ * @param {{maxWaitMs?: number}} [options] give up (NoTurn, fn not called) once waited this long
  * @returns {Promise<T>}
  */
-export async function backgroundTurn(fn) {
+export async function backgroundTurn(fn, { maxWaitMs = Infinity } = {}) {
   // a lost device releases the holder (watchDevice), so these waits end
   const since = performance.now();
+  const left = () => maxWaitMs - (performance.now() - since);
+  const giveUp = () => {
+    throw new NoTurn(`no background turn in ${maxWaitMs} ms: the page's own calls left none`);
+  };
   for (;;) {
-    while (holder) await holder;
+    while (holder) {
+      await holder;
+      if (left() <= 0) giveUp();
+    }
     if (callers === 0) {
       const quiet = performance.now() - callerEnded;
       if (quiet >= QUIET_MS || performance.now() - since >= MAX_DEFER_MS) break;
       await new Promise((resolve) => setTimeout(resolve, QUIET_MS - quiet));
       continue;
     }
-    await new Promise((resolve) => idle.push(resolve));
+    if (left() <= 0) giveUp();
+    await new Promise((resolve) => {
+      idle.push(resolve);
+      if (Number.isFinite(maxWaitMs)) setTimeout(resolve, left());
+    });
   }
   if (lost) throw new Error('the GPU device was lost: no more background work in this page');
   let release;
@@ -248,13 +263,15 @@ function backgroundSession(session) {
  * created, run and released in background turns, through onnxruntime-web's
  * own (unguarded) calls. Everything else is the module's own.
  * @param {object} ort onnxruntime-web
+ * @param {{createWaitMs?: number}} [options] a creation that gets no turn this long fails (NoTurn): for work
+ *   that holds what callers may wait for (a key's lock) while it waits
  * @returns {object}
  */
-export function backgroundOrt(ort) {
+export function backgroundOrt(ort, { createWaitMs = Infinity } = {}) {
   const create = ownCreates.get(ort.InferenceSession) ?? ort.InferenceSession.create;
   const InferenceSession = {
     create: async (...args) => {
-      const s = await backgroundTurn(() => create.apply(ort.InferenceSession, args));
+      const s = await backgroundTurn(() => create.apply(ort.InferenceSession, args), { maxWaitMs: createWaitMs });
       // a WebGPU session exists now: its device is onnxruntime-web's
       if (typeof navigator !== 'undefined' && navigator.gpu) await watchDevice(ort.env?.webgpu?.device).catch(() => {});
       return backgroundSession(s);

@@ -15,7 +15,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { PROFILES, REPO_ROOT } from '../../scripts/static-server.mjs';
-import { modelBytes, modelPath, useCacheBrowser } from './cache-env.mjs';
+import { modelBytes, modelPath, serving, useCacheBrowser } from './cache-env.mjs';
 
 // models as vite preview serves them: gzipped as they stream, no Content-Length, weak ETag
 const env = useCacheBrowser({ files: PROFILES.vitePreview });
@@ -201,12 +201,14 @@ test("a verified form's verdict is revised from warm loads: a load whose form cr
   );
 });
 
-test("two loads of one model at once while a revision holds the model's lock in the background (the original read and timed beside a warm load): both settle, sharing one session, with the original's outputs", async () => {
-  // The revision's load of the original holds the key's Web Lock and needs a
-  // background turn to create its session; a turn waits until no caller is
-  // in flight. The first caller load steps aside while it waits for that
-  // lock; the second, waiting for the first in the memory tier, must too, or
-  // the page deadlocks (pool-real's two-handles test hung so, 2026-12).
+/**
+ * A stored form (a first visit), then a page throttled 8x whose warm load of
+ * it (not the page's first session) has the original timed beside it: that
+ * revision's load holds the original's key lock and waits for a background
+ * turn. In the page: window.warm (the warm session), window.heldByRevision,
+ * window.loadOptions.
+ */
+async function pageWithRevisionHoldingLock() {
   await env.reset();
   let page = await env.newPage();
   const first = await loadAndCompare(page, 'silero_vad_v5');
@@ -216,7 +218,7 @@ test("two loads of one model at once while a revision holds the model's lock in 
   // throttled: the warm form creates past the original's verified time, so the load asks for a revision
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 8 });
-  const r = await page.evaluate(
+  await page.evaluate(
     async ([u, jarvis, probe]) => {
       const { ortkeep } = window;
       const ort = window.ortDirect;
@@ -238,31 +240,48 @@ test("two loads of one model at once while a revision holds the model's lock in 
       for (const t0 = performance.now(); performance.now() - t0 < 150; ) await step(k++);
       // no caller load in flight: the lock is background work's
       const original = (l) => l.name.includes(u) && l.name.endsWith('|form:original');
-      const heldByRevision = (await navigator.locks.query()).held.some(original);
-      const both = Promise.all([ortkeep.load(u, options), ortkeep.load(u, options)]);
-      const settled = await Promise.race([both, new Promise((resolve) => setTimeout(resolve, 30000, null))]);
-      if (!settled) return { heldByRevision, settled: false, locks: await navigator.locks.query() };
-      const [a, b] = settled;
-      const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
-      const diffs = [];
-      for (const [s, seed] of [
-        [a, 1],
-        [b, 2],
-      ])
-        diffs.push(
-          window.feeds.maxAbsDiff(
-            await s.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
-            await reference.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
-          ),
-        );
-      await reference.release();
-      const background = await warm.formsReady;
-      const shared = a.info.cache?.tier === 'memory' || b.info.cache?.tier === 'memory';
-      await Promise.all([a.dispose(), b.dispose(), warm.dispose()]);
-      return { heldByRevision, settled: true, shared, diffs, revision: background.revision ?? null };
+      Object.assign(window, {
+        warm,
+        loadOptions: options,
+        heldByRevision: (await navigator.locks.query()).held.some(original),
+      });
     },
     [modelPath('silero_vad_v5'), modelPath('oww_hey_jarvis'), PROBE.silero_vad_v5],
   );
+  return { page, cdp };
+}
+
+test("two loads of one model at once while a revision holds the model's lock in the background (the original read and timed beside a warm load): both settle, sharing one session, with the original's outputs", async () => {
+  // The first caller load steps aside from background work while it waits
+  // for that lock; the second, waiting for the first in the memory tier,
+  // must too, or the page deadlocks: the revision waits for no caller in
+  // flight (pool-real's two-handles test hung so, 2026-12).
+  const { page, cdp } = await pageWithRevisionHoldingLock();
+  const r = await page.evaluate(async (u) => {
+    const { ortkeep, warm, loadOptions, heldByRevision } = window;
+    const ort = window.ortDirect;
+    const both = Promise.all([ortkeep.load(u, loadOptions), ortkeep.load(u, loadOptions)]);
+    const settled = await Promise.race([both, new Promise((resolve) => setTimeout(resolve, 30000, null))]);
+    if (!settled) return { heldByRevision, settled: false, locks: await navigator.locks.query() };
+    const [a, b] = settled;
+    const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
+    const diffs = [];
+    for (const [s, seed] of [
+      [a, 1],
+      [b, 2],
+    ])
+      diffs.push(
+        window.feeds.maxAbsDiff(
+          await s.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
+          await reference.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
+        ),
+      );
+    await reference.release();
+    const background = await warm.formsReady;
+    const shared = a.info.cache?.tier === 'memory' || b.info.cache?.tier === 'memory';
+    await Promise.all([a.dispose(), b.dispose(), warm.dispose()]);
+    return { heldByRevision, settled: true, shared, diffs, revision: background.revision ?? null };
+  }, modelPath('silero_vad_v5'));
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
   await page.close();
   assert.equal(r.heldByRevision, true, 'the revision held the lock when the two loads began');
@@ -270,6 +289,60 @@ test("two loads of one model at once while a revision holds the model's lock in 
   assert.ok(r.revision, 'the revision was made, after the loads');
   assert.equal(r.shared, true, "the second load shares the first one's session");
   for (const d of r.diffs) assert.ok(d <= TOLERANCE, `differs by ${d}`);
+});
+
+test("a revision that gets no background turn in 3 s (a load of another model stays in flight: its download is held) lets go of the model's lock: a load of the model meanwhile settles, the revision is not made, the form still serves", async () => {
+  // Without the bound, the revision waits for the other load to end while
+  // holding the key lock, so every load of the model waits with it (other
+  // tabs' too): for as long as the app keeps a call in flight.
+  let release;
+  const until = new Promise((resolve) => {
+    release = resolve;
+  });
+  const other = modelPath('ppocr_v2_cls');
+  const { page, cdp } = await pageWithRevisionHoldingLock();
+  env.handler = serving(other, await modelBytes('ppocr_v2_cls'), () => ({ holdAt: 4096, until })).handler;
+  const printed = [];
+  page.on('console', (m) => ['warning', 'error'].includes(m.type()) && printed.push(m.text()));
+  let r;
+  try {
+    r = await page.evaluate(
+      async ([u, otherUrl]) => {
+        const { ortkeep, warm, loadOptions, heldByRevision } = window;
+        window.otherLoad = ortkeep.load(otherUrl, { cache: 'no-store' }).then(
+          (s) => s.dispose().then(() => 'loaded'),
+          (e) => `${e.name}:${e.code}`,
+        );
+        let otherDone = false;
+        window.otherLoad.then(() => (otherDone = true));
+        const t0 = performance.now();
+        const s = await Promise.race([
+          ortkeep.load(u, loadOptions),
+          new Promise((resolve) => setTimeout(resolve, 30000, null)),
+        ]);
+        const ms = performance.now() - t0;
+        if (!s) return { heldByRevision, settled: false, ms, locks: await navigator.locks.query() };
+        const background = await warm.formsReady;
+        const form = s.info.form;
+        await Promise.all([s.dispose(), warm.dispose()]);
+        return { heldByRevision, settled: true, ms, otherDone, revision: background.revision ?? null, form };
+      },
+      [modelPath('silero_vad_v5'), other],
+    );
+  } finally {
+    release();
+  }
+  const otherLoad = await page.evaluate(() => window.otherLoad);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  await page.close();
+  assert.equal(r.heldByRevision, true, 'the revision held the lock when the load began');
+  assert.equal(r.settled, true, `the load settled within 30 s: ${JSON.stringify(r.locks)}`);
+  assert.equal(r.otherDone, false, "with the other model's download still held");
+  assert.equal(r.revision, null, 'the revision was given up');
+  assert.equal(r.form.chosen, 'verified', 'the form still serves');
+  assert.equal(otherLoad, 'loaded', 'the other load ends once its body comes');
+  assert.deepEqual(printed, [], 'the revision given up prints nothing');
+  console.log(`[forms] a load behind a revision with no turn settled in ${r.ms.toFixed(0)} ms (8x CPU throttle)`);
 });
 
 test("silero_vad_legacy (initializers inside its If bodies) converges within two loads, across a restart: the second load serves what the first decided, with the original's outputs", async () => {
