@@ -29,12 +29,30 @@ async function storeOrtForm(page) {
   );
 }
 
+/**
+ * A fresh cache and a page whose cold load stored the .ort form. Whether a
+ * form is kept is a timed verdict (it must create faster than the original):
+ * a busy machine can judge .ort slower and keep .onnx instead (once in a
+ * whole run beside a CPU hog, 2026-12-08), so up to three fresh tries; what
+ * is tested here comes after, on the .ort form.
+ */
+async function pageWithOrtForm() {
+  const tries = [];
+  for (let i = 0; i < 3; i++) {
+    await env.reset();
+    const page = await env.newPage();
+    const cold = await storeOrtForm(page);
+    tries.push(cold.background);
+    assert.equal(cold.capturing, 'ort', 'the .ort tier is tried first where it is created in place');
+    if (cold.background.stored === 'ort') return { page, cold };
+    assert.equal(cold.background.failed[0]?.reason, 'form-slower', JSON.stringify(cold.background));
+    await page.close();
+  }
+  assert.fail(`the .ort form was judged slower three times: ${JSON.stringify(tries)}`);
+}
+
 test('a warm .ort form is created in place: onnxruntime-web uses its bytes where they lie in its heap (info.form.inPlace), outputs equal plain onnxruntime-web on the original, and the bytes are freed at release (ten warm load/dispose cycles leave the heap where the second left it)', async () => {
-  await env.reset();
-  const page = await env.newPage();
-  const cold = await storeOrtForm(page);
-  assert.equal(cold.capturing, 'ort', 'the .ort tier is tried first where it is created in place');
-  assert.equal(cold.background.stored, 'ort', JSON.stringify(cold.background));
+  const { page } = await pageWithOrtForm();
   const r = await page.evaluate(
     async ([u, n, probe]) => {
       const loaded = globalThis[Symbol.for('ortkeep.capture.loaded')];
@@ -76,10 +94,7 @@ test('a warm .ort form is created in place: onnxruntime-web uses its bytes where
 });
 
 test("a second onnxruntime-web module of the same version in the page (ortkeep's record names it, not the one that creates): the bytes placed there are not taken in place, that session is released unrun and the form is created plainly; outputs equal plain onnxruntime-web", async () => {
-  await env.reset();
-  const page = await env.newPage();
-  const cold = await storeOrtForm(page);
-  assert.equal(cold.background.stored, 'ort', JSON.stringify(cold.background));
+  const { page } = await pageWithOrtForm();
   const r = await page.evaluate(
     async ([u, n, probe]) => {
       const ort = window.ortDirect;
@@ -116,9 +131,7 @@ test("a second onnxruntime-web module of the same version in the page (ortkeep's
 });
 
 test("one free per in-place buffer under either rule: onnxruntime-web's (it frees the bytes as the creation ends: ortkeep keeps and frees them at release) and onnxruntime main's (it keeps them with the session and frees them after _OrtReleaseSession, reproduced here by wrapping the module as that code calls it: ortkeep then frees nothing)", async () => {
-  await env.reset();
-  let page = await env.newPage();
-  await storeOrtForm(page);
+  let { page } = await pageWithOrtForm();
   await page.close();
   page = await env.newPage();
   const r = await page.evaluate(
