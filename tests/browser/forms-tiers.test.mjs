@@ -205,88 +205,121 @@ test("a verified form's verdict is revised from warm loads: a load whose form cr
  * A stored form (a first visit), then a page throttled 8x whose warm load of
  * it (not the page's first session) has the original timed beside it: that
  * revision's load holds the original's key lock and waits for a background
- * turn. In the page: window.warm (the warm session), window.heldByRevision,
- * window.loadOptions.
+ * turn, which it cannot get: a load of another model (no-store) is in
+ * flight from just after the warm load, its download held at the server
+ * until `release()`. In the page: window.warm (the warm session),
+ * window.otherLoad (what that load came to), window.loadOptions.
  */
-async function pageWithRevisionHoldingLock() {
+async function pageWithRevisionWaiting() {
   await env.reset();
   let page = await env.newPage();
   const first = await loadAndCompare(page, 'silero_vad_v5');
   assert.ok(first.background.stored, JSON.stringify(first.background));
   await page.close();
+  let release;
+  const until = new Promise((resolve) => {
+    release = resolve;
+  });
+  const other = modelPath('ppocr_v2_cls');
+  env.handler = serving(other, await modelBytes('ppocr_v2_cls'), () => ({ holdAt: 4096, until })).handler;
   page = await env.newPage();
   // throttled: the warm form creates past the original's verified time, so the load asks for a revision
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 8 });
-  await page.evaluate(
-    async ([u, jarvis, probe]) => {
-      const { ortkeep } = window;
-      const ort = window.ortDirect;
-      const options = { forms: { probe } };
-      await (await ortkeep.load(jarvis, { cache: 'no-store' })).dispose(); // not the page's first session
-      const warm = await ortkeep.load(u, { ...options, memory: false });
-      // once the warm load's own tail is over (its manifest's writes), the
-      // revision's load takes the original's lock, then waits for 100 ms with
-      // no caller call in flight before it creates: the caller's runs, a task
-      // apart, hold it there (up to 2 s)
-      let tailOver = false;
-      warm.cacheSettled.then(() => (tailOver = true));
-      const step = async (k) => {
-        await warm.run(window.feeds.FEEDS.silero_vad_v5(ort, k));
-        await new Promise((resolve) => setTimeout(resolve, 0));
-      };
-      let k = 0;
-      while (!tailOver) await step(k++);
-      for (const t0 = performance.now(); performance.now() - t0 < 150; ) await step(k++);
-      // no caller load in flight: the lock is background work's
-      const original = (l) => l.name.includes(u) && l.name.endsWith('|form:original');
-      Object.assign(window, {
-        warm,
-        loadOptions: options,
-        heldByRevision: (await navigator.locks.query()).held.some(original),
-      });
+  try {
+    const notHeld = await page.evaluate(
+      async ([u, jarvis, otherUrl, probe]) => {
+        const { ortkeep } = window;
+        const options = { forms: { probe } };
+        await (await ortkeep.load(jarvis, { cache: 'no-store' })).dispose(); // not the page's first session
+        const warm = await ortkeep.load(u, { ...options, memory: false });
+        window.otherLoad = ortkeep.load(otherUrl, { cache: 'no-store' }).then(
+          (s) => s.dispose().then(() => 'loaded'),
+          (e) => `${e.name}:${e.code}`,
+        );
+        // the warm load's own tail (its manifest's writes) holds the lock
+        // first; then the revision takes it and waits for its turn
+        await warm.cacheSettled;
+        // no caller load of this model in flight: a holder of its lock is the revision (a task later, at 8x)
+        const original = (l) => l.name.includes(u) && l.name.endsWith('|form:original');
+        let heldByRevision = false;
+        for (const t0 = performance.now(); !heldByRevision && performance.now() - t0 < 10000; ) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          heldByRevision = (await navigator.locks.query()).held.some(original);
+        }
+        Object.assign(window, { warm, loadOptions: options });
+        if (heldByRevision) return null;
+        // why not: the page's locks, the warm load's background work and the other load, each as it stands
+        const now = (p) => Promise.race([p, new Promise((resolve) => setTimeout(resolve, 100, 'pending'))]);
+        return {
+          locks: await navigator.locks.query(),
+          background: await now(warm.formsReady),
+          other: await now(window.otherLoad),
+        };
+      },
+      [modelPath('silero_vad_v5'), modelPath('oww_hey_jarvis'), other, PROBE.silero_vad_v5],
+    );
+    assert.equal(notHeld, null, `the revision holds the model's lock: ${JSON.stringify(notHeld)}`);
+  } catch (e) {
+    release();
+    throw e;
+  }
+  return {
+    page,
+    release,
+    async end() {
+      release();
+      const otherLoad = await page.evaluate(() => window.otherLoad);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+      await page.close();
+      return otherLoad;
     },
-    [modelPath('silero_vad_v5'), modelPath('oww_hey_jarvis'), PROBE.silero_vad_v5],
-  );
-  return { page, cdp };
+  };
 }
 
-test("two loads of one model at once while a revision holds the model's lock in the background (the original read and timed beside a warm load): both settle, sharing one session, with the original's outputs", async () => {
-  // The first caller load steps aside from background work while it waits
-  // for that lock; the second, waiting for the first in the memory tier,
-  // must too, or the page deadlocks: the revision waits for no caller in
-  // flight (pool-real's two-handles test hung so, 2026-12).
-  const { page, cdp } = await pageWithRevisionHoldingLock();
-  const r = await page.evaluate(async (u) => {
-    const { ortkeep, warm, loadOptions, heldByRevision } = window;
-    const ort = window.ortDirect;
-    const both = Promise.all([ortkeep.load(u, loadOptions), ortkeep.load(u, loadOptions)]);
-    const settled = await Promise.race([both, new Promise((resolve) => setTimeout(resolve, 30000, null))]);
-    if (!settled) return { heldByRevision, settled: false, locks: await navigator.locks.query() };
-    const [a, b] = settled;
-    const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
-    const diffs = [];
-    for (const [s, seed] of [
-      [a, 1],
-      [b, 2],
-    ])
-      diffs.push(
-        window.feeds.maxAbsDiff(
-          await s.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
-          await reference.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
-        ),
-      );
-    await reference.release();
-    const background = await warm.formsReady;
-    const shared = a.info.cache?.tier === 'memory' || b.info.cache?.tier === 'memory';
-    await Promise.all([a.dispose(), b.dispose(), warm.dispose()]);
-    return { heldByRevision, settled: true, shared, diffs, revision: background.revision ?? null };
-  }, modelPath('silero_vad_v5'));
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
-  await page.close();
-  assert.equal(r.heldByRevision, true, 'the revision held the lock when the two loads began');
+test("two loads of one model at once while a revision holds the model's lock, waiting for its turn: both settle, sharing one session, with the original's outputs, and the revision is made once they wait", async () => {
+  // The first load waits aside (holds no background work back) for the
+  // lock; the second, waiting for the first in the memory tier, must too.
+  // Else the revision never gets its turn (pool-real's two-handles test hung
+  // so, 2026-12) -- now it gives up after 3 s and is not made.
+  const { page, release, end } = await pageWithRevisionWaiting();
+  let r;
+  try {
+    const done = page.evaluate(async (u) => {
+      const { ortkeep, warm, loadOptions } = window;
+      const ort = window.ortDirect;
+      const both = Promise.all([ortkeep.load(u, loadOptions), ortkeep.load(u, loadOptions)]);
+      window.bothAsked = true;
+      const settled = await Promise.race([both, new Promise((resolve) => setTimeout(resolve, 30000, null))]);
+      if (!settled) return { settled: false, locks: await navigator.locks.query() };
+      const [a, b] = settled;
+      const reference = await ort.InferenceSession.create(await (await fetch(u, { cache: 'no-store' })).arrayBuffer());
+      const diffs = [];
+      for (const [s, seed] of [
+        [a, 1],
+        [b, 2],
+      ])
+        diffs.push(
+          window.feeds.maxAbsDiff(
+            await s.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
+            await reference.run(window.feeds.FEEDS.silero_vad_v5(ort, seed)),
+          ),
+        );
+      await reference.release();
+      const background = await warm.formsReady;
+      const shared = a.info.cache?.tier === 'memory' || b.info.cache?.tier === 'memory';
+      await Promise.all([a.dispose(), b.dispose(), warm.dispose()]);
+      return { settled: true, shared, diffs, revision: background.revision ?? null };
+    }, modelPath('silero_vad_v5'));
+    // the other model's download goes on once both loads are asked for: then only they are callers
+    while (!(await page.evaluate(() => window.bothAsked === true))) await new Promise((res) => setTimeout(res, 20));
+    release();
+    r = await done;
+  } finally {
+    assert.equal(await end(), 'loaded', 'the other load ends once its body comes');
+  }
   assert.equal(r.settled, true, `both loads settled within 30 s: ${JSON.stringify(r.locks)}`);
-  assert.ok(r.revision, 'the revision was made, after the loads');
+  assert.ok(r.revision, 'the revision got its turn while the two loads waited for its lock, and was made');
   assert.equal(r.shared, true, "the second load shares the first one's session");
   for (const d of r.diffs) assert.ok(d <= TOLERANCE, `differs by ${d}`);
 });
@@ -295,52 +328,34 @@ test("a revision that gets no background turn in 3 s (a load of another model st
   // Without the bound, the revision waits for the other load to end while
   // holding the key lock, so every load of the model waits with it (other
   // tabs' too): for as long as the app keeps a call in flight.
-  let release;
-  const until = new Promise((resolve) => {
-    release = resolve;
-  });
-  const other = modelPath('ppocr_v2_cls');
-  const { page, cdp } = await pageWithRevisionHoldingLock();
-  env.handler = serving(other, await modelBytes('ppocr_v2_cls'), () => ({ holdAt: 4096, until })).handler;
+  const { page, end } = await pageWithRevisionWaiting();
   const printed = [];
   page.on('console', (m) => ['warning', 'error'].includes(m.type()) && printed.push(m.text()));
   let r;
   try {
-    r = await page.evaluate(
-      async ([u, otherUrl]) => {
-        const { ortkeep, warm, loadOptions, heldByRevision } = window;
-        window.otherLoad = ortkeep.load(otherUrl, { cache: 'no-store' }).then(
-          (s) => s.dispose().then(() => 'loaded'),
-          (e) => `${e.name}:${e.code}`,
-        );
-        let otherDone = false;
-        window.otherLoad.then(() => (otherDone = true));
-        const t0 = performance.now();
-        const s = await Promise.race([
-          ortkeep.load(u, loadOptions),
-          new Promise((resolve) => setTimeout(resolve, 30000, null)),
-        ]);
-        const ms = performance.now() - t0;
-        if (!s) return { heldByRevision, settled: false, ms, locks: await navigator.locks.query() };
-        const background = await warm.formsReady;
-        const form = s.info.form;
-        await Promise.all([s.dispose(), warm.dispose()]);
-        return { heldByRevision, settled: true, ms, otherDone, revision: background.revision ?? null, form };
-      },
-      [modelPath('silero_vad_v5'), other],
-    );
+    r = await page.evaluate(async (u) => {
+      const { ortkeep, warm, loadOptions } = window;
+      let otherDone = false;
+      window.otherLoad.then(() => (otherDone = true));
+      const t0 = performance.now();
+      const s = await Promise.race([
+        ortkeep.load(u, loadOptions),
+        new Promise((resolve) => setTimeout(resolve, 30000, null)),
+      ]);
+      const ms = performance.now() - t0;
+      if (!s) return { settled: false, ms, locks: await navigator.locks.query() };
+      const background = await warm.formsReady;
+      const form = s.info.form;
+      await Promise.all([s.dispose(), warm.dispose()]);
+      return { settled: true, ms, otherDone, revision: background.revision ?? null, form };
+    }, modelPath('silero_vad_v5'));
   } finally {
-    release();
+    assert.equal(await end(), 'loaded', 'the other load ends once its body comes');
   }
-  const otherLoad = await page.evaluate(() => window.otherLoad);
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
-  await page.close();
-  assert.equal(r.heldByRevision, true, 'the revision held the lock when the load began');
   assert.equal(r.settled, true, `the load settled within 30 s: ${JSON.stringify(r.locks)}`);
   assert.equal(r.otherDone, false, "with the other model's download still held");
   assert.equal(r.revision, null, 'the revision was given up');
   assert.equal(r.form.chosen, 'verified', 'the form still serves');
-  assert.equal(otherLoad, 'loaded', 'the other load ends once its body comes');
   assert.deepEqual(printed, [], 'the revision given up prints nothing');
   console.log(`[forms] a load behind a revision with no turn settled in ${r.ms.toFixed(0)} ms (8x CPU throttle)`);
 });
