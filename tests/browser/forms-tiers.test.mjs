@@ -207,8 +207,9 @@ test("a verified form's verdict is revised from warm loads: a load whose form cr
  * revision's load holds the original's key lock and waits for a background
  * turn, which it cannot get: a load of another model (no-store) is in
  * flight from just after the warm load, its download held at the server
- * until `release()`. In the page: window.warm (the warm session),
- * window.otherLoad (what that load came to), window.loadOptions.
+ * until `release()` (or aborted: window.otherAbort). In the page:
+ * window.warm (the warm session), window.otherLoad (what that load came
+ * to), window.loadOptions.
  */
 async function pageWithRevisionWaiting() {
   await env.reset();
@@ -233,7 +234,8 @@ async function pageWithRevisionWaiting() {
         const options = { forms: { probe } };
         await (await ortkeep.load(jarvis, { cache: 'no-store' })).dispose(); // not the page's first session
         const warm = await ortkeep.load(u, { ...options, memory: false });
-        window.otherLoad = ortkeep.load(otherUrl, { cache: 'no-store' }).then(
+        window.otherAbort = new AbortController();
+        window.otherLoad = ortkeep.load(otherUrl, { cache: 'no-store', signal: window.otherAbort.signal }).then(
           (s) => s.dispose().then(() => 'loaded'),
           (e) => `${e.name}:${e.code}`,
         );
@@ -282,14 +284,16 @@ test("two loads of one model at once while a revision holds the model's lock, wa
   // lock; the second, waiting for the first in the memory tier, must too.
   // Else the revision never gets its turn (pool-real's two-handles test hung
   // so, 2026-12) -- now it gives up after 3 s and is not made.
-  const { page, release, end } = await pageWithRevisionWaiting();
+  const { page, end } = await pageWithRevisionWaiting();
   let r;
   try {
     const done = page.evaluate(async (u) => {
       const { ortkeep, warm, loadOptions } = window;
       const ort = window.ortDirect;
       const both = Promise.all([ortkeep.load(u, loadOptions), ortkeep.load(u, loadOptions)]);
-      window.bothAsked = true;
+      // the other model's load ends at once: then only these two are callers, both waiting (the revision's
+      // 3 s bound runs from its request, so the turn must come well before: no round trip to the server)
+      window.otherAbort.abort();
       const settled = await Promise.race([both, new Promise((resolve) => setTimeout(resolve, 30000, null))]);
       if (!settled) return { settled: false, locks: await navigator.locks.query() };
       const [a, b] = settled;
@@ -311,12 +315,9 @@ test("two loads of one model at once while a revision holds the model's lock, wa
       await Promise.all([a.dispose(), b.dispose(), warm.dispose()]);
       return { settled: true, shared, diffs, revision: background.revision ?? null };
     }, modelPath('silero_vad_v5'));
-    // the other model's download goes on once both loads are asked for: then only they are callers
-    while (!(await page.evaluate(() => window.bothAsked === true))) await new Promise((res) => setTimeout(res, 20));
-    release();
     r = await done;
   } finally {
-    assert.equal(await end(), 'loaded', 'the other load ends once its body comes');
+    assert.equal(await end(), 'OrtkeepError:ABORTED', 'the other load was aborted');
   }
   assert.equal(r.settled, true, `both loads settled within 30 s: ${JSON.stringify(r.locks)}`);
   assert.ok(r.revision, 'the revision got its turn while the two loads waited for its lock, and was made');
